@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/harp-project/harp/harness/config"
+	"github.com/harp-project/harp/harness/engine"
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/images"
+)
+
+// cmdCapture records real runtime output of each build into
+// DIR/<version>/, for the parser tests: show info, show proc (with an old
+// worker still alive), show peers, show table, and the master's log around
+// a reload and a worker crash.
+func cmdCapture(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("capture", flag.ExitOnError)
+	builds := fs.String("haproxy", "deb:latest", "build specs")
+	out := fs.String("out", "fixtures/captures", "output directory")
+	fs.Parse(args)
+	specs, err := spec.ParseList(*builds)
+	if err != nil {
+		return fail("%v", err)
+	}
+	docker, builder, err := setup(ctx)
+	if err != nil {
+		return fail("%v", err)
+	}
+	runID := "capture-" + report.NewID()
+	defer engine.SweepRun(context.WithoutCancel(ctx), docker, runID)
+	for _, s := range specs {
+		img, err := builder.Ensure(ctx, s)
+		if err != nil {
+			return fail("%v", err)
+		}
+		dir := filepath.Join(*out, img.Version)
+		if err := capture(ctx, docker, img, runID, dir); err != nil {
+			return fail("capture %s: %v", img.Name, err)
+		}
+		progress.Printf("captured %s into %s", img.Name, dir)
+	}
+	return 0
+}
+
+func capture(ctx context.Context, cli *client.Client, img *images.Image, runID, dir string) error {
+	cfg, err := config.Render("capture.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": "harp"})
+	if err != nil {
+		return err
+	}
+	n, err := node.Start(ctx, cli, node.Options{Image: img, Config: cfg, RunID: runID, Name: "capture", Ports: []string{"8080/tcp"}})
+	if err != nil {
+		return err
+	}
+	defer n.Stop(context.WithoutCancel(ctx))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	files := map[string]string{"haproxy-vv.txt": img.VV, "haproxy.cfg": cfg}
+	save := func(name, out string, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		files[name] = out
+		return nil
+	}
+	save2 := func(name string, f func() (string, error)) error {
+		out, err := f()
+		return save(name, out, err)
+	}
+	pid, err := n.CurrentWorker(ctx)
+	if err != nil {
+		return err
+	}
+	w := func(cmd string) (string, error) { return n.Worker(ctx, pid, cmd) }
+	if err := save2("show-info.txt", func() (string, error) { return w("show info") }); err != nil {
+		return err
+	}
+	for _, k := range []string{"192.0.2.1", "192.0.2.2"} {
+		if _, err := w("set table cluster/counters key " + k + " data.gpc0 7"); err != nil {
+			return err
+		}
+	}
+	// Real traffic tracked by the table: one connection through the frontend.
+	hold, err := n.Addr(ctx, "8080/tcp")
+	if err != nil {
+		return err
+	}
+	conn, err := net.DialTimeout("tcp", hold, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// The held connection reaches the stats socket: ask something so the
+	// session is established end to end.
+	fmt.Fprintf(conn, "prompt\n")
+	if err := save2("show-peers.txt", func() (string, error) { return w("show peers") }); err != nil {
+		return err
+	}
+	if err := save2("show-table.txt", func() (string, error) { return w("show table cluster/counters") }); err != nil {
+		return err
+	}
+	if err := save2("show-table-list.txt", func() (string, error) { return w("show table") }); err != nil {
+		return err
+	}
+	if err := save2("show-proc.txt", func() (string, error) { return n.Master(ctx, "show proc") }); err != nil {
+		return err
+	}
+	// Reload while the connection keeps the old worker alive.
+	if err := n.Signal(ctx, "SIGUSR2"); err != nil {
+		return err
+	}
+	var withOld string
+	err = node.Poll(ctx, 20*time.Second, 100*time.Millisecond, func() (bool, error) {
+		out, err := n.Master(ctx, "show proc")
+		withOld = out
+		return err == nil && strings.Contains(out, "# old workers\n") && strings.Count(out, "worker") >= 2 && !strings.Contains(out, "# old workers\n# programs"), nil
+	})
+	if err != nil {
+		return fmt.Errorf("old worker never listed: %w\n%s", err, withOld)
+	}
+	files["show-proc-old-worker.txt"] = withOld
+	newPID, err := n.CurrentWorker(ctx)
+	if err != nil {
+		return err
+	}
+	if err := save2("show-peers-after-reload.txt", func() (string, error) { return n.Worker(ctx, newPID, "show peers") }); err != nil {
+		return err
+	}
+	conn.Close()
+	_ = node.Poll(ctx, 20*time.Second, 100*time.Millisecond, func() (bool, error) {
+		p, err := n.Procs(ctx)
+		return err == nil && len(p.OldWorkers) == 0, nil
+	})
+	// A worker crash, as the master logs it: `debug dev panic` needs expert mode.
+	if _, err := n.Stats(ctx, "expert-mode on; debug dev panic"); err != nil {
+		progress.Printf("debug dev panic: %v (expected: the worker dies)", err)
+	}
+	_ = node.Poll(ctx, 20*time.Second, 100*time.Millisecond, func() (bool, error) {
+		exits, err := n.Exits(ctx)
+		for _, e := range exits {
+			if e.Code >= 128 {
+				return true, nil
+			}
+		}
+		return false, err
+	})
+	logs, err := n.Logs(ctx)
+	if err := save("master-log.txt", logs, err); err != nil {
+		return err
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+// Command harp runs HAProxy issue suites against real builds and says, per
+// suite and build, whether the issue reproduced.
+//
+// Exit status of `harp run`: 0 PASS, 1 REPRODUCED, 2 INCONCLUSIVE, 3 ERROR
+// (the worst over all suites and builds).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/harp-project/harp/harness/engine"
+	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/runner"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/images"
+	_ "github.com/harp-project/harp/suites"
+)
+
+const usage = `harp: regression and conformance harness for real HAProxy builds
+
+  harp run     --label-filter FILTER --haproxy SPECS [--trials N] [--reports DIR]
+  harp images  --haproxy SPECS          build (or find) the images, print their tags
+  harp builds                           HAProxy builds the Debian mirror serves
+  harp suites                           registered suites and their labels
+  harp capture --haproxy SPECS --out DIR record runtime output for parser tests
+  harp sweep   [--all]                  remove containers left by killed runs
+
+SPECS: one or more of (separated by spaces or ';')
+  deb:latest  deb:<suite>  deb:<debian-version>  deb:<upstream-version>
+  src:<dir|tarball|deb:VERSION>[,patch=FILE]...[,make=VAR=VALUE]...
+  bin:<path>
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(3)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var code int
+	switch os.Args[1] {
+	case "run":
+		code = cmdRun(ctx, os.Args[2:])
+	case "images":
+		code = cmdImages(ctx, os.Args[2:])
+	case "builds":
+		code = cmdBuilds(ctx)
+	case "suites":
+		for _, s := range scenario.All() {
+			fmt.Printf("#%-6s %-40s %s\n", s.ID, strings.Join(s.Labels, ","), s.Title)
+		}
+	case "capture":
+		code = cmdCapture(ctx, os.Args[2:])
+	case "sweep":
+		code = cmdSweep(ctx, os.Args[2:])
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+	default:
+		fmt.Fprintf(os.Stderr, "harp: unknown command %q\n\n%s", os.Args[1], usage)
+		code = 3
+	}
+	os.Exit(code)
+}
+
+func fail(format string, args ...any) int {
+	fmt.Fprintf(os.Stderr, "harp: "+format+"\n", args...)
+	return verdict.Error.ExitCode()
+}
+
+// cacheDir holds apt lists, downloads and source builds.
+func cacheDir() string {
+	if d := os.Getenv("HARP_CACHE"); d != "" {
+		return d
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		d = os.TempDir()
+	}
+	return filepath.Join(d, "harp")
+}
+
+// setup connects to Docker, sweeps what dead runs left and makes a builder.
+func setup(ctx context.Context) (*client.Client, *images.Builder, error) {
+	docker, err := engine.Connect(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n, err := engine.Sweep(ctx, docker, false); err == nil && n > 0 {
+		progress.Printf("swept %d container(s)/network(s) left by killed runs", n)
+	}
+	if err := os.MkdirAll(cacheDir(), 0o755); err != nil {
+		return nil, nil, err
+	}
+	return docker, &images.Builder{Docker: docker, Cache: cacheDir()}, nil
+}
+
+func cmdRun(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("run", flag.ExitOnError)
+	filter := fs.String("label-filter", "", "ginkgo label filter selecting suites (e.g. issue:3517)")
+	builds := fs.String("haproxy", "deb:latest", "build specs")
+	trials := fs.Int("trials", 0, "trials per suite (0: the suite's default)")
+	reports := fs.String("reports", "reports", "directory for reports")
+	fs.Parse(args)
+	if *filter == "" {
+		return fail("run: --label-filter is required (e.g. --label-filter issue:3517)")
+	}
+	suites, err := scenario.Select(*filter)
+	if err != nil {
+		return fail("%v", err)
+	}
+	specs, err := spec.ParseList(*builds)
+	if err != nil {
+		return fail("%v", err)
+	}
+	docker, builder, err := setup(ctx)
+	if err != nil {
+		return fail("%v", err)
+	}
+	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " ")}
+	defer engine.SweepRun(context.WithoutCancel(ctx), docker, run.ID)
+	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: *trials}
+	run.Results = r.Run(ctx, suites, specs)
+	dir, err := report.Write(*reports, run)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "harp: writing reports: %v\n", err)
+	} else {
+		progress.Printf("report: %s/report.md", dir)
+	}
+	var vs []verdict.Verdict
+	for _, res := range run.Results {
+		vs = append(vs, res.Verdict)
+	}
+	return verdict.Worst(vs...).ExitCode()
+}
+
+func cmdImages(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("images", flag.ExitOnError)
+	builds := fs.String("haproxy", "deb:latest", "build specs")
+	fs.Parse(args)
+	specs, err := spec.ParseList(*builds)
+	if err != nil {
+		return fail("%v", err)
+	}
+	_, builder, err := setup(ctx)
+	if err != nil {
+		return fail("%v", err)
+	}
+	code := 0
+	for _, s := range specs {
+		img, err := builder.Ensure(ctx, s)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "harp: %v\n", err)
+			code = 3
+			continue
+		}
+		fmt.Printf("%s\t%s\t%s\n", s.Raw, img.Name, img.Tag)
+	}
+	return code
+}
+
+func cmdBuilds(ctx context.Context) int {
+	b := &images.Builder{Cache: cacheDir()}
+	m, err := b.Mirror(ctx)
+	if err != nil {
+		return fail("%v", err)
+	}
+	bs, err := m.Builds(ctx)
+	if err != nil {
+		return fail("%v", err)
+	}
+	for _, x := range bs {
+		fmt.Printf("deb:%s\t%s\n", x.Version, x.Suite)
+	}
+	return 0
+}
+
+func cmdSweep(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("sweep", flag.ExitOnError)
+	all := fs.Bool("all", false, "remove every harp container and network, even of live runs")
+	fs.Parse(args)
+	docker, err := engine.Connect(ctx)
+	if err != nil {
+		return fail("%v", err)
+	}
+	n, err := engine.Sweep(ctx, docker, *all)
+	if err != nil {
+		return fail("%v", err)
+	}
+	fmt.Printf("removed %d container(s)/network(s)\n", n)
+	return 0
+}

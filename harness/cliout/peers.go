@@ -1,0 +1,178 @@
+package cliout
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Peers section flags whose meaning is the same from 2.6 to 3.4: learning
+// from the local peer (the old process) and from remote peers is finished
+// or no longer needed.
+const (
+	PeersResyncLocalFinished  = 0x1
+	PeersResyncRemoteFinished = 0x2
+)
+
+// PeersSection is one peers section of `show peers`.
+type PeersSection struct {
+	Name          string            `json:"name"`
+	Disabled      bool              `json:"disabled"`
+	Flags         uint64            `json:"flags"`
+	ResyncTimeout string            `json:"resync_timeout"`
+	Peers         []Peer            `json:"peers"`
+	Fields        map[string]string `json:"fields"`
+	Raw           string            `json:"-"`
+}
+
+// ResyncFinished says whether the initial resync (from the local peer and
+// from remote peers) is finished: both resync flags are set.
+func (s PeersSection) ResyncFinished() bool {
+	const both = PeersResyncLocalFinished | PeersResyncRemoteFinished
+	return s.Flags&both == both
+}
+
+// Local returns the local peer of the section.
+func (s PeersSection) Local() (Peer, bool) {
+	for _, p := range s.Peers {
+		if p.Local {
+			return p, true
+		}
+	}
+	return Peer{}, false
+}
+
+// Peer returns a peer by name.
+func (s PeersSection) Peer(name string) (Peer, bool) {
+	for _, p := range s.Peers {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Peer{}, false
+}
+
+// Peer is one peer of a section.
+type Peer struct {
+	Name       string            `json:"name"`
+	Local      bool              `json:"local"`
+	Inactive   bool              `json:"inactive"`
+	Qualifiers []string          `json:"qualifiers"` // from id=name(local,inactive)
+	Addr       string            `json:"addr"`
+	LastStatus string            `json:"last_status"` // NONE, ESTA, CONN, ...
+	LastHdshk  string            `json:"last_hdshk"`  // <NEVER> or an age
+	Flags      uint64            `json:"flags"`
+	Tables     []PeerTable       `json:"tables"`
+	Fields     map[string]string `json:"fields"` // every key=value on the peer's lines
+	Raw        string            `json:"-"`
+}
+
+// Int reads a numeric field (0 when absent).
+func (p Peer) Int(key string) int64 {
+	n, _ := strconv.ParseInt(p.Fields[key], 0, 64)
+	return n
+}
+
+// PeerTable is one shared table under a peer.
+type PeerTable struct {
+	Name        string            `json:"name"` // section/table
+	Update      uint64            `json:"update"`
+	LocalUpdate uint64            `json:"localupdate"`
+	Fields      map[string]string `json:"fields"`
+}
+
+var (
+	sectionRe = regexp.MustCompile(`^0x[0-9a-f]+: \[[^\]]*\] id=(\S+)`)
+	peerRe    = regexp.MustCompile(`^0x[0-9a-f]+: id=([^\s(]+)(?:\(([^)]*)\))?`)
+	kvRe      = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.]*)=(\S+)`)
+)
+
+// ParsePeers reads `show peers` (2.6 to 3.4).
+func ParsePeers(out string) ([]PeersSection, error) {
+	var secs []PeersSection
+	var sec *PeersSection
+	var peer *Peer
+	var table *PeerTable
+	for _, line := range strings.Split(out, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		if m := sectionRe.FindStringSubmatch(t); m != nil && !strings.HasPrefix(line, " ") {
+			secs = append(secs, PeersSection{Name: m[1], Fields: kv(t)})
+			sec, peer, table = &secs[len(secs)-1], nil, nil
+			sec.Disabled = sec.Fields["disabled"] != "" && sec.Fields["disabled"] != "0"
+			sec.Flags, _ = strconv.ParseUint(sec.Fields["flags"], 0, 64)
+			sec.ResyncTimeout = sec.Fields["resync_timeout"]
+			sec.Raw = line + "\n"
+			continue
+		}
+		if sec == nil {
+			if strings.HasPrefix(t, "Unknown command") || strings.Contains(t, "permission") {
+				return nil, fmt.Errorf("show peers: %s", t)
+			}
+			continue
+		}
+		sec.Raw += line + "\n"
+		if m := peerRe.FindStringSubmatch(t); m != nil {
+			sec.Peers = append(sec.Peers, Peer{Name: m[1], Fields: map[string]string{}})
+			peer, table = &sec.Peers[len(sec.Peers)-1], nil
+			if m[2] != "" {
+				peer.Qualifiers = strings.Split(m[2], ",")
+			}
+			for _, q := range peer.Qualifiers {
+				peer.Local = peer.Local || q == "local"
+				peer.Inactive = peer.Inactive || q == "inactive"
+			}
+		}
+		if peer == nil {
+			continue
+		}
+		peer.Raw += line + "\n"
+		if strings.HasPrefix(t, "table:") {
+			f := kv(t)
+			peer.Tables = append(peer.Tables, PeerTable{Name: f["id"], Fields: f})
+			table = &peer.Tables[len(peer.Tables)-1]
+			table.Update, _ = strconv.ParseUint(f["update"], 10, 64)
+			table.LocalUpdate, _ = strconv.ParseUint(f["localupdate"], 10, 64)
+			continue
+		}
+		if table != nil || strings.HasPrefix(t, "shared tables") || strings.Contains(t, "local_id=") || strings.Contains(t, "last_acked=") {
+			continue // per-table detail lines, not the peer's own fields
+		}
+		for k, v := range kv(t) {
+			if _, dup := peer.Fields[k]; !dup {
+				peer.Fields[k] = v
+			}
+		}
+	}
+	for i := range secs {
+		for j := range secs[i].Peers {
+			p := &secs[i].Peers[j]
+			p.Addr = p.Fields["addr"]
+			p.LastStatus = p.Fields["last_status"]
+			p.LastHdshk = p.Fields["last_hdshk"]
+			p.Flags, _ = strconv.ParseUint(p.Fields["flags"], 0, 64)
+		}
+	}
+	return secs, nil
+}
+
+// FindSection returns the named section.
+func FindSection(secs []PeersSection, name string) (PeersSection, bool) {
+	for _, s := range secs {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return PeersSection{}, false
+}
+
+func kv(line string) map[string]string {
+	m := map[string]string{}
+	for _, x := range kvRe.FindAllStringSubmatch(line, -1) {
+		m[x[1]] = x[2]
+	}
+	return m
+}

@@ -1,0 +1,279 @@
+// Package debmirror asks Debian's mirror which HAProxy builds it serves,
+// through a private apt configuration (the host's own apt state is never
+// touched). The mirror URL is read from the machine's apt configuration.
+package debmirror
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/harness/spec"
+)
+
+// Package is the Debian source and binary package name harp builds from.
+const Package = "haproxy"
+
+// Build is one haproxy binary package the mirror serves.
+type Build struct {
+	Version string // Debian version, e.g. 3.0.11-1+deb13u4
+	Suite   string // bookworm, trixie, sid, experimental
+}
+
+// Upstream is the upstream part of the Debian version (3.0.11).
+func (b Build) Upstream() string { return Upstream(b.Version) }
+
+// Upstream strips epoch and Debian revision from a Debian version.
+func Upstream(v string) string {
+	if _, after, ok := strings.Cut(v, ":"); ok {
+		v = after
+	}
+	if i := strings.LastIndex(v, "-"); i > 0 {
+		v = v[:i]
+	}
+	return v
+}
+
+// Mirror is a private apt state directory pointed at one Debian mirror.
+type Mirror struct {
+	URL string
+	Dir string
+}
+
+// Open prepares the private apt state under dir. The mirror URL comes from
+// $HARP_DEBIAN_MIRROR, else from the machine's apt sources.
+func Open(dir string) (*Mirror, error) {
+	url := os.Getenv("HARP_DEBIAN_MIRROR")
+	if url == "" {
+		var err error
+		if url, err = SystemMirror(); err != nil {
+			return nil, err
+		}
+	}
+	m := &Mirror{URL: strings.TrimRight(url, "/"), Dir: dir}
+	for _, d := range []string{"lists/partial", "cache/archives/partial", "src"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	var b strings.Builder
+	for _, s := range spec.DebSuites {
+		fmt.Fprintf(&b, "deb %s %s main\ndeb-src %s %s main\n", m.URL, s, m.URL, s)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sources.list"), []byte(b.String()), 0o644); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+var debLine = regexp.MustCompile(`^\s*deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+(\S+)`)
+
+// SystemMirror finds the Debian archive URL in the machine's apt sources
+// (deb822 .sources files and one-line .list files), skipping the security
+// archive.
+func SystemMirror() (string, error) {
+	files, _ := filepath.Glob("/etc/apt/sources.list.d/*.sources")
+	files = append(files, "/etc/apt/sources.list")
+	more, _ := filepath.Glob("/etc/apt/sources.list.d/*.list")
+	files = append(files, more...)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			var url string
+			if strings.HasPrefix(line, "URIs:") {
+				url = strings.Fields(strings.TrimPrefix(line, "URIs:"))[0]
+			} else if m := debLine.FindStringSubmatch(line); m != nil {
+				url = m[1]
+			}
+			if url != "" && strings.HasSuffix(strings.TrimRight(url, "/"), "/debian") {
+				return url, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no Debian mirror found in /etc/apt sources; set HARP_DEBIAN_MIRROR")
+}
+
+func (m *Mirror) aptOpts() []string {
+	return []string{
+		"-o", "Dir::Etc::SourceList=" + filepath.Join(m.Dir, "sources.list"),
+		"-o", "Dir::Etc::SourceParts=/dev/null",
+		"-o", "Dir::State::Lists=" + filepath.Join(m.Dir, "lists"),
+		"-o", "Dir::Cache=" + filepath.Join(m.Dir, "cache"),
+		"-o", "Dir::State::Status=/dev/null",
+		"-o", "Debug::NoLocking=1",
+		// The mirror may be a snapshot whose Release files have expired.
+		"-o", "Acquire::Check-Valid-Until=false",
+		"-o", "Acquire::Languages=none",
+		"-o", "APT::Sandbox::User=root",
+	}
+}
+
+func (m *Mirror) apt(ctx context.Context, tool string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, tool, append(m.aptOpts(), args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return out, fmt.Errorf("%s %s: %v\n%s", tool, strings.Join(args, " "), err, tail(out, 20))
+	}
+	return out, nil
+}
+
+// Update refreshes the package lists when they are older than maxAge.
+func (m *Mirror) Update(ctx context.Context, maxAge time.Duration) error {
+	stamp := filepath.Join(m.Dir, "updated")
+	if st, err := os.Stat(stamp); err == nil && time.Since(st.ModTime()) < maxAge {
+		return nil
+	}
+	done := progress.Start("refreshing Debian package lists from %s (%s)", m.URL, strings.Join(spec.DebSuites, ", "))
+	_, err := m.apt(ctx, "apt-get", "update")
+	done(err)
+	if err != nil {
+		return fmt.Errorf("Debian mirror %s not usable: %w", m.URL, err)
+	}
+	return os.WriteFile(stamp, nil, 0o644)
+}
+
+// Builds lists every haproxy binary build the mirror serves, newest first.
+func (m *Mirror) Builds(ctx context.Context) ([]Build, error) {
+	out, err := m.apt(ctx, "apt-cache", "madison", Package)
+	if err != nil {
+		return nil, err
+	}
+	return sortBuilds(ctx, parseMadison(string(out), "Packages"))
+}
+
+// parseMadison reads `apt-cache madison` lines of the given index kind
+// ("Packages" or "Sources"), e.g.
+// " haproxy |    3.4.7-1 | http://.../debian experimental/main amd64 Packages".
+func parseMadison(out, kind string) []Build {
+	var bs []Build
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, "|")
+		if len(f) != 3 || strings.TrimSpace(f[0]) != Package {
+			continue
+		}
+		src := strings.Fields(f[2])
+		if len(src) < 3 || src[len(src)-1] != kind {
+			continue
+		}
+		suite, _, _ := strings.Cut(src[1], "/")
+		bs = append(bs, Build{Version: strings.TrimSpace(f[1]), Suite: suite})
+	}
+	return bs
+}
+
+func sortBuilds(ctx context.Context, bs []Build) ([]Build, error) {
+	var err error
+	sort.SliceStable(bs, func(i, j int) bool {
+		gt, e := VersionGreater(ctx, bs[i].Version, bs[j].Version)
+		if e != nil {
+			err = e
+		}
+		return gt
+	})
+	return bs, err
+}
+
+// VersionGreater compares Debian versions as dpkg does.
+func VersionGreater(ctx context.Context, a, b string) (bool, error) {
+	err := exec.CommandContext(ctx, "dpkg", "--compare-versions", a, "gt", b).Run()
+	if err == nil {
+		return true, nil
+	}
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		return false, nil
+	}
+	return false, fmt.Errorf("dpkg --compare-versions: %w", err)
+}
+
+// Resolve turns a deb spec target (latest, a suite, a Debian version or an
+// upstream version) into one build the mirror serves.
+func (m *Mirror) Resolve(ctx context.Context, target string) (Build, error) {
+	bs, err := m.Builds(ctx)
+	if err != nil {
+		return Build{}, err
+	}
+	if len(bs) == 0 {
+		return Build{}, fmt.Errorf("the Debian mirror %s serves no %s package", m.URL, Package)
+	}
+	for _, b := range bs { // exact Debian version first
+		if b.Version == target {
+			return b, nil
+		}
+	}
+	for _, b := range bs { // newest first, so the first match wins
+		if target == "latest" || b.Suite == target || b.Upstream() == target {
+			return b, nil
+		}
+	}
+	var served []string
+	for _, b := range bs {
+		served = append(served, b.Version+" ("+b.Suite+")")
+	}
+	return Build{}, fmt.Errorf("deb:%s is not served by the Debian mirror; served: %s", target, strings.Join(served, ", "))
+}
+
+// FetchOrig downloads the upstream tarball Debian serves for a source
+// version (checked against its SHA-256) and returns its path.
+func (m *Mirror) FetchOrig(ctx context.Context, version string) (string, error) {
+	out, err := m.apt(ctx, "apt-get", "source", "--print-uris", Package+"="+version)
+	if err != nil {
+		return "", fmt.Errorf("no Debian source for haproxy %s: %w", version, err)
+	}
+	// 'URL' name size SHA256:hex
+	re := regexp.MustCompile(`'([^']+)' (\S+\.orig\.tar\.\w+) \d+ SHA256:([0-9a-f]{64})`)
+	mm := re.FindStringSubmatch(string(out))
+	if mm == nil {
+		return "", fmt.Errorf("Debian source for haproxy %s has no orig tarball:\n%s", version, tail(out, 10))
+	}
+	dest := filepath.Join(m.Dir, "src", mm[2])
+	if sum, _ := fileSHA256(dest); sum == mm[3] {
+		return dest, nil
+	}
+	done := progress.Start("downloading %s", mm[2])
+	cmd := exec.CommandContext(ctx, "/usr/lib/apt/apt-helper", append(m.aptOpts(), "download-file", mm[1], dest, "SHA256:"+mm[3])...)
+	o, err := cmd.CombinedOutput()
+	done(err)
+	if err != nil {
+		return "", fmt.Errorf("downloading %s: %v\n%s", mm[1], err, tail(o, 10))
+	}
+	return dest, nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func tail(b []byte, n int) string {
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(string(b)))
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,98 @@
+// Package engine connects to the local Docker engine and owns the labels
+// that mark everything harp creates, so a sweep can find what a killed run
+// left behind.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+)
+
+// Labels on every container, network and image harp creates.
+const (
+	LabelHarp = "harp"     // always "1"
+	LabelRun  = "harp.run" // the run id
+	LabelPID  = "harp.pid" // pid of the harp process that owns it
+)
+
+// Labels returns the labels for an object owned by this process and run.
+func Labels(runID string) map[string]string {
+	return map[string]string{LabelHarp: "1", LabelRun: runID, LabelPID: strconv.Itoa(os.Getpid())}
+}
+
+// Connect returns a client for the local Docker engine, or an error that
+// says plainly that Docker is not reachable.
+func Connect(ctx context.Context) (*client.Client, error) {
+	// Ryuk's image cannot be pulled here (no registry); harp sweeps its own.
+	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
+		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("Docker is not reachable (DOCKER_HOST=%q): %w", os.Getenv("DOCKER_HOST"), err)
+	}
+	if _, err := cli.Ping(ctx, client.PingOptions{}); err != nil {
+		return nil, fmt.Errorf("Docker is not reachable (DOCKER_HOST=%q): %w", os.Getenv("DOCKER_HOST"), err)
+	}
+	return cli.Client, nil
+}
+
+// Sweep removes harp containers and networks whose owning process is gone
+// (or all of them, with all=true). It returns how many it removed.
+func Sweep(ctx context.Context, cli *client.Client, all bool) (int, error) {
+	return sweep(ctx, cli, client.Filters{}.Add("label", LabelHarp+"=1"), all)
+}
+
+// SweepRun removes every container and network of one run.
+func SweepRun(ctx context.Context, cli *client.Client, runID string) (int, error) {
+	return sweep(ctx, cli, client.Filters{}.Add("label", LabelRun+"="+runID), true)
+}
+
+func sweep(ctx context.Context, cli *client.Client, f client.Filters, all bool) (int, error) {
+	n := 0
+	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		return 0, fmt.Errorf("listing harp containers: %w", err)
+	}
+	for _, c := range cs.Items {
+		if !all && ownerAlive(c.Labels[LabelPID]) {
+			continue
+		}
+		if _, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err == nil {
+			n++
+		}
+	}
+	ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: f})
+	if err != nil {
+		return n, fmt.Errorf("listing harp networks: %w", err)
+	}
+	for _, nw := range ns.Items {
+		if !all && ownerAlive(nw.Labels[LabelPID]) {
+			continue
+		}
+		if _, err := cli.NetworkRemove(ctx, nw.ID, client.NetworkRemoveOptions{}); err == nil {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func ownerAlive(pid string) bool {
+	p, err := strconv.Atoi(pid)
+	if err != nil || p <= 0 {
+		return false
+	}
+	if p == os.Getpid() {
+		return true
+	}
+	return syscall.Kill(p, 0) == nil
+}

@@ -1,0 +1,295 @@
+// Package node runs one HAProxy instance in master-worker mode (-W -db) in a
+// container, and gives the test process its master CLI, its stats socket,
+// reloads that are observed rather than slept through, logs and exit status.
+package node
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
+	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/harp-project/harp/harness/cliout"
+	"github.com/harp-project/harp/harness/engine"
+	"github.com/harp-project/harp/images"
+)
+
+// Ports inside the container.
+const (
+	MasterPort = "9999/tcp" // master CLI (-S)
+	StatsPort  = "9998/tcp" // the worker's stats socket, from the config
+	ConfigPath = "/etc/harp/haproxy.cfg"
+)
+
+// Options describe a node to start.
+type Options struct {
+	Image  *images.Image
+	Config string // rendered haproxy.cfg
+	RunID  string
+	Name   string // what transcripts call this node
+	// ReadyTimeout bounds the wait for the first worker (default 30 s).
+	ReadyTimeout time.Duration
+	// Ports are extra container ports to publish on loopback ("8080/tcp").
+	Ports []string
+}
+
+// Exchange is one runtime CLI command and its answer, kept for reports.
+type Exchange struct {
+	At      time.Time `json:"at"`
+	Target  string    `json:"target"` // master, stats, or worker <pid>
+	Command string    `json:"command"`
+	Output  string    `json:"output"`
+	Err     string    `json:"error,omitempty"`
+}
+
+// Node is a running HAProxy container.
+type Node struct {
+	Name       string
+	Image      *images.Image
+	docker     *client.Client
+	c          *testcontainers.DockerContainer
+	masterAddr string
+	statsAddr  string
+
+	mu         sync.Mutex
+	transcript []Exchange
+}
+
+func init() {
+	tclog.SetDefault(tclog.NewNoopLogger()) // harp prints its own progress
+}
+
+// Start creates and starts the container, then waits until the master CLI
+// lists a worker. On any failure nothing is left running.
+func Start(ctx context.Context, docker *client.Client, o Options) (*Node, error) {
+	if o.ReadyTimeout == 0 {
+		o.ReadyTimeout = 30 * time.Second
+	}
+	ports := append([]string{MasterPort, StatsPort}, o.Ports...)
+	c, err := testcontainers.Run(ctx, o.Image.Tag,
+		testcontainers.WithEntrypoint(images.Binary),
+		testcontainers.WithCmd("-W", "-db", "-f", ConfigPath, "-S", "ipv4@0.0.0.0:9999"),
+		testcontainers.WithExposedPorts(ports...),
+		testcontainers.WithLabels(engine.Labels(o.RunID)),
+		testcontainers.WithFiles(testcontainers.ContainerFile{Reader: strings.NewReader(o.Config), ContainerFilePath: ConfigPath, FileMode: 0o644}),
+		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+			// Published on loopback only.
+			hc.PortBindings = network.PortMap{}
+			for _, p := range ports {
+				hc.PortBindings[network.MustParsePort(p)] = []network.PortBinding{{HostIP: netip.MustParseAddr("127.0.0.1")}}
+			}
+		}),
+		testcontainers.WithWaitStrategy(wait.ForMappedPort(MasterPort), wait.ForMappedPort(StatsPort)),
+	)
+	if err != nil {
+		if c != nil {
+			_ = c.Terminate(context.WithoutCancel(ctx))
+		}
+		return nil, fmt.Errorf("starting %s on %s: %w", o.Name, o.Image.Name, err)
+	}
+	n := &Node{Name: o.Name, Image: o.Image, docker: docker, c: c}
+	if n.masterAddr, err = n.endpoint(ctx, MasterPort); err == nil {
+		n.statsAddr, err = n.endpoint(ctx, StatsPort)
+	}
+	if err == nil {
+		err = n.waitReady(ctx, o.ReadyTimeout)
+	}
+	if err != nil {
+		logs, _ := n.Logs(context.WithoutCancel(ctx))
+		n.Stop(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("%s on %s did not become ready: %w\nlast log lines:\n%s", o.Name, o.Image.Name, err, lastLines(logs, 15))
+	}
+	return n, nil
+}
+
+// Addr is the loopback address where a published container port is reached.
+func (n *Node) Addr(ctx context.Context, port string) (string, error) { return n.endpoint(ctx, port) }
+
+func (n *Node) endpoint(ctx context.Context, port string) (string, error) {
+	p, err := n.c.MappedPort(ctx, port)
+	if err != nil {
+		return "", err
+	}
+	return net.JoinHostPort("127.0.0.1", p.Port()), nil
+}
+
+// waitReady polls the master CLI until it lists a current worker.
+func (n *Node) waitReady(ctx context.Context, timeout time.Duration) error {
+	var last error
+	err := Poll(ctx, timeout, 100*time.Millisecond, func() (bool, error) {
+		if st, err := n.State(ctx); err == nil && !st.Running {
+			return false, fmt.Errorf("the master exited with code %d", st.ExitCode)
+		}
+		procs, err := n.Procs(ctx)
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		_, ok := procs.Current()
+		return ok, nil
+	})
+	if err != nil && last != nil {
+		return fmt.Errorf("%w (last master CLI error: %v)", err, last)
+	}
+	return err
+}
+
+// ID is the container id.
+func (n *Node) ID() string { return n.c.GetContainerID() }
+
+// Master runs a master CLI command.
+func (n *Node) Master(ctx context.Context, cmd string) (string, error) {
+	return n.exchange(ctx, "master", n.masterAddr, cmd)
+}
+
+// Worker runs a runtime command on one worker, addressed by pid through the
+// master CLI, so that during a reload there is no doubt which process answers.
+func (n *Node) Worker(ctx context.Context, pid int, cmd string) (string, error) {
+	out, err := n.exchange(ctx, fmt.Sprintf("worker %d", pid), n.masterAddr, fmt.Sprintf("@!%d %s", pid, cmd))
+	if err == nil && strings.HasPrefix(out, "Can't find the target PID") {
+		err = fmt.Errorf("worker %d is gone", pid)
+	}
+	return out, err
+}
+
+// Stats runs a command on the stats socket of whichever worker holds it.
+func (n *Node) Stats(ctx context.Context, cmd string) (string, error) {
+	return n.exchange(ctx, "stats", n.statsAddr, cmd)
+}
+
+// Procs parses the master's `show proc`.
+func (n *Node) Procs(ctx context.Context) (cliout.Procs, error) {
+	out, err := n.Master(ctx, "show proc")
+	if err != nil {
+		return cliout.Procs{}, err
+	}
+	return cliout.ParseProcs(out)
+}
+
+// CurrentWorker is the pid of the worker that serves traffic now.
+func (n *Node) CurrentWorker(ctx context.Context) (int, error) {
+	procs, err := n.Procs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	w, ok := procs.Current()
+	if !ok {
+		return 0, fmt.Errorf("the master lists no current worker")
+	}
+	return w.PID, nil
+}
+
+// exchange sends one command on a fresh connection (the CLI's
+// non-interactive mode) and reads the answer until the server closes.
+func (n *Node) exchange(ctx context.Context, target, addr, cmd string) (string, error) {
+	out, err := roundTrip(ctx, addr, cmd)
+	ex := Exchange{At: time.Now(), Target: target, Command: cmd, Output: out}
+	if err != nil {
+		ex.Err = err.Error()
+	}
+	n.mu.Lock()
+	n.transcript = append(n.transcript, ex)
+	n.mu.Unlock()
+	return out, err
+}
+
+func roundTrip(ctx context.Context, addr, cmd string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	if _, err := io.WriteString(conn, cmd+"\n"); err != nil {
+		return "", err
+	}
+	// The master CLI answers only once the client has finished sending.
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tc.CloseWrite()
+	}
+	var buf bytes.Buffer
+	_, err = io.Copy(&buf, conn)
+	if err == nil && buf.Len() == 0 && !strings.HasPrefix(cmd, "set ") && !strings.Contains(cmd, " set ") {
+		// Docker's port proxy accepts before HAProxy listens, then closes.
+		return "", fmt.Errorf("%s: empty answer to %q", addr, cmd)
+	}
+	return buf.String(), err
+}
+
+// Transcript returns the exchanges since index from (see Mark).
+func (n *Node) Transcript(from int) []Exchange {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if from > len(n.transcript) {
+		from = len(n.transcript)
+	}
+	return append([]Exchange(nil), n.transcript[from:]...)
+}
+
+// Mark is the current transcript length, to slice one trial's exchanges.
+func (n *Node) Mark() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.transcript)
+}
+
+// Signal sends a signal to the master (PID 1 in the container).
+func (n *Node) Signal(ctx context.Context, sig string) error {
+	_, err := n.docker.ContainerKill(ctx, n.ID(), client.ContainerKillOptions{Signal: sig})
+	return err
+}
+
+// State is the container's state: running, or exited with a code.
+func (n *Node) State(ctx context.Context) (*container.State, error) {
+	return n.c.State(ctx)
+}
+
+// Logs returns everything HAProxy wrote to stdout and stderr.
+func (n *Node) Logs(ctx context.Context) (string, error) {
+	rc, err := n.c.Logs(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	return string(b), err
+}
+
+// Exits lists the worker exits the master logged so far.
+func (n *Node) Exits(ctx context.Context) ([]cliout.WorkerExit, error) {
+	logs, err := n.Logs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return cliout.ParseWorkerExits(logs), nil
+}
+
+// Stop removes the container.
+func (n *Node) Stop(ctx context.Context) error {
+	return n.c.Terminate(ctx)
+}
+
+func lastLines(s string, k int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > k {
+		lines = lines[len(lines)-k:]
+	}
+	return strings.Join(lines, "\n")
+}

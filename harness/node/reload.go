@@ -1,0 +1,65 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Reload is what was observed around one SIGUSR2.
+type Reload struct {
+	OldPID    int           `json:"old_pid"`
+	NewPID    int           `json:"new_pid"`
+	NewUp     time.Duration `json:"new_up_ns"`     // signal to new worker listed as current
+	OldExited bool          `json:"old_exited"`    // old worker gone from `show proc`
+	OldGone   time.Duration `json:"old_gone_ns"`   // signal to old worker gone
+}
+
+// Reload sends SIGUSR2 to the master, waits until the master lists a new
+// current worker, then until the old worker has left `show proc` or the
+// deadline passed. Both are observed on the master CLI.
+func (n *Node) Reload(ctx context.Context, timeout time.Duration) (Reload, error) {
+	var r Reload
+	old, err := n.CurrentWorker(ctx)
+	if err != nil {
+		return r, fmt.Errorf("before reload: %w", err)
+	}
+	r.OldPID = old
+	t0 := time.Now()
+	if err := n.Signal(ctx, "SIGUSR2"); err != nil {
+		return r, fmt.Errorf("sending SIGUSR2: %w", err)
+	}
+	err = Poll(ctx, timeout, 50*time.Millisecond, func() (bool, error) {
+		if st, err := n.State(ctx); err == nil && !st.Running {
+			return false, fmt.Errorf("the master exited with code %d during the reload", st.ExitCode)
+		}
+		procs, err := n.Procs(ctx)
+		if err != nil {
+			return false, nil // the master is busy re-executing
+		}
+		if w, ok := procs.Current(); ok && w.PID != old {
+			r.NewPID = w.PID
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return r, fmt.Errorf("no new worker after SIGUSR2: %w", err)
+	}
+	r.NewUp = time.Since(t0)
+	err = Poll(ctx, timeout, 50*time.Millisecond, func() (bool, error) {
+		procs, err := n.Procs(ctx)
+		if err != nil {
+			return false, nil
+		}
+		_, present := procs.Find(old)
+		return !present, nil
+	})
+	if err == nil {
+		r.OldExited, r.OldGone = true, time.Since(t0)
+	} else if !errors.Is(err, ErrDeadline) {
+		return r, err
+	}
+	return r, nil
+}

@@ -1,0 +1,183 @@
+// Package report writes what a run found: reports/<run-id>/summary.json (one
+// record per suite x build), report.md (ready to read or attach upstream)
+// and per-result evidence, and points reports/latest at the run.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+// Result is one suite on one build.
+type Result struct {
+	Suite          string          `json:"suite"`
+	Upstream       string          `json:"upstream_issue"`
+	Title          string          `json:"title"`
+	Build          string          `json:"build_spec"`
+	Image          string          `json:"image,omitempty"`
+	Version        string          `json:"haproxy_version"`
+	Name           string          `json:"build_name"`
+	Verdict        verdict.Verdict `json:"verdict"`
+	TrialsRun      int             `json:"trials_run"`
+	TrialsViolated int             `json:"trials_violated"`
+	Reason         string          `json:"reason"`
+	DurationS      float64         `json:"duration_s"`
+
+	Noun   string          `json:"-"`
+	VV     string          `json:"-"`
+	Config string          `json:"-"`
+	Steps  []string        `json:"-"`
+	Trials []verdict.Trial `json:"-"`
+}
+
+// Line is the one verdict line a user reads.
+func (r Result) Line() string {
+	name := r.Name
+	if name == "" {
+		name = r.Build
+	}
+	return fmt.Sprintf("#%s on %s: %s (%s)", r.Suite, name, r.Verdict, r.Reason)
+}
+
+// Run is one harp invocation.
+type Run struct {
+	ID      string    `json:"run_id"`
+	Started time.Time `json:"started"`
+	Command string    `json:"command"`
+	Results []Result  `json:"results"`
+}
+
+// NewID makes a sortable run id.
+func NewID() string {
+	return fmt.Sprintf("%s-%04x", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()&0xffff)
+}
+
+// Write writes the run under root and points root/latest at it.
+func Write(root string, run Run) (string, error) {
+	dir := filepath.Join(root, run.ID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	sum, err := json.MarshalIndent(run, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(sum, '\n'), 0o644); err != nil {
+		return "", err
+	}
+	for _, r := range run.Results {
+		ev := filepath.Join(dir, evidenceDir(r))
+		if err := os.MkdirAll(ev, 0o755); err != nil {
+			return "", err
+		}
+		trials, _ := json.MarshalIndent(r.Trials, "", "  ")
+		files := map[string]string{"trials.json": string(trials) + "\n", "haproxy.cfg": r.Config, "haproxy-vv.txt": r.VV}
+		for name, content := range files {
+			if err := os.WriteFile(filepath.Join(ev, name), []byte(content), 0o644); err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(Markdown(run)), 0o644); err != nil {
+		return "", err
+	}
+	latest := filepath.Join(root, "latest")
+	os.Remove(latest)
+	if err := os.Symlink(run.ID, latest); err != nil {
+		return dir, err
+	}
+	return dir, nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.+-]`)
+
+func evidenceDir(r Result) string {
+	name := r.Name
+	if name == "" {
+		name = r.Build
+	}
+	return unsafeName.ReplaceAllString(r.Suite+"-"+name, "_")
+}
+
+// Markdown renders the run as a report.
+func Markdown(run Run) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# harp run %s\n\nStarted %s. Command: `%s`\n\n", run.ID, run.Started.UTC().Format(time.RFC3339), run.Command)
+	b.WriteString("| suite | upstream | build | verdict | trials | reason |\n|---|---|---|---|---|---|\n")
+	for _, r := range run.Results {
+		fmt.Fprintf(&b, "| #%s | %s | %s | **%s** | %d of %d violated | %s |\n", r.Suite, r.Upstream, r.Name, r.Verdict, r.TrialsViolated, r.TrialsRun, mdCell(r.Reason))
+	}
+	for _, r := range run.Results {
+		fmt.Fprintf(&b, "\n## #%s on %s: %s\n\n", r.Suite, r.Name, r.Verdict)
+		fmt.Fprintf(&b, "%s: %s\n\n", r.Upstream, r.Title)
+		fmt.Fprintf(&b, "- Build spec: `%s`\n- HAProxy version: %s\n- Image: `%s`\n- Verdict: **%s** (%s)\n- Trials: %d run, %d violated the expectation\n- Duration: %.1f s\n- Evidence: `%s/`\n\n",
+			r.Build, r.Version, r.Image, r.Verdict, r.Reason, r.TrialsRun, r.TrialsViolated, r.DurationS, evidenceDir(r))
+		if r.VV != "" {
+			fmt.Fprintf(&b, "<details><summary>haproxy -vv</summary>\n\n```\n%s\n```\n</details>\n\n", strings.TrimSpace(r.VV))
+		}
+		if r.Config != "" {
+			fmt.Fprintf(&b, "<details><summary>Configuration</summary>\n\n```\n%s\n```\n</details>\n\n", strings.TrimSpace(r.Config))
+		}
+		if len(r.Steps) > 0 {
+			b.WriteString("Steps:\n\n")
+			for _, s := range r.Steps {
+				fmt.Fprintf(&b, "1. %s\n", s)
+			}
+			b.WriteString("\n")
+		}
+		for _, t := range r.Trials {
+			state := "held"
+			if t.Violation != "" {
+				state = "VIOLATED: " + t.Violation
+			} else if t.Unmet != "" {
+				state = "inconclusive: " + t.Unmet
+			}
+			fmt.Fprintf(&b, "### %s %d: %s (%.1f s)\n\n", strings.TrimSuffix(r.Noun, "s"), t.N, state, t.Duration.Seconds())
+			for _, n := range t.Notes {
+				fmt.Fprintf(&b, "- %s\n", n)
+			}
+			if ex := Trim(t.Exchanges); len(ex) > 0 {
+				b.WriteString("\n<details><summary>Runtime transcript (polls folded)</summary>\n\n```\n")
+				for _, e := range ex {
+					fmt.Fprintf(&b, "%s %s> %s\n", e.At.UTC().Format("15:04:05.000"), e.Target, e.Command)
+					if e.Err != "" {
+						fmt.Fprintf(&b, "(error: %s)\n", e.Err)
+					}
+					if out := strings.TrimRight(e.Output, "\n"); out != "" {
+						b.WriteString(out + "\n")
+					}
+				}
+				b.WriteString("```\n</details>\n")
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// Trim folds polling out of a transcript: `show proc` polls are dropped and
+// a run of the same command keeps only its last answer.
+func Trim(ex []node.Exchange) []node.Exchange {
+	var out []node.Exchange
+	for _, e := range ex {
+		if e.Command == "show proc" {
+			continue
+		}
+		if len(out) > 0 && out[len(out)-1].Command == e.Command && out[len(out)-1].Target == e.Target {
+			out[len(out)-1] = e
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

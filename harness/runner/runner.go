@@ -1,0 +1,70 @@
+// Package runner runs selected suites on selected builds: it makes the
+// images, runs each suite, decides its verdict and prints the verdict line.
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/images"
+)
+
+// Runner holds what every suite run needs.
+type Runner struct {
+	Docker  *client.Client
+	Builder *images.Builder
+	RunID   string
+	Trials  int // 0: each suite's default
+}
+
+// Run runs every suite on every build, one build after another, and
+// returns one result per suite x build. A build that cannot be made gives
+// ERROR results with the reason.
+func (r *Runner) Run(ctx context.Context, suites []*scenario.Scenario, specs []spec.Spec) []report.Result {
+	var results []report.Result
+	for _, sp := range specs {
+		img, err := r.Builder.Ensure(ctx, sp)
+		for _, s := range suites {
+			var res report.Result
+			if err != nil {
+				res = report.Result{Suite: s.ID, Upstream: s.Upstream, Title: s.Title, Build: sp.Raw, Name: sp.Raw,
+					Verdict: verdict.Error, Reason: err.Error(), Noun: s.Noun}
+			} else {
+				res = r.RunOne(ctx, s, img)
+			}
+			fmt.Println(res.Line())
+			results = append(results, res)
+		}
+	}
+	return results
+}
+
+// RunOne runs one suite on one built image.
+func (r *Runner) RunOne(ctx context.Context, s *scenario.Scenario, img *images.Image) report.Result {
+	trials := r.Trials
+	if trials <= 0 {
+		trials = s.Trials
+	}
+	env := &scenario.Env{Docker: r.Docker, Image: img, RunID: r.RunID, Trials: trials, Logf: progress.Printf}
+	progress.Printf("#%s on %s: %d %s", s.ID, img.Name, trials, s.Noun)
+	t0 := time.Now()
+	out := s.Run(ctx, env)
+	if ctx.Err() != nil && out.Err == nil {
+		out.Err = fmt.Errorf("interrupted: %w", ctx.Err())
+	}
+	v, violated, reason := verdict.Decide(out, s.Noun)
+	return report.Result{
+		Suite: s.ID, Upstream: s.Upstream, Title: s.Title, Build: img.Spec.Raw, Image: img.Tag,
+		Version: img.Version, Name: img.Name, Verdict: v, TrialsRun: len(out.Trials), TrialsViolated: violated,
+		Reason: reason, DurationS: time.Since(t0).Seconds(), Noun: s.Noun, VV: img.VV, Config: env.Config,
+		Steps: s.Steps, Trials: out.Trials,
+	}
+}

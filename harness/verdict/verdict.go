@@ -1,0 +1,106 @@
+// Package verdict holds what a suite run concludes: the verdict, the trial
+// counts behind it, and the reason, in the form reports and exit codes use.
+package verdict
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/node"
+)
+
+// Verdict is the answer for one suite on one build.
+type Verdict string
+
+const (
+	Pass         Verdict = "PASS"         // expected behaviour held
+	Reproduced   Verdict = "REPRODUCED"   // expected behaviour violated
+	Inconclusive Verdict = "INCONCLUSIVE" // a precondition was not met
+	Error        Verdict = "ERROR"        // harness or infrastructure failure
+)
+
+// ExitCode is the process exit status for a verdict.
+func (v Verdict) ExitCode() int {
+	switch v {
+	case Pass:
+		return 0
+	case Reproduced:
+		return 1
+	case Inconclusive:
+		return 2
+	}
+	return 3
+}
+
+// Worst is the verdict with the highest exit code (PASS for none).
+func Worst(vs ...Verdict) Verdict {
+	w := Pass
+	for _, v := range vs {
+		if v.ExitCode() > w.ExitCode() {
+			w = v
+		}
+	}
+	return w
+}
+
+// Trial is one trial (a reload round, a connection attempt, ...).
+type Trial struct {
+	N int `json:"n"`
+	// Violation says how the expectation was violated ("" if it held).
+	Violation string `json:"violation,omitempty"`
+	// Unmet names the precondition that was not met ("" if all were).
+	Unmet    string          `json:"unmet,omitempty"`
+	Duration time.Duration   `json:"duration_ns"`
+	Notes    []string        `json:"notes,omitempty"`    // what was observed, for the report
+	Evidence map[string]any  `json:"evidence,omitempty"` // parsed runtime output
+	Exchanges []node.Exchange `json:"transcript,omitempty"`
+}
+
+// Outcome is what a suite's run function returns.
+type Outcome struct {
+	Trials []Trial
+	// Unmet is a precondition of the whole run that was not met.
+	Unmet string
+	// Err is a harness or infrastructure failure.
+	Err error
+}
+
+// Decide turns an outcome into a verdict, counts and a reason. noun names
+// the trials ("reloads", "trials").
+func Decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
+	n := len(o.Trials)
+	byWhat := map[string]int{}
+	var unmet []string
+	for _, t := range o.Trials {
+		if t.Violation != "" {
+			violated++
+			byWhat[t.Violation]++
+		} else if t.Unmet != "" {
+			unmet = append(unmet, fmt.Sprintf("%s %d: %s", strings.TrimSuffix(noun, "s"), t.N, t.Unmet))
+		}
+	}
+	switch {
+	case o.Err != nil:
+		return Error, violated, o.Err.Error()
+	case violated > 0:
+		var parts []string
+		for what, k := range byWhat {
+			parts = append(parts, fmt.Sprintf("%s in %d of %d %s", what, k, n, noun))
+		}
+		sort.Strings(parts)
+		reason = strings.Join(parts, "; ")
+		if len(unmet) > 0 {
+			reason += fmt.Sprintf("; %d %s inconclusive", len(unmet), noun)
+		}
+		return Reproduced, violated, reason
+	case o.Unmet != "":
+		return Inconclusive, 0, o.Unmet
+	case len(unmet) > 0:
+		return Inconclusive, 0, strings.Join(unmet, "; ")
+	case n == 0:
+		return Inconclusive, 0, "no trial ran"
+	}
+	return Pass, 0, fmt.Sprintf("expected behaviour held in %d of %d %s", n, n, noun)
+}

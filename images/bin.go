@@ -1,0 +1,186 @@
+package images
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/harness/spec"
+)
+
+// bin packs an existing binary and the shared libraries ldd says it needs.
+func (b *Builder) bin(ctx context.Context, s spec.Spec) (*Image, error) {
+	path, err := filepath.Abs(s.Target)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("bin:%s: %w", s.Target, err)
+	}
+	if st.IsDir() || st.Mode()&0o111 == 0 {
+		return nil, fmt.Errorf("bin:%s: not an executable file", s.Target)
+	}
+	return b.packBinary(ctx, s, "bin", path)
+}
+
+// packBinary makes an image holding only the binary at Binary, its shared
+// libraries and the few files HAProxy reads.
+func (b *Builder) packBinary(ctx context.Context, s spec.Spec, kind, path string) (*Image, error) {
+	vvOut, err := exec.CommandContext(ctx, path, "-vv").CombinedOutput()
+	vv := string(vvOut)
+	if err != nil || VersionOf(vv) == "unknown" {
+		return nil, fmt.Errorf("%s: `%s -vv` does not look like HAProxy: %v\n%s", s.Raw, path, err, lastLines(vvOut, 10))
+	}
+	libs, err := sharedLibs(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Raw, err)
+	}
+	inputs := []string{kind}
+	for _, p := range append([]string{path}, libs...) {
+		sum, err := fileSum(p)
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, p, sum)
+	}
+	tag := tagFor(kind, VersionOf(vv), inputs...)
+	if img, err := b.lookup(ctx, s, tag); img != nil || err != nil {
+		return img, err
+	}
+	done := progress.Start("building image for %s (binary and %d shared libraries)", s.Raw, len(libs))
+	tmp, err := os.CreateTemp(b.Cache, "bin-*.tar")
+	if err != nil {
+		done(err)
+		return nil, err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if err := writeRootfs(tmp, path, libs); err != nil {
+		done(err)
+		return nil, err
+	}
+	if _, err := tmp.Seek(0, 0); err != nil {
+		done(err)
+		return nil, err
+	}
+	img, err := b.importTar(ctx, s, tag, vv, tmp)
+	done(err)
+	return img, err
+}
+
+var lddLine = regexp.MustCompile(`(?:=>\s*)?(/\S+)\s+\(0x`)
+
+// sharedLibs lists the absolute paths of the libraries (and the loader)
+// that the binary loads, as ldd reports them.
+func sharedLibs(ctx context.Context, path string) ([]string, error) {
+	out, err := exec.CommandContext(ctx, "ldd", path).CombinedOutput()
+	if err != nil {
+		if strings.Contains(string(out), "not a dynamic executable") {
+			return nil, nil // static binary
+		}
+		return nil, fmt.Errorf("ldd %s: %v\n%s", path, err, out)
+	}
+	var libs []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "not found") {
+			return nil, fmt.Errorf("ldd %s: a shared library is missing: %s", path, strings.TrimSpace(sc.Text()))
+		}
+		if m := lddLine.FindStringSubmatch(sc.Text()); m != nil {
+			libs = append(libs, m[1])
+		}
+	}
+	sort.Strings(libs)
+	return libs, nil
+}
+
+func writeRootfs(w io.Writer, binary string, libs []string) error {
+	tw := tar.NewWriter(w)
+	now := time.Now()
+	dirs := map[string]bool{}
+	mkdirs := func(p string) error {
+		var parts []string
+		for d := filepath.Dir(p); d != "/" && !dirs[d]; d = filepath.Dir(d) {
+			parts = append([]string{d}, parts...)
+		}
+		for _, d := range parts {
+			dirs[d] = true
+			if err := tw.WriteHeader(&tar.Header{Name: strings.TrimPrefix(d, "/") + "/", Mode: 0o755, Typeflag: tar.TypeDir, ModTime: now}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	addFile := func(dst string, mode int64, data []byte) error {
+		if err := mkdirs(dst); err != nil {
+			return err
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: strings.TrimPrefix(dst, "/"), Mode: mode, Size: int64(len(data)), Typeflag: tar.TypeReg, ModTime: now}); err != nil {
+			return err
+		}
+		_, err := tw.Write(data)
+		return err
+	}
+	for _, d := range []string{"/tmp/", "/run/", "/etc/harp/", "/var/lib/haproxy/"} {
+		if err := mkdirs(d + "x"); err != nil {
+			return err
+		}
+	}
+	files := map[string]string{binary: Binary}
+	for _, l := range libs {
+		files[l] = l // the path ldd printed; the content is the symlink's target
+	}
+	for src, dst := range files {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		if err := addFile(dst, 0o755, data); err != nil {
+			return err
+		}
+	}
+	if err := addFile("/etc/passwd", 0o644, []byte("root:x:0:0:root:/root:/bin/false\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n")); err != nil {
+		return err
+	}
+	if err := addFile("/etc/group", 0o644, []byte("root:x:0:\nnogroup:x:65534:\n")); err != nil {
+		return err
+	}
+	return tw.Close()
+}
+
+func fileSum(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func readAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
+
+func lastLines(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

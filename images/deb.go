@@ -1,0 +1,69 @@
+package images
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/harness/spec"
+)
+
+// deb builds a minimal Debian root filesystem of the suite that serves the
+// requested haproxy version, with that package installed.
+func (b *Builder) deb(ctx context.Context, s spec.Spec) (*Image, error) {
+	m, err := b.Mirror(ctx)
+	if err != nil {
+		return nil, err
+	}
+	build, err := m.Resolve(ctx, s.Target)
+	if err != nil {
+		return nil, err
+	}
+	tag := tagFor("deb", build.Version, "deb", build.Version, build.Suite, m.URL)
+	if img, err := b.lookup(ctx, s, tag); img != nil || err != nil {
+		return img, err
+	}
+	base := build.Suite
+	sources := []string{fmt.Sprintf("deb %s %s main", m.URL, build.Suite)}
+	if build.Suite == "experimental" { // experimental is not a full suite: bootstrap sid under it
+		base = "sid"
+		sources = append([]string{fmt.Sprintf("deb %s sid main", m.URL)}, sources...)
+	}
+	work, err := os.MkdirTemp(b.Cache, "deb-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	tarball := filepath.Join(work, "rootfs.tar")
+	vvFile := filepath.Join(work, "vv.txt")
+	args := []string{"--variant=minbase", "--include=haproxy=" + build.Version,
+		"--aptopt=Acquire::Check-Valid-Until \"false\"", "--aptopt=Acquire::Languages \"none\"",
+		"--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-exclude=/usr/share/man/*",
+		"--dpkgopt=path-exclude=/usr/share/locale/*",
+		"--customize-hook=chroot \"$1\" " + Binary + " -vv > " + vvFile,
+		base, tarball}
+	args = append(args, sources...)
+	done := progress.Start("building image for deb:%s (haproxy %s from Debian %s)", s.Target, build.Version, build.Suite)
+	out, err := exec.CommandContext(ctx, "mmdebstrap", args...).CombinedOutput()
+	if err != nil {
+		done(err)
+		return nil, fmt.Errorf("mmdebstrap for haproxy %s (%s): %v\n%s", build.Version, build.Suite, err, lastLines(out, 25))
+	}
+	vv, err := os.ReadFile(vvFile)
+	if err != nil || len(vv) == 0 {
+		done(fmt.Errorf("no -vv"))
+		return nil, fmt.Errorf("haproxy %s: `haproxy -vv` gave nothing in the new root filesystem", build.Version)
+	}
+	f, err := os.Open(tarball)
+	if err != nil {
+		done(err)
+		return nil, err
+	}
+	defer f.Close()
+	img, err := b.importTar(ctx, s, tag, string(vv), f)
+	done(err)
+	return img, err
+}

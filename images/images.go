@@ -1,0 +1,160 @@
+// Package images turns a build spec into a local Docker image holding that
+// HAProxy build. Nothing is pulled: Debian builds are bootstrapped from the
+// mirror with mmdebstrap and imported; source and binary builds become a
+// minimal image of the binary and the shared libraries it needs. Images are
+// tagged by a hash of everything that went into them and reused.
+package images
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/client"
+
+	"github.com/harp-project/harp/harness/debmirror"
+	"github.com/harp-project/harp/harness/engine"
+	"github.com/harp-project/harp/harness/spec"
+)
+
+// Repository is the local image name every harp HAProxy image uses.
+const Repository = "harp-haproxy"
+
+// Binary is where HAProxy lives in every harp image.
+const Binary = "/usr/sbin/haproxy"
+
+// recipe changes whenever the way images are made changes, so old images
+// are not reused for new recipes.
+const recipe = "harp-image-v1"
+
+// Image is a built HAProxy image.
+type Image struct {
+	Spec    spec.Spec
+	Tag     string // harp-haproxy:<kind>-<version>-<hash>
+	Version string // from `haproxy -vv`, e.g. 3.4.7-1
+	Name    string // what a verdict line calls the build: Version plus any patches
+	VV      string // `haproxy -vv` output
+	Reused  bool   // found already built
+}
+
+// Builder makes images; Cache holds apt lists, downloads and source builds.
+type Builder struct {
+	Docker *client.Client
+	Cache  string
+	mirror *debmirror.Mirror
+}
+
+// Mirror opens (and refreshes, once a few hours) the private Debian state.
+func (b *Builder) Mirror(ctx context.Context) (*debmirror.Mirror, error) {
+	if b.mirror != nil {
+		return b.mirror, nil
+	}
+	m, err := debmirror.Open(filepath.Join(b.Cache, "apt"))
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Update(ctx, 6*60*60*1e9); err != nil {
+		return nil, err
+	}
+	b.mirror = m
+	return m, nil
+}
+
+// Ensure returns the image for a spec, building it when it is not there.
+func (b *Builder) Ensure(ctx context.Context, s spec.Spec) (*Image, error) {
+	switch s.Scheme {
+	case spec.Deb:
+		return b.deb(ctx, s)
+	case spec.Src:
+		return b.src(ctx, s)
+	case spec.Bin:
+		return b.bin(ctx, s)
+	}
+	return nil, fmt.Errorf("build spec %q: unknown scheme", s.Raw)
+}
+
+// lookup returns the image already built for tag, or nil.
+func (b *Builder) lookup(ctx context.Context, s spec.Spec, tag string) (*Image, error) {
+	res, err := b.Docker.ImageInspect(ctx, tag)
+	if cerrdefs.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("inspecting image %s: %w", tag, err)
+	}
+	var labels map[string]string
+	if res.Config != nil {
+		labels = res.Config.Labels
+	}
+	if labels["harp.vv"] == "" {
+		return nil, nil // not one of ours, or incomplete: rebuild
+	}
+	return &Image{Spec: s, Tag: tag, VV: labels["harp.vv"], Version: VersionOf(labels["harp.vv"]),
+		Name: displayName(s, VersionOf(labels["harp.vv"])), Reused: true}, nil
+}
+
+// importTar imports a root filesystem tarball as the image tag.
+func (b *Builder) importTar(ctx context.Context, s spec.Spec, tag, vv string, tarball *os.File) (*Image, error) {
+	changes := []string{"LABEL " + engine.LabelHarp + "=1"}
+	for k, v := range map[string]string{"harp.spec": s.String(), "harp.vv": vv} {
+		changes = append(changes, fmt.Sprintf("LABEL %s=%q", k, v))
+	}
+	res, err := b.Docker.ImageImport(ctx, client.ImageImportSource{Source: tarball, SourceName: "-"}, tag,
+		client.ImageImportOptions{Changes: changes, Message: "harp " + s.String()})
+	if err != nil {
+		return nil, fmt.Errorf("importing image %s: %w", tag, err)
+	}
+	defer res.Close()
+	if _, err := readAll(res); err != nil {
+		return nil, fmt.Errorf("importing image %s: %w", tag, err)
+	}
+	v := VersionOf(vv)
+	return &Image{Spec: s, Tag: tag, VV: vv, Version: v, Name: displayName(s, v)}, nil
+}
+
+var versionLine = regexp.MustCompile(`(?m)^HA-?Proxy version (\S+)`)
+
+// VersionOf reads the version from `haproxy -vv` output.
+func VersionOf(vv string) string {
+	if m := versionLine.FindStringSubmatch(vv); m != nil {
+		return m[1]
+	}
+	return "unknown"
+}
+
+func displayName(s spec.Spec, version string) string {
+	if len(s.Patches) == 0 {
+		return version
+	}
+	var ps []string
+	for _, p := range s.Patches {
+		ps = append(ps, filepath.Base(p))
+	}
+	return version + "+" + strings.Join(ps, "+")
+}
+
+// tagFor makes a tag from a kind, a version hint and the hash of the inputs.
+func tagFor(kind, hint string, inputs ...string) string {
+	hint = regexp.MustCompile(`[^A-Za-z0-9_.-]`).ReplaceAllString(hint, "_")
+	if len(hint) > 60 {
+		hint = hint[:60]
+	}
+	return fmt.Sprintf("%s:%s-%s-%s", Repository, kind, hint, inputsHash(inputs...))
+}
+
+// inputsHash is a short hash of the recipe and the inputs.
+func inputsHash(inputs ...string) string {
+	h := sha256.New()
+	h.Write([]byte(recipe))
+	for _, in := range inputs {
+		h.Write([]byte{0})
+		h.Write([]byte(in))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}

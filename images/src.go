@@ -1,0 +1,189 @@
+package images
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/harness/spec"
+)
+
+// src compiles HAProxy from a source tree or tarball with the spec's patches
+// applied in order, then packs the binary like a bin: build.
+func (b *Builder) src(ctx context.Context, s spec.Spec) (*Image, error) {
+	source, err := b.sourcePath(ctx, s.Target)
+	if err != nil {
+		return nil, err
+	}
+	srcSum, err := treeSum(source)
+	if err != nil {
+		return nil, fmt.Errorf("src:%s: %w", s.Target, err)
+	}
+	inputs := []string{"src", srcSum}
+	var patches []string
+	for _, p := range s.Patches {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		sum, err := fileSum(abs)
+		if err != nil {
+			return nil, fmt.Errorf("src spec %q: patch file %s: %w", s.Raw, p, err)
+		}
+		patches = append(patches, abs)
+		inputs = append(inputs, "patch", sum)
+	}
+	makeArgs := append([]string{"TARGET=linux-glibc"}, s.Make...)
+	inputs = append(inputs, "make", strings.Join(makeArgs, " "), compilerID(ctx))
+	dir := filepath.Join(b.Cache, "build", inputsHash(inputs...))
+	binary := filepath.Join(dir, "haproxy")
+	if _, err := os.Stat(filepath.Join(dir, ".harp-built")); err != nil {
+		if err := b.compile(ctx, s, source, patches, makeArgs, dir); err != nil {
+			return nil, err
+		}
+	}
+	return b.packBinary(ctx, s, "src", binary)
+}
+
+// sourcePath gives a local directory or tarball for a src target, fetching
+// Debian's upstream tarball for src:deb:VERSION.
+func (b *Builder) sourcePath(ctx context.Context, target string) (string, error) {
+	if v, ok := strings.CutPrefix(target, "deb:"); ok {
+		m, err := b.Mirror(ctx)
+		if err != nil {
+			return "", err
+		}
+		build, err := m.Resolve(ctx, v)
+		if err != nil {
+			return "", err
+		}
+		return m.FetchOrig(ctx, build.Version)
+	}
+	abs, err := filepath.Abs(target)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return "", fmt.Errorf("src:%s: no such source directory or tarball", target)
+	}
+	return abs, nil
+}
+
+func (b *Builder) compile(ctx context.Context, s spec.Spec, source string, patches, makeArgs []string, dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(dir)
+		}
+	}()
+	if err := unpack(ctx, source, dir); err != nil {
+		return fmt.Errorf("src:%s: %w", s.Target, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "src", "haproxy.c")); err != nil {
+		return fmt.Errorf("src:%s: not an HAProxy source tree (no src/haproxy.c)", s.Target)
+	}
+	for _, p := range patches {
+		out, err := exec.CommandContext(ctx, "patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch", "-d", dir, "-i", p).CombinedOutput()
+		if err != nil {
+			rej := ""
+			filepath.WalkDir(dir, func(path string, d fs.DirEntry, _ error) error {
+				if d != nil && !d.IsDir() && strings.HasSuffix(path, ".rej") {
+					data, _ := os.ReadFile(path)
+					rej += "--- " + strings.TrimPrefix(path, dir+"/") + "\n" + string(data)
+				}
+				return nil
+			})
+			return fmt.Errorf("patch %s does not apply to %s:\n%s\n%s", p, s.Target, strings.TrimSpace(string(out)), rej)
+		}
+	}
+	jobs := fmt.Sprintf("-j%d", runtime.NumCPU())
+	logPath := filepath.Join(dir, "build.log")
+	log, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	done := progress.Start("compiling %s (make %s %s)", s.Raw, jobs, strings.Join(makeArgs, " "))
+	cmd := exec.CommandContext(ctx, "make", append([]string{"-C", dir, jobs}, makeArgs...)...)
+	cmd.Stdout, cmd.Stderr = log, log
+	err = cmd.Run()
+	done(err)
+	if err != nil {
+		data, _ := os.ReadFile(logPath)
+		return fmt.Errorf("compiling %s failed (%v); last lines of %s:\n%s", s.Raw, err, logPath, lastLines(data, 30))
+	}
+	ok = true
+	return os.WriteFile(filepath.Join(dir, ".harp-built"), nil, 0o644)
+}
+
+// unpack copies a source directory or extracts a tarball into dir.
+func unpack(ctx context.Context, source, dir string) error {
+	st, err := os.Stat(source)
+	if err != nil {
+		return err
+	}
+	var cmd *exec.Cmd
+	if st.IsDir() {
+		cmd = exec.CommandContext(ctx, "cp", "-a", source+"/.", dir)
+	} else {
+		cmd = exec.CommandContext(ctx, "tar", "-xf", source, "-C", dir, "--strip-components=1")
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("unpacking %s: %v\n%s", source, err, out)
+	}
+	return nil
+}
+
+// treeSum hashes a tarball, or every file of a directory (paths and
+// contents, .git left out).
+func treeSum(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !st.IsDir() {
+		return fileSum(path)
+	}
+	h := sha256.New()
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		io.WriteString(h, strings.TrimPrefix(p, path)+"\x00")
+		_, err = io.Copy(h, f)
+		return err
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
+}
+
+func compilerID(ctx context.Context) string {
+	out, _ := exec.CommandContext(ctx, "cc", "--version").Output()
+	first, _, _ := strings.Cut(string(out), "\n")
+	return first
+}
