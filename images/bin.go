@@ -104,8 +104,29 @@ func sharedLibs(ctx context.Context, path string) ([]string, error) {
 			libs = append(libs, m[1])
 		}
 	}
+	// glibc loads libgcc_s at run time (thread exit, backtraces): ldd does
+	// not list it, HAProxy needs it.
+	for _, l := range libs {
+		if filepath.Base(l) == "libc.so.6" {
+			if extra := filepath.Join(filepath.Dir(l), "libgcc_s.so.1"); !contains(libs, extra) {
+				if _, err := os.Stat(extra); err == nil {
+					libs = append(libs, extra)
+				}
+			}
+			break
+		}
+	}
 	sort.Strings(libs)
 	return libs, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 func writeRootfs(w io.Writer, binary string, libs []string) error {

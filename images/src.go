@@ -118,7 +118,7 @@ func (b *Builder) compile(ctx context.Context, s spec.Spec, source string, patch
 		return err
 	}
 	defer log.Close()
-	done := progress.Start("compiling %s (make %s %s)", s.Raw, jobs, strings.Join(makeArgs, " "))
+	done := progress.StartWith(func() string { return objectsBuilt(dir) }, "compiling %s (make %s %s)", s.Raw, jobs, strings.Join(makeArgs, " "))
 	cmd := exec.CommandContext(ctx, "make", append([]string{"-C", dir, jobs}, makeArgs...)...)
 	cmd.Stdout, cmd.Stderr = log, log
 	err = cmd.Run()
@@ -129,6 +129,13 @@ func (b *Builder) compile(ctx context.Context, s spec.Spec, source string, patch
 	}
 	ok = true
 	return os.WriteFile(filepath.Join(dir, ".harp-built"), nil, 0o644)
+}
+
+// objectsBuilt says how far a build is: objects compiled of sources present.
+func objectsBuilt(dir string) string {
+	objs, _ := filepath.Glob(filepath.Join(dir, "src", "*.o"))
+	srcs, _ := filepath.Glob(filepath.Join(dir, "src", "*.c"))
+	return fmt.Sprintf("%d of about %d objects", len(objs), len(srcs))
 }
 
 // unpack copies a source directory or extracts a tarball into dir.

@@ -24,6 +24,12 @@ func Printf(format string, args ...any) {
 // Start announces a step and returns the function that closes it; while the
 // step runs a heartbeat line is printed every Heartbeat.
 func Start(format string, args ...any) func(error) {
+	return StartWith(nil, format, args...)
+}
+
+// StartWith is Start with a status function whose answer (e.g. "120 of
+// 260 objects") is added to each heartbeat.
+func StartWith(status func() string, format string, args ...any) func(error) {
 	what := fmt.Sprintf(format, args...)
 	Printf("%s ...", what)
 	t0 := time.Now()
@@ -36,7 +42,11 @@ func Start(format string, args ...any) func(error) {
 			case <-stop:
 				return
 			case <-tk.C:
-				Printf("  still %s (%s)", what, time.Since(t0).Round(time.Second))
+				extra := ""
+				if status != nil {
+					extra = ", " + status()
+				}
+				Printf("  still %s (%s%s)", what, time.Since(t0).Round(time.Second), extra)
 			}
 		}
 	}()

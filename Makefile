@@ -1,0 +1,48 @@
+# harp: make test-<issue> runs one issue suite against a build; make test runs
+# harp's own tests. HAPROXY takes build specs (see README.md).
+HAPROXY ?= deb:latest
+TRIALS  ?= 0
+LABELS  ?=
+GO      ?= go
+HARP    := bin/harp
+
+export TESTCONTAINERS_RYUK_DISABLED ?= true
+
+GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches -type f)
+
+.PHONY: build test unit selftest bench sweep builds capture test-3517 vet
+
+build: $(HARP)
+
+$(HARP): $(GO_SOURCES)
+	$(GO) build -o $(HARP) ./cmd/harp
+
+## test-3517: upstream #3517 (multiple peers sections lose tables on reload)
+test-3517: $(HARP)
+	$(HARP) run --label-filter 'issue:3517' --haproxy '$(HAPROXY)' --trials $(TRIALS)
+
+## test: unit tests, then the self-tests that run real suites on real builds
+test: vet unit selftest
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v /suites)
+
+# LABELS narrows the self-tests with a ginkgo label filter, e.g. LABELS=issue:3517
+selftest:
+	$(GO) test -count=1 -timeout 45m ./suites -ginkgo.v $(if $(LABELS),-ginkgo.label-filter='$(LABELS)')
+
+## bench: image build, start-to-verdict and per-reload timings for #3517
+bench: $(HARP)
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench
+
+builds: $(HARP)
+	$(HARP) builds
+
+capture: $(HARP)
+	$(HARP) capture --haproxy 'deb:bookworm deb:trixie deb:sid deb:experimental' --out fixtures/captures
+
+sweep: $(HARP)
+	$(HARP) sweep
