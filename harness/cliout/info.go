@@ -36,7 +36,7 @@ func ParseInfo(out string) (Info, error) {
 type WorkerExit struct {
 	PID     int    `json:"pid"`
 	Code    int    `json:"code"`
-	Reason  string `json:"reason"` // Exit, Aborted, Segmentation fault, ...
+	Reason  string `json:"reason"`  // Exit, Aborted, Segmentation fault, ...
 	Current bool   `json:"current"` // the serving worker died, not a former one
 	Line    string `json:"line"`
 }

@@ -85,7 +85,7 @@ type PeerTable struct {
 var (
 	sectionRe = regexp.MustCompile(`^0x[0-9a-f]+: \[[^\]]*\] id=(\S+)`)
 	peerRe    = regexp.MustCompile(`^0x[0-9a-f]+: id=([^\s(]+)(?:\(([^)]*)\))?`)
-	kvRe      = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.]*)=(\S+)`)
+	kvRe      = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.]*(?:\(\d+\))?)=(\S+)`)
 )
 
 // ParsePeers reads `show peers` (2.6 to 3.4).

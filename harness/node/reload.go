@@ -11,9 +11,9 @@ import (
 type Reload struct {
 	OldPID    int           `json:"old_pid"`
 	NewPID    int           `json:"new_pid"`
-	NewUp     time.Duration `json:"new_up_ns"`     // signal to new worker listed as current
-	OldExited bool          `json:"old_exited"`    // old worker gone from `show proc`
-	OldGone   time.Duration `json:"old_gone_ns"`   // signal to old worker gone
+	NewUp     time.Duration `json:"new_up_ns"`   // signal to new worker listed as current
+	OldExited bool          `json:"old_exited"`  // old worker gone from `show proc`
+	OldGone   time.Duration `json:"old_gone_ns"` // signal to old worker gone
 }
 
 // Reload sends SIGUSR2 to the master, waits until the master lists a new

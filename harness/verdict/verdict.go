@@ -51,10 +51,10 @@ type Trial struct {
 	// Violation says how the expectation was violated ("" if it held).
 	Violation string `json:"violation,omitempty"`
 	// Unmet names the precondition that was not met ("" if all were).
-	Unmet    string          `json:"unmet,omitempty"`
-	Duration time.Duration   `json:"duration_ns"`
-	Notes    []string        `json:"notes,omitempty"`    // what was observed, for the report
-	Evidence map[string]any  `json:"evidence,omitempty"` // parsed runtime output
+	Unmet     string          `json:"unmet,omitempty"`
+	Duration  time.Duration   `json:"duration_ns"`
+	Notes     []string        `json:"notes,omitempty"`    // what was observed, for the report
+	Evidence  map[string]any  `json:"evidence,omitempty"` // parsed runtime output
 	Exchanges []node.Exchange `json:"transcript,omitempty"`
 }
 

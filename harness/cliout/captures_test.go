@@ -1,0 +1,187 @@
+package cliout
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The captures are real output from each supported build, recorded by
+// `make capture` (harp capture) into fixtures/captures/<version>/.
+const capturesDir = "../../fixtures/captures"
+
+// Every supported branch must have a capture.
+var supported = []string{"2.6.", "3.0.", "3.2.", "3.4."}
+
+func captures(t *testing.T) map[string]string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join(capturesDir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, d := range dirs {
+		out[filepath.Base(d)] = d
+	}
+	for _, branch := range supported {
+		found := false
+		for v := range out {
+			found = found || strings.HasPrefix(v, branch)
+		}
+		if !found {
+			t.Errorf("no capture for HAProxy %sx in %s", branch, capturesDir)
+		}
+	}
+	return out
+}
+
+func read(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestCapturedShowProc(t *testing.T) {
+	for version, dir := range captures(t) {
+		t.Run(version, func(t *testing.T) {
+			p, err := ParseProcs(read(t, dir, "show-proc.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Master.PID != 1 || p.Master.Type != "master" || p.Master.Version != version {
+				t.Errorf("master = %+v", p.Master)
+			}
+			if len(p.Workers) != 1 || len(p.OldWorkers) != 0 || p.Workers[0].Version != version {
+				t.Errorf("workers = %+v old = %+v", p.Workers, p.OldWorkers)
+			}
+
+			p, err = ParseProcs(read(t, dir, "show-proc-old-worker.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cur, ok := p.Current()
+			if !ok || len(p.OldWorkers) != 1 {
+				t.Fatalf("after reload: workers = %+v old = %+v", p.Workers, p.OldWorkers)
+			}
+			old := p.OldWorkers[0]
+			if p.Master.Reloads != 1 || old.Reloads != 1 || cur.Reloads != 0 || cur.PID == old.PID {
+				t.Errorf("after reload: master %+v current %+v old %+v", p.Master, cur, old)
+			}
+			if _, ok := p.Find(old.PID); !ok {
+				t.Errorf("Find(%d) missed the old worker", old.PID)
+			}
+		})
+	}
+}
+
+func TestCapturedShowPeers(t *testing.T) {
+	for version, dir := range captures(t) {
+		t.Run(version, func(t *testing.T) {
+			secs, err := ParsePeers(read(t, dir, "show-peers.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, ok := FindSection(secs, "cluster")
+			if !ok || len(secs) != 1 || s.Disabled {
+				t.Fatalf("sections = %+v", secs)
+			}
+			local, ok := s.Local()
+			if !ok || local.Name != "harp" || local.Addr != "127.0.0.1:10000" || local.LastStatus != "NONE" || local.LastHdshk != "<NEVER>" {
+				t.Errorf("local peer = %+v", local)
+			}
+			remote, ok := s.Peer("remote")
+			if !ok || remote.Local || remote.Inactive || remote.Addr != "127.0.0.1:10999" || remote.Int("new_conn") < 1 {
+				t.Errorf("remote peer = %+v", remote)
+			}
+			if len(remote.Tables) != 1 || remote.Tables[0].Name != "cluster/counters" {
+				t.Errorf("remote tables = %+v", remote.Tables)
+			}
+			// Fields of the table lines must not leak into the peer's own.
+			if remote.Fields["refcnt"] != "" || remote.Fields["local_id"] != "" || remote.Fields["last_acked"] != "" {
+				t.Errorf("table fields leaked into peer fields: %v", remote.Fields)
+			}
+
+			after, err := ParsePeers(read(t, dir, "show-peers-after-reload.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, ok := FindSection(after, "cluster"); !ok || len(s.Peers) != 2 {
+				t.Errorf("after reload: %+v", after)
+			}
+		})
+	}
+}
+
+func TestCapturedShowTable(t *testing.T) {
+	for version, dir := range captures(t) {
+		t.Run(version, func(t *testing.T) {
+			tb, err := ParseTable(read(t, dir, "show-table.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tb.Name != "cluster/counters" || tb.Type != "ip" || tb.Size != 1024 || tb.Used != 3 || len(tb.Entries) != 3 {
+				t.Fatalf("table = %+v", tb)
+			}
+			for _, k := range []string{"192.0.2.1", "192.0.2.2"} {
+				e, ok := tb.Lookup(k)
+				if !ok || e.Data["gpc0"] != "7" || e.Data["conn_cnt"] != "0" || e.Data["http_req_rate(10000)"] != "0" {
+					t.Errorf("entry %s = %+v", k, e)
+				}
+			}
+			// The held connection was tracked: one entry with conn_cnt=1, in use.
+			tracked := 0
+			for _, e := range tb.Entries {
+				if e.Data["conn_cnt"] == "1" && e.Use == 1 {
+					tracked++
+				}
+			}
+			if tracked != 1 {
+				t.Errorf("tracked entries = %d in %+v", tracked, tb.Entries)
+			}
+
+			list, err := ParseTables(read(t, dir, "show-table-list.txt"))
+			if err != nil || len(list) != 1 || list[0].Name != "cluster/counters" || len(list[0].Entries) != 0 {
+				t.Errorf("table list = %+v, %v", list, err)
+			}
+		})
+	}
+}
+
+func TestCapturedShowInfo(t *testing.T) {
+	for version, dir := range captures(t) {
+		t.Run(version, func(t *testing.T) {
+			info, err := ParseInfo(read(t, dir, "show-info.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info["Version"] != version || info.Int("Nbthread") != 1 || info.Int("Pid") == 0 {
+				t.Errorf("info: Version=%q Nbthread=%q Pid=%q", info["Version"], info["Nbthread"], info["Pid"])
+			}
+		})
+	}
+}
+
+func TestCapturedWorkerExits(t *testing.T) {
+	for version, dir := range captures(t) {
+		t.Run(version, func(t *testing.T) {
+			exits := ParseWorkerExits(read(t, dir, "master-log.txt"))
+			var former, crashed int
+			for _, e := range exits {
+				switch {
+				case !e.Current && e.Code == 0 && e.Reason == "Exit":
+					former++
+				case e.Current && e.Code == 134 && e.Reason == "Aborted":
+					crashed++
+				}
+			}
+			// One reload (the old worker leaves cleanly), one `debug dev panic`.
+			if len(exits) != 2 || former != 1 || crashed != 1 {
+				t.Errorf("exits = %+v", exits)
+			}
+		})
+	}
+}

@@ -1,0 +1,51 @@
+package debmirror
+
+import (
+	"context"
+	"reflect"
+	"testing"
+)
+
+// Real `apt-cache madison haproxy` output from this project's mirror.
+const madison = `   haproxy |    3.4.7-1 | http://deb.debian.org/debian experimental/main amd64 Packages
+   haproxy |   3.2.26-1 | http://deb.debian.org/debian sid/main amd64 Packages
+   haproxy | 3.0.11-1+deb13u4 | http://deb.debian.org/debian trixie/main amd64 Packages
+   haproxy | 2.6.12-1+deb12u3 | http://deb.debian.org/debian bookworm/main amd64 Packages
+   haproxy | 2.6.12-1+deb12u3 | http://deb.debian.org/debian bookworm/main Sources
+   haproxy |    3.4.4-1 | http://deb.debian.org/debian experimental/main Sources
+`
+
+func TestParseMadison(t *testing.T) {
+	got := parseMadison(madison, "Packages")
+	want := []Build{{"3.4.7-1", "experimental"}, {"3.2.26-1", "sid"}, {"3.0.11-1+deb13u4", "trixie"}, {"2.6.12-1+deb12u3", "bookworm"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parseMadison = %+v", got)
+	}
+	if src := parseMadison(madison, "Sources"); len(src) != 2 || src[1].Version != "3.4.4-1" {
+		t.Errorf("sources = %+v", src)
+	}
+}
+
+func TestUpstream(t *testing.T) {
+	for in, want := range map[string]string{"3.0.11-1+deb13u4": "3.0.11", "1:2.6.12-1": "2.6.12", "3.4.7": "3.4.7"} {
+		if got := Upstream(in); got != want {
+			t.Errorf("Upstream(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestVersionOrder(t *testing.T) {
+	// Debian's ordering, not string ordering: 3.10 > 3.9, ~ sorts first.
+	bs, err := sortBuilds(context.Background(), []Build{{"3.9.1-1", "a"}, {"3.10.0~rc1-1", "b"}, {"3.10.0-1", "c"}, {"2.6.12-1+deb12u3", "d"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, b := range bs {
+		order = append(order, b.Version)
+	}
+	want := []string{"3.10.0-1", "3.10.0~rc1-1", "3.9.1-1", "2.6.12-1+deb12u3"}
+	if !reflect.DeepEqual(order, want) {
+		t.Errorf("order = %v, want %v", order, want)
+	}
+}
