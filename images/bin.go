@@ -59,6 +59,9 @@ func (b *Builder) packBinary(ctx context.Context, s spec.Spec, kind, path string
 	}
 	tag := tagFor(kind, VersionOf(vv), inputs...)
 	if img, err := b.lookup(ctx, s, tag); img != nil || err != nil {
+		if img != nil {
+			img.HostBinary = path
+		}
 		return img, err
 	}
 	done := progress.Start("building image for %s (binary and %d shared libraries)", s.Raw, len(libs))
@@ -79,6 +82,9 @@ func (b *Builder) packBinary(ctx context.Context, s spec.Spec, kind, path string
 	}
 	img, err := b.importTar(ctx, s, tag, vv, tmp)
 	done(err)
+	if img != nil {
+		img.HostBinary = path
+	}
 	return img, err
 }
 

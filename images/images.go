@@ -41,6 +41,9 @@ type Image struct {
 	Name    string // what a verdict line calls the build: Version plus any patches
 	VV      string // `haproxy -vv` output
 	Reused  bool   // found already built
+	// HostBinary is the binary on this machine a src: or bin: image was
+	// made from ("" for deb:).
+	HostBinary string
 }
 
 // Builder makes images; Cache holds apt lists, downloads and source builds.

@@ -75,7 +75,7 @@ func run3517(ctx context.Context, env *scenario.Env) verdict.Outcome {
 			return out
 		}
 		env.Logf("#3517 on %s: reload %d of %d: %s", env.Image.Name, i, env.Trials, trialSummary(t))
-		if t.Unmet != "" && strings.Contains(t.Unmet, "exited") {
+		if t.Unmet != "" && strings.HasPrefix(t.Unmet, "current worker") {
 			break // the node is gone: later rounds would say nothing new
 		}
 	}
@@ -165,8 +165,9 @@ func reloadRound(ctx context.Context, n *node.Node, round int) (t verdict.Trial,
 		t.Unmet = "after reload: " + unmet
 		return t, nil
 	}
-	if crash := crashes(ctx, n); crash != "" {
-		t.Unmet = crash
+	oldCrash, died := exitsOf(ctx, n, r.OldPID)
+	if died != "" {
+		t.Unmet = died
 		return t, nil
 	}
 
@@ -189,6 +190,17 @@ func reloadRound(ctx context.Context, n *node.Node, round int) (t verdict.Trial,
 	}
 	if len(wrong) > 0 {
 		t.Violation = strings.TrimPrefix(t.Violation+"; "+strings.Join(wrong, "; "), "; ")
+	}
+	if oldCrash != "" {
+		t.Notes = append(t.Notes, oldCrash)
+		if t.Violation != "" {
+			// A crash while teaching also loses tables: this round cannot
+			// tell the issue from the crash.
+			t.Unmet = fmt.Sprintf("%s, and %s: the loss may come from the crash", oldCrash, t.Violation)
+			t.Violation = ""
+		} else {
+			t.Remark = "old worker crashed after teaching its tables"
+		}
 	}
 	return t, nil
 }
@@ -252,18 +264,22 @@ func checkMarker(ctx context.Context, n *node.Node, pid int, table string, seen 
 	return ""
 }
 
-// crashes reports a worker that died on a signal, from the master's log.
-func crashes(ctx context.Context, n *node.Node) string {
+// exitsOf reads the master's log for this round: whether the old worker
+// died on a signal during its soft-stop, and whether a current worker died.
+func exitsOf(ctx context.Context, n *node.Node, oldPID int) (oldCrash, died string) {
 	exits, err := n.Exits(ctx)
 	if err != nil {
-		return ""
+		return "", "reading the master's log: " + err.Error()
 	}
 	for _, e := range exits {
-		if e.Code >= 128 {
-			return fmt.Sprintf("worker %d exited with code %d (%s)", e.PID, e.Code, e.Reason)
+		switch {
+		case e.Current:
+			died = fmt.Sprintf("current worker %d exited with code %d (%s)", e.PID, e.Code, e.Reason)
+		case e.PID == oldPID && e.Code >= 128:
+			oldCrash = fmt.Sprintf("old worker %d exited with code %d (%s) during soft-stop", e.PID, e.Code, e.Reason)
 		}
 	}
-	return ""
+	return oldCrash, died
 }
 
 func trialSummary(t verdict.Trial) string {

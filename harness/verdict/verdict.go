@@ -51,7 +51,10 @@ type Trial struct {
 	// Violation says how the expectation was violated ("" if it held).
 	Violation string `json:"violation,omitempty"`
 	// Unmet names the precondition that was not met ("" if all were).
-	Unmet     string          `json:"unmet,omitempty"`
+	Unmet string `json:"unmet,omitempty"`
+	// Remark is something else worth saying that does not change the
+	// verdict (e.g. the old worker crashed after it had taught its tables).
+	Remark    string          `json:"remark,omitempty"`
 	Duration  time.Duration   `json:"duration_ns"`
 	Notes     []string        `json:"notes,omitempty"`    // what was observed, for the report
 	Evidence  map[string]any  `json:"evidence,omitempty"` // parsed runtime output
@@ -70,6 +73,25 @@ type Outcome struct {
 // Decide turns an outcome into a verdict, counts and a reason. noun names
 // the trials ("reloads", "trials").
 func Decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
+	v, violated, reason = decide(o, noun)
+	remarks := map[string]int{}
+	for _, t := range o.Trials {
+		if t.Remark != "" {
+			remarks[t.Remark]++
+		}
+	}
+	var parts []string
+	for what, k := range remarks {
+		parts = append(parts, fmt.Sprintf("%s in %d of %d %s", what, k, len(o.Trials), noun))
+	}
+	sort.Strings(parts)
+	if len(parts) > 0 {
+		reason += "; also: " + strings.Join(parts, "; ")
+	}
+	return v, violated, reason
+}
+
+func decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
 	n := len(o.Trials)
 	byWhat := map[string]int{}
 	var unmet []string

@@ -22,6 +22,7 @@ func TestDecide(t *testing.T) {
 		{"unmet precondition is never a pass", Outcome{Trials: []Trial{held, unmet}}, Inconclusive, 0, "reload 3: initial resync never finished"},
 		{"run precondition", Outcome{Unmet: "2 CPUs < 16 threads"}, Inconclusive, 0, "2 CPUs < 16 threads"},
 		{"no trial is not a pass", Outcome{}, Inconclusive, 0, "no trial ran"},
+		{"remarks are counted, not judged", Outcome{Trials: []Trial{held, {N: 2, Remark: "old worker crashed"}}}, Pass, 0, "expected behaviour held in 2 of 2 reloads; also: old worker crashed in 1 of 2 reloads"},
 		{"harness failure", Outcome{Trials: []Trial{lost}, Err: errors.New("docker died")}, Error, 1, "docker died"},
 	}
 	for _, c := range cases {
