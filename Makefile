@@ -10,19 +10,22 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches -type f)
 
-.PHONY: build test unit selftest bench sweep builds capture test-3517 vet
+.PHONY: build deps test unit selftest bench sweep builds capture test-3517 vet
 
 build: $(HARP)
+
+deps:
+	@scripts/deps.sh
 
 $(HARP): $(GO_SOURCES)
 	$(GO) build -o $(HARP) ./cmd/harp
 
 ## test-3517: upstream #3517 (multiple peers sections lose tables on reload)
-test-3517: $(HARP)
+test-3517: deps $(HARP)
 	$(HARP) run --label-filter 'issue:3517' --haproxy '$(HAPROXY)' --trials $(TRIALS)
 
 ## test: unit tests, then the self-tests that run real suites on real builds
-test: vet unit selftest
+test: deps vet unit selftest
 
 vet:
 	$(GO) vet ./...
@@ -32,16 +35,16 @@ unit:
 
 # LABELS narrows the self-tests with a ginkgo label filter, e.g. LABELS=issue:3517
 selftest:
-	$(GO) test -count=1 -timeout 45m ./suites -ginkgo.v $(if $(LABELS),-ginkgo.label-filter='$(LABELS)')
+	$(GO) test -v -count=1 -timeout 45m ./suites -ginkgo.v $(if $(LABELS),-ginkgo.label-filter='$(LABELS)')
 
 ## bench: image build, start-to-verdict and per-reload timings for #3517
-bench: $(HARP)
+bench: deps $(HARP)
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench
 
 builds: $(HARP)
 	$(HARP) builds
 
-capture: $(HARP)
+capture: deps $(HARP)
 	$(HARP) capture --haproxy 'deb:bookworm deb:trixie deb:sid deb:experimental' --out fixtures/captures
 
 sweep: $(HARP)

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages harp needs when they are missing (make test
+# and make test-<issue> call this first, so a fresh machine needs nothing else).
+set -euo pipefail
+need=()
+command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
+command -v cc >/dev/null && command -v make >/dev/null || need+=(build-essential)
+command -v patch >/dev/null || need+=(patch)
+[ -e /usr/include/crypt.h ] || need+=(libcrypt-dev)
+[ -e /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "harp: installing ${need[*]}" >&2
+  if [ "$(id -u)" != 0 ]; then
+    echo "harp: these Debian packages are needed and harp is not root: ${need[*]}" >&2
+    exit 3
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if ! docker info >/dev/null 2>&1; then
+  echo "harp: Docker is not reachable (docker info failed); start the Docker engine" >&2
+  exit 3
+fi
