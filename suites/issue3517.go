@@ -56,7 +56,7 @@ func run3517(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	n, err := node.Start(ctx, env.Docker, node.Options{Image: env.Image, Config: cfg, RunID: env.RunID, Name: "node-3517"})
+	n, err := env.Start(ctx, node.Options{Image: env.Image, Config: cfg, RunID: env.RunID, Name: "node-3517"})
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}

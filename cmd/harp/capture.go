@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/moby/moby/client"
@@ -118,7 +119,7 @@ func capture(ctx context.Context, cli *client.Client, img *images.Image, runID, 
 		return err
 	}
 	// Reload while the connection keeps the old worker alive.
-	if err := n.Signal(ctx, "SIGUSR2"); err != nil {
+	if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
 		return err
 	}
 	var withOld string

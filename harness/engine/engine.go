@@ -36,6 +36,18 @@ func Connect(ctx context.Context) (*client.Client, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
+	if host := os.Getenv("DOCKER_HOST"); host != "" {
+		// testcontainers would quietly fall back to another engine when
+		// DOCKER_HOST does not answer; a user who names one means that one.
+		direct, err := client.New(client.FromEnv, client.WithAPIVersionNegotiation())
+		if err == nil {
+			_, err = direct.Ping(ctx, client.PingOptions{})
+			direct.Close()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("Docker is not reachable at DOCKER_HOST=%s: %w", host, err)
+		}
+	}
 	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("Docker is not reachable (DOCKER_HOST=%q): %w", os.Getenv("DOCKER_HOST"), err)

@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/moby/moby/api/types/container"
@@ -54,12 +55,12 @@ type Exchange struct {
 	Err     string    `json:"error,omitempty"`
 }
 
-// Node is a running HAProxy container.
+// Node is a running HAProxy master-worker instance: a container (Start), or
+// a local process (StartLocal, for baselines).
 type Node struct {
 	Name       string
 	Image      *images.Image
-	docker     *client.Client
-	c          *testcontainers.DockerContainer
+	be         backend
 	masterAddr string
 	statsAddr  string
 
@@ -99,10 +100,16 @@ func Start(ctx context.Context, docker *client.Client, o Options) (*Node, error)
 		}
 		return nil, fmt.Errorf("starting %s on %s: %w", o.Name, o.Image.Name, err)
 	}
-	n := &Node{Name: o.Name, Image: o.Image, docker: docker, c: c}
-	if n.masterAddr, err = n.endpoint(ctx, MasterPort); err == nil {
-		n.statsAddr, err = n.endpoint(ctx, StatsPort)
+	be := &containerBackend{docker: docker, c: c}
+	n := &Node{Name: o.Name, Image: o.Image, be: be}
+	if n.masterAddr, err = be.addr(ctx, MasterPort); err == nil {
+		n.statsAddr, err = be.addr(ctx, StatsPort)
 	}
+	return n.ready(ctx, o, err)
+}
+
+// ready waits for the first worker; on failure it stops the node.
+func (n *Node) ready(ctx context.Context, o Options, err error) (*Node, error) {
 	if err == nil {
 		err = n.waitReady(ctx, o.ReadyTimeout)
 	}
@@ -115,22 +122,14 @@ func Start(ctx context.Context, docker *client.Client, o Options) (*Node, error)
 }
 
 // Addr is the loopback address where a published container port is reached.
-func (n *Node) Addr(ctx context.Context, port string) (string, error) { return n.endpoint(ctx, port) }
-
-func (n *Node) endpoint(ctx context.Context, port string) (string, error) {
-	p, err := n.c.MappedPort(ctx, port)
-	if err != nil {
-		return "", err
-	}
-	return net.JoinHostPort("127.0.0.1", p.Port()), nil
-}
+func (n *Node) Addr(ctx context.Context, port string) (string, error) { return n.be.addr(ctx, port) }
 
 // waitReady polls the master CLI until it lists a current worker.
 func (n *Node) waitReady(ctx context.Context, timeout time.Duration) error {
 	var last error
 	err := Poll(ctx, timeout, 100*time.Millisecond, func() (bool, error) {
-		if st, err := n.State(ctx); err == nil && !st.Running {
-			return false, fmt.Errorf("the master exited with code %d", st.ExitCode)
+		if running, code, err := n.be.state(ctx); err == nil && !running {
+			return false, fmt.Errorf("the master exited with code %d", code)
 		}
 		procs, err := n.Procs(ctx)
 		if err != nil {
@@ -145,9 +144,6 @@ func (n *Node) waitReady(ctx context.Context, timeout time.Duration) error {
 	}
 	return err
 }
-
-// ID is the container id.
-func (n *Node) ID() string { return n.c.GetContainerID() }
 
 // Master runs a master CLI command.
 func (n *Node) Master(ctx context.Context, cmd string) (string, error) {
@@ -250,27 +246,14 @@ func (n *Node) Mark() int {
 	return len(n.transcript)
 }
 
-// Signal sends a signal to the master (PID 1 in the container).
-func (n *Node) Signal(ctx context.Context, sig string) error {
-	_, err := n.docker.ContainerKill(ctx, n.ID(), client.ContainerKillOptions{Signal: sig})
-	return err
-}
+// Signal sends a signal to the master.
+func (n *Node) Signal(ctx context.Context, sig syscall.Signal) error { return n.be.signal(ctx, sig) }
 
-// State is the container's state: running, or exited with a code.
-func (n *Node) State(ctx context.Context) (*container.State, error) {
-	return n.c.State(ctx)
-}
+// Running says whether the master still runs, else its exit code.
+func (n *Node) Running(ctx context.Context) (bool, int, error) { return n.be.state(ctx) }
 
 // Logs returns everything HAProxy wrote to stdout and stderr.
-func (n *Node) Logs(ctx context.Context) (string, error) {
-	rc, err := n.c.Logs(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(rc)
-	return string(b), err
-}
+func (n *Node) Logs(ctx context.Context) (string, error) { return n.be.logs(ctx) }
 
 // Exits lists the worker exits the master logged so far.
 func (n *Node) Exits(ctx context.Context) ([]cliout.WorkerExit, error) {
@@ -281,10 +264,8 @@ func (n *Node) Exits(ctx context.Context) ([]cliout.WorkerExit, error) {
 	return cliout.ParseWorkerExits(logs), nil
 }
 
-// Stop removes the container.
-func (n *Node) Stop(ctx context.Context) error {
-	return n.c.Terminate(ctx)
-}
+// Stop removes the node (container, or process group).
+func (n *Node) Stop(ctx context.Context) error { return n.be.stop(ctx) }
 
 func lastLines(s string, k int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 	"time"
 )
 
@@ -27,12 +28,12 @@ func (n *Node) Reload(ctx context.Context, timeout time.Duration) (Reload, error
 	}
 	r.OldPID = old
 	t0 := time.Now()
-	if err := n.Signal(ctx, "SIGUSR2"); err != nil {
+	if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
 		return r, fmt.Errorf("sending SIGUSR2: %w", err)
 	}
 	err = Poll(ctx, timeout, 50*time.Millisecond, func() (bool, error) {
-		if st, err := n.State(ctx); err == nil && !st.Running {
-			return false, fmt.Errorf("the master exited with code %d during the reload", st.ExitCode)
+		if running, code, err := n.Running(ctx); err == nil && !running {
+			return false, fmt.Errorf("the master exited with code %d during the reload", code)
 		}
 		procs, err := n.Procs(ctx)
 		if err != nil {

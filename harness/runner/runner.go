@@ -9,6 +9,7 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/scenario"
@@ -23,6 +24,9 @@ type Runner struct {
 	Builder *images.Builder
 	RunID   string
 	Trials  int // 0: each suite's default
+	// Local runs nodes as local processes (src: and bin: builds only): the
+	// baseline that `make bench` compares containers against.
+	Local bool
 }
 
 // Run runs every suite on every build, one build after another, and
@@ -53,7 +57,11 @@ func (r *Runner) RunOne(ctx context.Context, s *scenario.Scenario, img *images.I
 	if trials <= 0 {
 		trials = s.Trials
 	}
-	env := &scenario.Env{Docker: r.Docker, Image: img, RunID: r.RunID, Trials: trials, Logf: progress.Printf}
+	env := &scenario.Env{Docker: r.Docker, Image: img, RunID: r.RunID, Trials: trials, Logf: progress.Printf,
+		Start: func(ctx context.Context, o node.Options) (*node.Node, error) { return node.Start(ctx, r.Docker, o) }}
+	if r.Local {
+		env.Start = node.StartLocal
+	}
 	progress.Printf("#%s on %s: %d %s", s.ID, img.Name, trials, s.Noun)
 	t0 := time.Now()
 	out := s.Run(ctx, env)

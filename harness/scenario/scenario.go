@@ -11,6 +11,7 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/images"
 )
@@ -33,6 +34,9 @@ type Scenario struct {
 type Env struct {
 	Docker *client.Client
 	Image  *images.Image
+	// Start starts a node of Image: a container, or for baselines a local
+	// process. Suites start every node through it.
+	Start  func(ctx context.Context, o node.Options) (*node.Node, error)
 	RunID  string
 	Trials int
 	// Config is set by the run function to the config it rendered.

@@ -1,0 +1,183 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+)
+
+// backend is what runs the master: a container or a local process.
+type backend interface {
+	addr(ctx context.Context, port string) (string, error)
+	signal(ctx context.Context, sig syscall.Signal) error
+	state(ctx context.Context) (running bool, exitCode int, err error)
+	logs(ctx context.Context) (string, error)
+	stop(ctx context.Context) error
+}
+
+type containerBackend struct {
+	docker *client.Client
+	c      *testcontainers.DockerContainer
+}
+
+func (b *containerBackend) addr(ctx context.Context, port string) (string, error) {
+	p, err := b.c.MappedPort(ctx, port)
+	if err != nil {
+		return "", err
+	}
+	return net.JoinHostPort("127.0.0.1", p.Port()), nil
+}
+
+// signal goes to PID 1 of the container: the master.
+func (b *containerBackend) signal(ctx context.Context, sig syscall.Signal) error {
+	_, err := b.docker.ContainerKill(ctx, b.c.GetContainerID(), client.ContainerKillOptions{Signal: fmt.Sprint(int(sig))})
+	return err
+}
+
+func (b *containerBackend) state(ctx context.Context) (bool, int, error) {
+	st, err := b.c.State(ctx)
+	if err != nil {
+		return false, 0, err
+	}
+	return st.Running, st.ExitCode, nil
+}
+
+func (b *containerBackend) logs(ctx context.Context) (string, error) {
+	rc, err := b.c.Logs(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	return string(data), err
+}
+
+func (b *containerBackend) stop(ctx context.Context) error { return b.c.Terminate(ctx) }
+
+// processBackend runs the master as a local process in its own process
+// group, for baselines that measure what the container costs.
+type processBackend struct {
+	cmd   *exec.Cmd
+	dir   string
+	ports map[string]string
+	out   lockedBuffer
+	done  chan struct{}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// StartLocal runs the image's host binary (src: and bin: builds) as a local
+// master-worker process, with the stats socket and master CLI moved to free
+// loopback ports. The config's own listeners bind as written.
+func StartLocal(ctx context.Context, o Options) (*Node, error) {
+	if o.ReadyTimeout == 0 {
+		o.ReadyTimeout = 30 * time.Second
+	}
+	if o.Image.HostBinary == "" {
+		return nil, fmt.Errorf("%s has no binary on this machine (deb: builds run only in containers)", o.Image.Name)
+	}
+	const statsLine = "stats socket ipv4@0.0.0.0:9998"
+	if !strings.Contains(o.Config, statsLine) {
+		return nil, fmt.Errorf("config has no %q line to move", statsLine)
+	}
+	b := &processBackend{ports: map[string]string{}, done: make(chan struct{})}
+	for _, p := range []string{MasterPort, StatsPort} {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		b.ports[p] = net.JoinHostPort("127.0.0.1", port)
+	}
+	dir, err := os.MkdirTemp("", "harp-local-")
+	if err != nil {
+		return nil, err
+	}
+	b.dir = dir
+	cfg := strings.Replace(o.Config, statsLine, "stats socket ipv4@"+b.ports[StatsPort], 1)
+	cfgPath := filepath.Join(dir, "haproxy.cfg")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		return nil, err
+	}
+	b.cmd = exec.Command(o.Image.HostBinary, "-W", "-db", "-f", cfgPath, "-S", "ipv4@"+b.ports[MasterPort])
+	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.out
+	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := b.cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	go func() { b.cmd.Wait(); close(b.done) }()
+	n := &Node{Name: o.Name, Image: o.Image, be: b, masterAddr: b.ports[MasterPort], statsAddr: b.ports[StatsPort]}
+	return n.ready(ctx, o, nil)
+}
+
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	_, port, err := net.SplitHostPort(l.Addr().String())
+	return port, err
+}
+
+func (b *processBackend) addr(_ context.Context, port string) (string, error) {
+	if a, ok := b.ports[port]; ok {
+		return a, nil
+	}
+	return "", fmt.Errorf("a local node publishes no port %s", port)
+}
+
+func (b *processBackend) signal(_ context.Context, sig syscall.Signal) error {
+	return b.cmd.Process.Signal(sig)
+}
+
+func (b *processBackend) state(context.Context) (bool, int, error) {
+	select {
+	case <-b.done:
+		return false, b.cmd.ProcessState.ExitCode(), nil
+	default:
+		return true, 0, nil
+	}
+}
+
+func (b *processBackend) logs(context.Context) (string, error) { return b.out.String(), nil }
+
+// stop ends the whole process group (master and workers).
+func (b *processBackend) stop(ctx context.Context) error {
+	defer os.RemoveAll(b.dir)
+	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-b.done:
+	case <-time.After(5 * time.Second):
+		syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+		<-b.done
+	}
+	return nil
+}
