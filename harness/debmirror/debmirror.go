@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -147,12 +148,33 @@ func (m *Mirror) Update(ctx context.Context, maxAge time.Duration) error {
 }
 
 // Builds lists every haproxy binary build the mirror serves, newest first.
+// The answer is kept until the package lists are next refreshed.
 func (m *Mirror) Builds(ctx context.Context) ([]Build, error) {
+	cache := filepath.Join(m.Dir, "builds.json")
+	if fresh(cache, filepath.Join(m.Dir, "updated")) {
+		var bs []Build
+		if data, err := os.ReadFile(cache); err == nil && json.Unmarshal(data, &bs) == nil && len(bs) > 0 {
+			return bs, nil
+		}
+	}
 	out, err := m.apt(ctx, "apt-cache", "madison", Package)
 	if err != nil {
 		return nil, err
 	}
-	return sortBuilds(ctx, parseMadison(string(out), "Packages"))
+	bs, err := sortBuilds(ctx, parseMadison(string(out), "Packages"))
+	if err == nil {
+		if data, e := json.Marshal(bs); e == nil {
+			os.WriteFile(cache, data, 0o644)
+		}
+	}
+	return bs, err
+}
+
+// fresh says whether path was written after stamp.
+func fresh(path, stamp string) bool {
+	a, err1 := os.Stat(path)
+	b, err2 := os.Stat(stamp)
+	return err1 == nil && err2 == nil && !a.ModTime().Before(b.ModTime())
 }
 
 // parseMadison reads `apt-cache madison` lines of the given index kind
