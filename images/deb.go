@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
+	"time"
 
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/spec"
@@ -47,7 +49,11 @@ func (b *Builder) deb(ctx context.Context, s spec.Spec) (*Image, error) {
 		base, tarball}
 	args = append(args, sources...)
 	done := progress.Start("building image for deb:%s (haproxy %s from Debian %s)", s.Target, build.Version, build.Suite)
-	out, err := exec.CommandContext(ctx, "mmdebstrap", args...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, "mmdebstrap", args...)
+	// On interrupt, let mmdebstrap unmount and remove its temporary root.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 30 * time.Second
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		done(err)
 		return nil, fmt.Errorf("mmdebstrap for haproxy %s (%s): %v\n%s", build.Version, build.Suite, err, lastLines(out, 25))

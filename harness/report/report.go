@@ -118,6 +118,7 @@ func Markdown(run Run) string {
 	for _, r := range run.Results {
 		fmt.Fprintf(&b, "\n## #%s on %s: %s\n\n", r.Suite, r.Name, r.Verdict)
 		fmt.Fprintf(&b, "%s: %s\n\n", r.Upstream, r.Title)
+		fmt.Fprintf(&b, "Reproduce with harp: `make test-%s HAPROXY='%s'`\n\n", r.Suite, r.Build)
 		fmt.Fprintf(&b, "- Build spec: `%s`\n- HAProxy version: %s\n- Image: `%s`\n- Verdict: **%s** (%s)\n- Trials: %d run, %d violated the expectation\n- Duration: %.1f s\n- Evidence: `%s/`\n\n",
 			r.Build, r.Version, r.Image, r.Verdict, r.Reason, r.TrialsRun, r.TrialsViolated, r.DurationS, evidenceDir(r))
 		if r.VV != "" {
