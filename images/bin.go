@@ -5,20 +5,21 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/debmirror"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/text"
 )
 
 // bin packs an existing binary and the shared libraries ldd says it needs.
@@ -114,7 +115,7 @@ func sharedLibs(ctx context.Context, path string) ([]string, error) {
 	// not list it, HAProxy needs it.
 	for _, l := range libs {
 		if filepath.Base(l) == "libc.so.6" {
-			if extra := filepath.Join(filepath.Dir(l), "libgcc_s.so.1"); !contains(libs, extra) {
+			if extra := filepath.Join(filepath.Dir(l), "libgcc_s.so.1"); !slices.Contains(libs, extra) {
 				if _, err := os.Stat(extra); err == nil {
 					libs = append(libs, extra)
 				}
@@ -124,15 +125,6 @@ func sharedLibs(ctx context.Context, path string) ([]string, error) {
 	}
 	sort.Strings(libs)
 	return libs, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func writeRootfs(w io.Writer, binary string, libs []string) error {
@@ -189,25 +181,6 @@ func writeRootfs(w io.Writer, binary string, libs []string) error {
 	return tw.Close()
 }
 
-func fileSum(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
+func fileSum(path string) (string, error) { return debmirror.FileSHA256(path) }
 
-func readAll(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
-
-func lastLines(b []byte, n int) string {
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
+func lastLines(b []byte, n int) string { return text.LastLines(string(b), n) }

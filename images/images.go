@@ -8,12 +8,15 @@ package images
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
@@ -31,7 +34,7 @@ const Binary = "/usr/sbin/haproxy"
 
 // recipe changes whenever the way images are made changes, so old images
 // are not reused for new recipes.
-const recipe = "harp-image-v1"
+const recipe = "harp-image-v2"
 
 // Image is a built HAProxy image.
 type Image struct {
@@ -62,7 +65,7 @@ func (b *Builder) Mirror(ctx context.Context) (*debmirror.Mirror, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := m.Update(ctx, 6*60*60*1e9); err != nil {
+	if err := m.Update(ctx, 6*time.Hour); err != nil {
 		return nil, err
 	}
 	b.mirror = m
@@ -95,26 +98,27 @@ func (b *Builder) lookup(ctx context.Context, s spec.Spec, tag string) (*Image, 
 	if res.Config != nil {
 		labels = res.Config.Labels
 	}
-	if labels["harp.vv"] == "" {
+	vvb, err := base64.StdEncoding.DecodeString(labels["harp.vv"])
+	if err != nil || len(vvb) == 0 {
 		return nil, nil // not one of ours, or incomplete: rebuild
 	}
-	return &Image{Spec: s, Tag: tag, VV: labels["harp.vv"], Version: VersionOf(labels["harp.vv"]),
-		Name: displayName(s, VersionOf(labels["harp.vv"])), Reused: true}, nil
+	vv := string(vvb)
+	return &Image{Spec: s, Tag: tag, VV: vv, Version: VersionOf(vv), Name: displayName(s, VersionOf(vv)), Reused: true}, nil
 }
 
 // importTar imports a root filesystem tarball as the image tag.
 func (b *Builder) importTar(ctx context.Context, s spec.Spec, tag, vv string, tarball *os.File) (*Image, error) {
 	changes := []string{"LABEL " + engine.LabelHarp + "=1"}
-	for k, v := range map[string]string{"harp.spec": s.String(), "harp.vv": vv} {
-		changes = append(changes, fmt.Sprintf("LABEL %s=%q", k, v))
-	}
+	// -vv has newlines and quotes: a label keeps it base64-encoded.
+	changes = append(changes, fmt.Sprintf("LABEL harp.spec=%q", s.String()),
+		"LABEL harp.vv="+base64.StdEncoding.EncodeToString([]byte(vv)))
 	res, err := b.Docker.ImageImport(ctx, client.ImageImportSource{Source: tarball, SourceName: "-"}, tag,
 		client.ImageImportOptions{Changes: changes, Message: "harp " + s.String()})
 	if err != nil {
 		return nil, fmt.Errorf("importing image %s: %w", tag, err)
 	}
 	defer res.Close()
-	if _, err := readAll(res); err != nil {
+	if _, err := io.ReadAll(res); err != nil {
 		return nil, fmt.Errorf("importing image %s: %w", tag, err)
 	}
 	v := VersionOf(vv)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/spec"
@@ -121,6 +122,9 @@ func (b *Builder) compile(ctx context.Context, s spec.Spec, source string, patch
 	done := progress.StartWith(func() string { return objectsBuilt(dir) }, "compiling %s (make %s %s)", s.Raw, jobs, strings.Join(makeArgs, " "))
 	cmd := exec.CommandContext(ctx, "make", append([]string{"-C", dir, jobs}, makeArgs...)...)
 	cmd.Stdout, cmd.Stderr = log, log
+	// On interrupt, stop make and the compilers it started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	err = cmd.Run()
 	done(err)
 	if err != nil {

@@ -4,7 +4,9 @@ package suites
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -75,8 +77,8 @@ func run3517(ctx context.Context, env *scenario.Env) verdict.Outcome {
 			return out
 		}
 		env.Logf("#3517 on %s: reload %d of %d: %s", env.Image.Name, i, env.Trials, trialSummary(t))
-		if t.Unmet != "" && strings.HasPrefix(t.Unmet, "current worker") {
-			break // the node is gone: later rounds would say nothing new
+		if running, _, err := n.Running(ctx); err == nil && !running {
+			break // the master is gone: later rounds would say nothing new
 		}
 	}
 	return out
@@ -133,8 +135,8 @@ func reloadRound(ctx context.Context, n *node.Node, round int) (t verdict.Trial,
 			t.Unmet = fmt.Sprintf("set table %s refused: %s", table, strings.TrimSpace(out))
 			return t, nil
 		}
-		if lost := checkMarker(ctx, n, old, table, nil); lost != "" {
-			t.Unmet = "before reload: " + lost
+		if m := readMarker(ctx, n, old, table); !m.ok() {
+			t.Unmet = fmt.Sprintf("before reload: %s: %s", table, m)
 			return t, nil
 		}
 	}
@@ -165,60 +167,113 @@ func reloadRound(ctx context.Context, n *node.Node, round int) (t verdict.Trial,
 		t.Unmet = "after reload: " + unmet
 		return t, nil
 	}
-	oldCrash, died := exitsOf(ctx, n, r.OldPID)
-	if died != "" {
-		t.Unmet = died
-		return t, nil
-	}
 
 	// Expectation: both tables still hold the marker with gpc0=1.
-	var lost, wrong []string
-	tables := map[string]cliout.Table{}
+	f := roundFacts{OldPID: r.OldPID, OldExited: r.OldExited, Markers: map[string]marker{}}
 	for _, s := range sections3517 {
 		table := s.Name + "/" + markerTable
-		switch msg := checkMarker(ctx, n, r.NewPID, table, tables); {
-		case msg == "":
-		case strings.HasSuffix(msg, " lost"):
-			lost = append(lost, table)
-		default:
-			wrong = append(wrong, msg)
-		}
+		f.Markers[table] = readMarker(ctx, n, r.NewPID, table)
 	}
-	t.Evidence["tables_after"] = tables
-	if len(lost) > 0 {
-		t.Violation = strings.Join(lost, " and ") + " lost"
+	t.Evidence["markers_after"] = f.Markers
+	// Exits are read after the tables, so a crash during the checks is seen.
+	f.OldCrash, f.Died = exitsOf(ctx, n, r.OldPID)
+	if f.OldCrash != "" {
+		t.Notes = append(t.Notes, f.OldCrash)
 	}
-	if len(wrong) > 0 {
-		t.Violation = strings.TrimPrefix(t.Violation+"; "+strings.Join(wrong, "; "), "; ")
-	}
-	if oldCrash != "" {
-		t.Notes = append(t.Notes, oldCrash)
-		if t.Violation != "" {
-			// A crash while teaching also loses tables: this round cannot
-			// tell the issue from the crash.
-			t.Unmet = fmt.Sprintf("%s, and %s: the loss may come from the crash", oldCrash, t.Violation)
-			t.Violation = ""
-		} else {
-			t.Remark = "old worker crashed after teaching its tables"
-		}
-	}
+	t.Violation, t.Unmet, t.Remark = judge(f)
 	return t, nil
 }
 
+// marker is what `show table` said of the marker in one table.
+type marker struct {
+	Present bool   `json:"present"`
+	GPC0    string `json:"gpc0,omitempty"`
+	Err     string `json:"error,omitempty"` // the table could not be read
+}
+
+func (m marker) ok() bool { return m.Err == "" && m.Present && m.GPC0 == "1" }
+
+func (m marker) String() string {
+	switch {
+	case m.Err != "":
+		return m.Err
+	case !m.Present:
+		return "marker absent"
+	}
+	return "gpc0=" + m.GPC0
+}
+
+// roundFacts is what one round observed after the reload.
+type roundFacts struct {
+	OldPID    int
+	OldExited bool
+	OldCrash  string // the old worker died on a signal
+	Died      string // the current worker died
+	Markers   map[string]marker
+}
+
+// judge decides one round from its facts: a violation of the expectation,
+// an unmet precondition, or a remark that does not change the verdict.
+func judge(f roundFacts) (violation, unmet, remark string) {
+	var tables []string
+	for t := range f.Markers {
+		tables = append(tables, t)
+	}
+	sort.Strings(tables)
+	var lost, wrong []string
+	for _, t := range tables {
+		m := f.Markers[t]
+		switch {
+		case m.Err != "":
+			return "", fmt.Sprintf("after reload: %s could not be read: %s", t, m.Err), ""
+		case !m.Present:
+			lost = append(lost, t)
+		case m.GPC0 != "1":
+			wrong = append(wrong, fmt.Sprintf("%s gpc0=%s (want 1)", t, m.GPC0))
+		}
+	}
+	switch {
+	case f.Died != "":
+		return "", f.Died, ""
+	case !f.OldExited:
+		return "", fmt.Sprintf("old worker %d still running %s after SIGUSR2: how it ended cannot be judged", f.OldPID, reloadTimeout), ""
+	case len(tables) > 0 && len(lost) == len(tables):
+		// #3517 is one section taught and another not; losing every table
+		// means no teaching happened at all, which has other causes.
+		return "", "every marker lost: the old process taught no section, which is not this issue's signature", ""
+	}
+	if len(lost) > 0 {
+		violation = strings.Join(lost, " and ") + " lost"
+	}
+	if len(wrong) > 0 {
+		violation = strings.TrimPrefix(violation+"; "+strings.Join(wrong, "; "), "; ")
+	}
+	if f.OldCrash != "" {
+		if violation != "" {
+			// A crash while teaching loses tables too: this round cannot
+			// tell the issue from the crash.
+			return "", fmt.Sprintf("%s, and %s: the loss may come from the crash", f.OldCrash, violation), ""
+		}
+		remark = "old worker crashed after teaching its tables"
+	}
+	return violation, "", remark
+}
+
 // waitResync polls `show peers` on a worker until both sections report
-// their initial resync finished.
+// their initial resync finished. CLI errors are retried until the deadline.
 func waitResync(ctx context.Context, n *node.Node, pid int) ([]cliout.PeersSection, string) {
 	var secs []cliout.PeersSection
-	pending := ""
+	pending, lastErr := "", ""
 	err := node.Poll(ctx, resyncTimeout, 100*time.Millisecond, func() (bool, error) {
 		raw, err := n.Worker(ctx, pid, "show peers")
+		if err == nil {
+			secs, err = cliout.ParsePeers(raw)
+		}
 		if err != nil {
-			return false, err
+			lastErr = err.Error()
+			return false, nil
 		}
-		if secs, err = cliout.ParsePeers(raw); err != nil {
-			return false, err
-		}
-		pending = ""
+		pending, lastErr = "", ""
 		for _, want := range sections3517 {
 			s, ok := cliout.FindSection(secs, want.Name)
 			if !ok {
@@ -231,41 +286,36 @@ func waitResync(ctx context.Context, n *node.Node, pid int) ([]cliout.PeersSecti
 		}
 		return true, nil
 	})
-	if err != nil && pending != "" {
+	switch {
+	case err == nil:
+		return secs, ""
+	case errors.Is(err, node.ErrDeadline) && lastErr != "":
+		return secs, fmt.Sprintf("show peers on worker %d kept failing for %s: %s", pid, resyncTimeout, lastErr)
+	case errors.Is(err, node.ErrDeadline) && pending != "":
 		return secs, pending
 	}
-	if err != nil {
-		return secs, err.Error()
-	}
-	return secs, ""
+	return secs, err.Error()
 }
 
-// checkMarker says what is wrong with the marker in a table ("" if it is
-// there with gpc0=1), and keeps the parsed table in seen.
-func checkMarker(ctx context.Context, n *node.Node, pid int, table string, seen map[string]cliout.Table) string {
+// readMarker reads the marker entry of one table on one worker.
+func readMarker(ctx context.Context, n *node.Node, pid int, table string) marker {
 	raw, err := n.Worker(ctx, pid, "show table "+table)
 	if err != nil {
-		return fmt.Sprintf("show table %s: %v", table, err)
+		return marker{Err: fmt.Sprintf("show table %s: %v", table, err)}
 	}
 	tb, err := cliout.ParseTable(raw)
 	if err != nil {
-		return err.Error()
-	}
-	if seen != nil {
-		seen[table] = tb
+		return marker{Err: err.Error()}
 	}
 	e, ok := tb.Lookup(markerKey)
 	if !ok {
-		return table + " lost"
+		return marker{}
 	}
-	if e.Data["gpc0"] != "1" {
-		return fmt.Sprintf("%s gpc0=%s (want 1)", table, e.Data["gpc0"])
-	}
-	return ""
+	return marker{Present: true, GPC0: e.Data["gpc0"]}
 }
 
-// exitsOf reads the master's log for this round: whether the old worker
-// died on a signal during its soft-stop, and whether a current worker died.
+// exitsOf reads the master's log: whether the old worker died on a signal
+// during its soft-stop, and whether a current worker died.
 func exitsOf(ctx context.Context, n *node.Node, oldPID int) (oldCrash, died string) {
 	exits, err := n.Exits(ctx)
 	if err != nil {

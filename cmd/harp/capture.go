@@ -27,10 +27,12 @@ import (
 // worker still alive), show peers, show table, and the master's log around
 // a reload and a worker crash.
 func cmdCapture(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("capture", flag.ExitOnError)
+	fs := flag.NewFlagSet("capture", flag.ContinueOnError)
 	builds := fs.String("haproxy", "deb:latest", "build specs")
 	out := fs.String("out", "fixtures/captures", "output directory")
-	fs.Parse(args)
+	if !flags(fs, args) {
+		return 3
+	}
 	specs, err := spec.ParseList(*builds)
 	if err != nil {
 		return fail("%v", err)
@@ -69,23 +71,22 @@ func capture(ctx context.Context, cli *client.Client, img *images.Image, runID, 
 		return err
 	}
 	files := map[string]string{"haproxy-vv.txt": img.VV, "haproxy.cfg": cfg}
-	save := func(name, out string, err error) error {
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+	// save(name)(output, err) keeps one command's output as a capture file.
+	save := func(name string) func(string, error) error {
+		return func(out string, err error) error {
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			files[name] = out
+			return nil
 		}
-		files[name] = out
-		return nil
-	}
-	save2 := func(name string, f func() (string, error)) error {
-		out, err := f()
-		return save(name, out, err)
 	}
 	pid, err := n.CurrentWorker(ctx)
 	if err != nil {
 		return err
 	}
 	w := func(cmd string) (string, error) { return n.Worker(ctx, pid, cmd) }
-	if err := save2("show-info.txt", func() (string, error) { return w("show info") }); err != nil {
+	if err := save("show-info.txt")(w("show info")); err != nil {
 		return err
 	}
 	for _, k := range []string{"192.0.2.1", "192.0.2.2"} {
@@ -106,16 +107,16 @@ func capture(ctx context.Context, cli *client.Client, img *images.Image, runID, 
 	// The held connection reaches the stats socket: ask something so the
 	// session is established end to end.
 	fmt.Fprintf(conn, "prompt\n")
-	if err := save2("show-peers.txt", func() (string, error) { return w("show peers") }); err != nil {
+	if err := save("show-peers.txt")(w("show peers")); err != nil {
 		return err
 	}
-	if err := save2("show-table.txt", func() (string, error) { return w("show table cluster/counters") }); err != nil {
+	if err := save("show-table.txt")(w("show table cluster/counters")); err != nil {
 		return err
 	}
-	if err := save2("show-table-list.txt", func() (string, error) { return w("show table") }); err != nil {
+	if err := save("show-table-list.txt")(w("show table")); err != nil {
 		return err
 	}
-	if err := save2("show-proc.txt", func() (string, error) { return n.Master(ctx, "show proc") }); err != nil {
+	if err := save("show-proc.txt")(n.Master(ctx, "show proc")); err != nil {
 		return err
 	}
 	// Reload while the connection keeps the old worker alive.
@@ -136,7 +137,7 @@ func capture(ctx context.Context, cli *client.Client, img *images.Image, runID, 
 	if err != nil {
 		return err
 	}
-	if err := save2("show-peers-after-reload.txt", func() (string, error) { return n.Worker(ctx, newPID, "show peers") }); err != nil {
+	if err := save("show-peers-after-reload.txt")(n.Worker(ctx, newPID, "show peers")); err != nil {
 		return err
 	}
 	conn.Close()
@@ -158,7 +159,7 @@ func capture(ctx context.Context, cli *client.Client, img *images.Image, runID, 
 		return false, err
 	})
 	logs, err := n.Logs(ctx)
-	if err := save("master-log.txt", logs, err); err != nil {
+	if err := save("master-log.txt")(logs, err); err != nil {
 		return err
 	}
 	for name, content := range files {

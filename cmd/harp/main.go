@@ -11,13 +11,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/moby/moby/client"
 
+	"github.com/harp-project/harp/harness/cache"
 	"github.com/harp-project/harp/harness/engine"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/report"
@@ -61,7 +61,7 @@ func main() {
 		code = cmdBuilds(ctx)
 	case "suites":
 		for _, s := range scenario.All() {
-			fmt.Printf("#%-6s %-40s %s\n", s.ID, strings.Join(s.Labels, ","), s.Title)
+			fmt.Printf("#%-6s %-30s %-12s %s\n", s.ID, strings.Join(s.Labels, ","), s.Owner, s.Title)
 		}
 	case "capture":
 		code = cmdCapture(ctx, os.Args[2:])
@@ -69,6 +69,7 @@ func main() {
 		code = cmdSweep(ctx, os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
+		code = 3 // asked for help: no verdict
 	default:
 		fmt.Fprintf(os.Stderr, "harp: unknown command %q\n\n%s", os.Args[1], usage)
 		code = 3
@@ -81,16 +82,18 @@ func fail(format string, args ...any) int {
 	return verdict.Error.ExitCode()
 }
 
-// cacheDir holds apt lists, downloads and source builds.
-func cacheDir() string {
-	if d := os.Getenv("HARP_CACHE"); d != "" {
-		return d
+// flags parses a command's flags; usage errors exit 3 (ERROR), never
+// 0 or 2, which a caller would read as PASS or INCONCLUSIVE.
+func flags(fs *flag.FlagSet, args []string) bool {
+	fs.SetOutput(os.Stderr)
+	if err := fs.Parse(args); err != nil {
+		return false
 	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		d = os.TempDir()
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "harp %s: unexpected argument %q (build specs go in --haproxy)\n", fs.Name(), fs.Arg(0))
+		return false
 	}
-	return filepath.Join(d, "harp")
+	return true
 }
 
 // setup connects to Docker, sweeps what dead runs left and makes a builder.
@@ -102,19 +105,21 @@ func setup(ctx context.Context) (*client.Client, *images.Builder, error) {
 	if n, err := engine.Sweep(ctx, docker, false); err == nil && n > 0 {
 		progress.Printf("swept %d container(s)/network(s) left by killed runs", n)
 	}
-	if err := os.MkdirAll(cacheDir(), 0o755); err != nil {
+	if err := os.MkdirAll(cache.Dir(), 0o755); err != nil {
 		return nil, nil, err
 	}
-	return docker, &images.Builder{Docker: docker, Cache: cacheDir()}, nil
+	return docker, &images.Builder{Docker: docker, Cache: cache.Dir()}, nil
 }
 
 func cmdRun(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("run", flag.ExitOnError)
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	filter := fs.String("label-filter", "", "ginkgo label filter selecting suites (e.g. issue:3517)")
 	builds := fs.String("haproxy", "deb:latest", "build specs")
 	trials := fs.Int("trials", 0, "trials per suite (0: the suite's default)")
 	reports := fs.String("reports", "reports", "directory for reports")
-	fs.Parse(args)
+	if !flags(fs, args) {
+		return 3
+	}
 	if *filter == "" {
 		return fail("run: --label-filter is required (e.g. --label-filter issue:3517)")
 	}
@@ -148,9 +153,11 @@ func cmdRun(ctx context.Context, args []string) int {
 }
 
 func cmdImages(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("images", flag.ExitOnError)
+	fs := flag.NewFlagSet("images", flag.ContinueOnError)
 	builds := fs.String("haproxy", "deb:latest", "build specs")
-	fs.Parse(args)
+	if !flags(fs, args) {
+		return 3
+	}
 	specs, err := spec.ParseList(*builds)
 	if err != nil {
 		return fail("%v", err)
@@ -173,7 +180,7 @@ func cmdImages(ctx context.Context, args []string) int {
 }
 
 func cmdBuilds(ctx context.Context) int {
-	b := &images.Builder{Cache: cacheDir()}
+	b := &images.Builder{Cache: cache.Dir()}
 	m, err := b.Mirror(ctx)
 	if err != nil {
 		return fail("%v", err)
@@ -189,9 +196,11 @@ func cmdBuilds(ctx context.Context) int {
 }
 
 func cmdSweep(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("sweep", flag.ExitOnError)
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	all := fs.Bool("all", false, "remove every harp container and network, even of live runs")
-	fs.Parse(args)
+	if !flags(fs, args) {
+		return 3
+	}
 	docker, err := engine.Connect(ctx)
 	if err != nil {
 		return fail("%v", err)

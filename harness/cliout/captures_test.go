@@ -89,6 +89,11 @@ func TestCapturedShowPeers(t *testing.T) {
 			if !ok || len(secs) != 1 || s.Disabled {
 				t.Fatalf("sections = %+v", secs)
 			}
+			// The local resync is done at once (no old process); the remote
+			// one waits for the unreachable remote peer: not finished.
+			if s.Flags&PeersResyncLocalFinished == 0 || s.ResyncFinished() {
+				t.Errorf("flags = 0x%x: want local resync finished, remote pending", s.Flags)
+			}
 			local, ok := s.Local()
 			if !ok || local.Name != "harp" || local.Addr != "127.0.0.1:10000" || local.LastStatus != "NONE" || local.LastHdshk != "<NEVER>" {
 				t.Errorf("local peer = %+v", local)
@@ -109,8 +114,8 @@ func TestCapturedShowPeers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s, ok := FindSection(after, "cluster"); !ok || len(s.Peers) != 2 {
-				t.Errorf("after reload: %+v", after)
+			if s, ok := FindSection(after, "cluster"); !ok || len(s.Peers) != 2 || s.ResyncFinished() {
+				t.Errorf("after reload (new worker still learning): %+v", after)
 			}
 		})
 	}

@@ -4,7 +4,6 @@
 package debmirror
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/text"
 )
 
 // Package is the Debian source and binary package name harp builds from.
@@ -134,9 +134,13 @@ func (m *Mirror) apt(ctx context.Context, tool string, args ...string) ([]byte, 
 
 // Update refreshes the package lists when they are older than maxAge.
 func (m *Mirror) Update(ctx context.Context, maxAge time.Duration) error {
+	// The stamp names the mirror the lists came from: another mirror
+	// (HARP_DEBIAN_MIRROR) means other lists.
 	stamp := filepath.Join(m.Dir, "updated")
 	if st, err := os.Stat(stamp); err == nil && time.Since(st.ModTime()) < maxAge {
-		return nil
+		if from, _ := os.ReadFile(stamp); string(from) == m.URL {
+			return nil
+		}
 	}
 	done := progress.Start("refreshing Debian package lists from %s (%s)", m.URL, strings.Join(spec.DebSuites, ", "))
 	_, err := m.apt(ctx, "apt-get", "update")
@@ -144,7 +148,7 @@ func (m *Mirror) Update(ctx context.Context, maxAge time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("Debian mirror %s not usable: %w", m.URL, err)
 	}
-	return os.WriteFile(stamp, nil, 0o644)
+	return os.WriteFile(stamp, []byte(m.URL), 0o644)
 }
 
 // Builds lists every haproxy binary build the mirror serves, newest first.
@@ -262,7 +266,7 @@ func (m *Mirror) FetchOrig(ctx context.Context, version string) (string, error) 
 		return "", fmt.Errorf("Debian source for haproxy %s has no orig tarball:\n%s", version, tail(out, 10))
 	}
 	dest := filepath.Join(m.Dir, "src", mm[2])
-	if sum, _ := fileSHA256(dest); sum == mm[3] {
+	if sum, _ := FileSHA256(dest); sum == mm[3] {
 		return dest, nil
 	}
 	done := progress.Start("downloading %s", mm[2])
@@ -275,7 +279,8 @@ func (m *Mirror) FetchOrig(ctx context.Context, version string) (string, error) 
 	return dest, nil
 }
 
-func fileSHA256(path string) (string, error) {
+// FileSHA256 is the hex SHA-256 of a file's contents.
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -288,14 +293,4 @@ func fileSHA256(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func tail(b []byte, n int) string {
-	var lines []string
-	sc := bufio.NewScanner(strings.NewReader(string(b)))
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
+func tail(b []byte, n int) string { return text.LastLines(string(b), n) }

@@ -20,11 +20,14 @@ const (
 	LabelHarp = "harp"     // always "1"
 	LabelRun  = "harp.run" // the run id
 	LabelPID  = "harp.pid" // pid of the harp process that owns it
+	// LabelPIDNS names the owner's pid namespace: a pid means something
+	// only there (harp may run in a container beside another harp).
+	LabelPIDNS = "harp.pidns"
 )
 
 // Labels returns the labels for an object owned by this process and run.
 func Labels(runID string) map[string]string {
-	return map[string]string{LabelHarp: "1", LabelRun: runID, LabelPID: strconv.Itoa(os.Getpid())}
+	return map[string]string{LabelHarp: "1", LabelRun: runID, LabelPID: strconv.Itoa(os.Getpid()), LabelPIDNS: pidNS()}
 }
 
 // Connect returns a client for the local Docker engine, or an error that
@@ -76,7 +79,7 @@ func sweep(ctx context.Context, cli *client.Client, f client.Filters, all bool) 
 		return 0, fmt.Errorf("listing harp containers: %w", err)
 	}
 	for _, c := range cs.Items {
-		if !all && ownerAlive(c.Labels[LabelPID]) {
+		if !all && ownerAlive(c.Labels) {
 			continue
 		}
 		if _, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err == nil {
@@ -88,7 +91,7 @@ func sweep(ctx context.Context, cli *client.Client, f client.Filters, all bool) 
 		return n, fmt.Errorf("listing harp networks: %w", err)
 	}
 	for _, nw := range ns.Items {
-		if !all && ownerAlive(nw.Labels[LabelPID]) {
+		if !all && ownerAlive(nw.Labels) {
 			continue
 		}
 		if _, err := cli.NetworkRemove(ctx, nw.ID, client.NetworkRemoveOptions{}); err == nil {
@@ -98,8 +101,18 @@ func sweep(ctx context.Context, cli *client.Client, f client.Filters, all bool) 
 	return n, nil
 }
 
-func ownerAlive(pid string) bool {
-	p, err := strconv.Atoi(pid)
+func pidNS() string {
+	ns, _ := os.Readlink("/proc/self/ns/pid")
+	return ns
+}
+
+// ownerAlive says whether the harp process that owns an object may still
+// run. Owners in another pid namespace cannot be checked: they count as alive.
+func ownerAlive(labels map[string]string) bool {
+	if labels[LabelPIDNS] != pidNS() {
+		return true
+	}
+	p, err := strconv.Atoi(labels[LabelPID])
 	if err != nil || p <= 0 {
 		return false
 	}

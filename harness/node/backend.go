@@ -123,6 +123,7 @@ func StartLocal(ctx context.Context, o Options) (*Node, error) {
 	cfg := strings.Replace(o.Config, statsLine, "stats socket ipv4@"+b.ports[StatsPort], 1)
 	cfgPath := filepath.Join(dir, "haproxy.cfg")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
 	b.cmd = exec.Command(o.Image.HostBinary, "-W", "-db", "-f", cfgPath, "-S", "ipv4@"+b.ports[MasterPort])

@@ -24,6 +24,7 @@ import (
 
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/engine"
+	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/images"
 )
 
@@ -116,7 +117,7 @@ func (n *Node) ready(ctx context.Context, o Options, err error) (*Node, error) {
 	if err != nil {
 		logs, _ := n.Logs(context.WithoutCancel(ctx))
 		n.Stop(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("%s on %s did not become ready: %w\nlast log lines:\n%s", o.Name, o.Image.Name, err, lastLines(logs, 15))
+		return nil, fmt.Errorf("%s on %s did not become ready: %w\nlast log lines:\n%s", o.Name, o.Image.Name, err, text.LastLines(logs, 15))
 	}
 	return n, nil
 }
@@ -266,11 +267,3 @@ func (n *Node) Exits(ctx context.Context) ([]cliout.WorkerExit, error) {
 
 // Stop removes the node (container, or process group).
 func (n *Node) Stop(ctx context.Context) error { return n.be.stop(ctx) }
-
-func lastLines(s string, k int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > k {
-		lines = lines[len(lines)-k:]
-	}
-	return strings.Join(lines, "\n")
-}

@@ -30,6 +30,7 @@ type Result struct {
 	TrialsViolated int             `json:"trials_violated"`
 	Reason         string          `json:"reason"`
 	DurationS      float64         `json:"duration_s"`
+	Evidence       string          `json:"evidence_dir,omitempty"` // under the run's directory
 
 	Noun   string          `json:"-"`
 	VV     string          `json:"-"`
@@ -66,15 +67,11 @@ func Write(root string, run Run) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	sum, err := json.MarshalIndent(run, "", "  ")
-	if err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(sum, '\n'), 0o644); err != nil {
-		return "", err
+	for i := range run.Results {
+		run.Results[i].Evidence = fmt.Sprintf("%02d-%s", i+1, evidenceName(run.Results[i]))
 	}
 	for _, r := range run.Results {
-		ev := filepath.Join(dir, evidenceDir(r))
+		ev := filepath.Join(dir, r.Evidence)
 		if err := os.MkdirAll(ev, 0o755); err != nil {
 			return "", err
 		}
@@ -85,6 +82,13 @@ func Write(root string, run Run) (string, error) {
 				return "", err
 			}
 		}
+	}
+	sum, err := json.MarshalIndent(run, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(sum, '\n'), 0o644); err != nil {
+		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(Markdown(run)), 0o644); err != nil {
 		return "", err
@@ -99,7 +103,7 @@ func Write(root string, run Run) (string, error) {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.+-]`)
 
-func evidenceDir(r Result) string {
+func evidenceName(r Result) string {
 	name := r.Name
 	if name == "" {
 		name = r.Build
@@ -120,7 +124,7 @@ func Markdown(run Run) string {
 		fmt.Fprintf(&b, "%s: %s\n\n", r.Upstream, r.Title)
 		fmt.Fprintf(&b, "Reproduce with harp: `make test-%s HAPROXY='%s'`\n\n", r.Suite, r.Build)
 		fmt.Fprintf(&b, "- Build spec: `%s`\n- HAProxy version: %s\n- Image: `%s`\n- Verdict: **%s** (%s)\n- Trials: %d run, %d violated the expectation\n- Duration: %.1f s\n- Evidence: `%s/`\n\n",
-			r.Build, r.Version, r.Image, r.Verdict, r.Reason, r.TrialsRun, r.TrialsViolated, r.DurationS, evidenceDir(r))
+			r.Build, r.Version, r.Image, r.Verdict, r.Reason, r.TrialsRun, r.TrialsViolated, r.DurationS, r.Evidence)
 		if r.VV != "" {
 			fmt.Fprintf(&b, "<details><summary>haproxy -vv</summary>\n\n```\n%s\n```\n</details>\n\n", strings.TrimSpace(r.VV))
 		}

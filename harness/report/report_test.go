@@ -65,7 +65,7 @@ func TestWrite(t *testing.T) {
 	if target, err := os.Readlink(filepath.Join(root, "latest")); err != nil || target != "r1" {
 		t.Errorf("latest -> %q, %v", target, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "3517-3.0.11-1+deb13u4", "trials.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "01-3517-3.0.11-1+deb13u4", "trials.json")); err != nil {
 		t.Error(err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/moby/moby/client"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/harp-project/harp/harness/node"
@@ -32,8 +31,7 @@ type Scenario struct {
 
 // Env is what a run function gets.
 type Env struct {
-	Docker *client.Client
-	Image  *images.Image
+	Image *images.Image
 	// Start starts a node of Image: a container, or for baselines a local
 	// process. Suites start every node through it.
 	Start  func(ctx context.Context, o node.Options) (*node.Node, error)
