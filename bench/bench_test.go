@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 
+	"github.com/harp-project/harp/harness/cache"
 	"github.com/harp-project/harp/harness/engine"
 	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/runner"
@@ -34,13 +34,8 @@ func setup(b *testing.B) (context.Context, *client.Client, *images.Builder) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cache := os.Getenv("HARP_CACHE")
-	if cache == "" {
-		d, _ := os.UserCacheDir()
-		cache = filepath.Join(d, "harp")
-	}
-	os.MkdirAll(cache, 0o755)
-	return ctx, docker, &images.Builder{Docker: docker, Cache: cache}
+	os.MkdirAll(cache.Dir(), 0o755)
+	return ctx, docker, &images.Builder{Docker: docker, Cache: cache.Dir()}
 }
 
 func ensure(ctx context.Context, b *testing.B, builder *images.Builder, raw string) (*images.Image, time.Duration) {

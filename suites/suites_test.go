@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
 
+	"github.com/harp-project/harp/harness/cache"
 	"github.com/harp-project/harp/harness/engine"
 	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/runner"
@@ -40,13 +41,8 @@ var _ = BeforeSuite(func() {
 	var err error
 	docker, err = engine.Connect(context.Background())
 	Expect(err).NotTo(HaveOccurred())
-	cache := os.Getenv("HARP_CACHE")
-	if cache == "" {
-		d, _ := os.UserCacheDir()
-		cache = filepath.Join(d, "harp")
-	}
-	Expect(os.MkdirAll(cache, 0o755)).To(Succeed())
-	builder = &images.Builder{Docker: docker, Cache: cache}
+	Expect(os.MkdirAll(cache.Dir(), 0o755)).To(Succeed())
+	builder = &images.Builder{Docker: docker, Cache: cache.Dir()}
 	runID = "selftest-" + report.NewID()
 	harpBin, err = gexec.Build("github.com/harp-project/harp/cmd/harp")
 	Expect(err).NotTo(HaveOccurred())
