@@ -50,10 +50,15 @@ var sections3517 = []struct {
 	Port int
 }{{"first", 10001}, {"second", 10002}}
 
-func run3517(ctx context.Context, env *scenario.Env) verdict.Outcome {
-	cfg, err := config.Render("3517.cfg.tmpl", map[string]any{
+// Config3517 renders the suite's config (also used by `harp capture`).
+func Config3517() (string, error) {
+	return config.Render("3517.cfg.tmpl", map[string]any{
 		"Threads": 1, "LocalPeer": "harp", "Table": markerTable, "Sections": sections3517,
 	})
+}
+
+func run3517(ctx context.Context, env *scenario.Env) verdict.Outcome {
+	cfg, err := Config3517()
 	env.Config = cfg
 	if err != nil {
 		return verdict.Outcome{Err: err}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/engine"
 	"github.com/harp-project/harp/harness/node"
@@ -20,6 +21,7 @@ import (
 	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/spec"
 	"github.com/harp-project/harp/images"
+	"github.com/harp-project/harp/suites"
 )
 
 // cmdCapture records real runtime output of each build into
@@ -52,9 +54,64 @@ func cmdCapture(ctx context.Context, args []string) int {
 		if err := capture(ctx, docker, img, runID, dir); err != nil {
 			return fail("capture %s: %v", img.Name, err)
 		}
+		if err := capture3517(ctx, docker, img, runID, dir); err != nil {
+			return fail("capture %s (#3517 config): %v", img.Name, err)
+		}
 		progress.Printf("captured %s into %s", img.Name, dir)
 	}
 	return 0
+}
+
+// capture3517 records `show peers` of #3517's two sections in the new
+// worker once its resync after a reload is finished: what the suite judges.
+func capture3517(ctx context.Context, cli *client.Client, img *images.Image, runID, dir string) error {
+	cfg, err := suites.Config3517()
+	if err != nil {
+		return err
+	}
+	n, err := node.Start(ctx, cli, node.Options{Image: img, Config: cfg, RunID: runID, Name: "capture-3517"})
+	if err != nil {
+		return err
+	}
+	defer n.Stop(context.WithoutCancel(ctx))
+	finished := func(pid int) (string, error) {
+		var out string
+		err := node.Poll(ctx, 20*time.Second, 100*time.Millisecond, func() (bool, error) {
+			raw, err := n.Worker(ctx, pid, "show peers")
+			if err != nil {
+				return false, nil
+			}
+			secs, err := cliout.ParsePeers(raw)
+			out = raw
+			done := err == nil && len(secs) == 2
+			for _, s := range secs {
+				done = done && s.ResyncFinished()
+			}
+			return done, nil
+		})
+		return out, err
+	}
+	pid, err := n.CurrentWorker(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := finished(pid); err != nil {
+		return err
+	}
+	for _, section := range []string{"first", "second"} {
+		if _, err := n.Worker(ctx, pid, "set table "+section+"/marker key 192.0.2.1 data.gpc0 1"); err != nil {
+			return err
+		}
+	}
+	r, err := n.Reload(ctx, 20*time.Second)
+	if err != nil {
+		return err
+	}
+	out, err := finished(r.NewPID)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "show-peers-3517-after-reload.txt"), []byte(out), 0o644)
 }
 
 func capture(ctx context.Context, cli *client.Client, img *images.Image, runID, dir string) error {

@@ -190,3 +190,38 @@ func TestCapturedWorkerExits(t *testing.T) {
 		})
 	}
 }
+
+// #3517's two sections in the new worker after a reload, once both report
+// their resync finished: 2.6 was taught in both sections; the 3.x builds
+// only in `second` (first timed out, its local peer never connected).
+func TestCapturedShowPeers3517(t *testing.T) {
+	for version, dir := range captures(t) {
+		t.Run(version, func(t *testing.T) {
+			secs, err := ParsePeers(read(t, dir, "show-peers-3517-after-reload.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(secs) != 2 {
+				t.Fatalf("sections = %+v", secs)
+			}
+			status := map[string]string{}
+			for _, s := range secs {
+				if !s.ResyncFinished() {
+					t.Errorf("%s: flags 0x%x, resync not finished", s.Name, s.Flags)
+				}
+				local, ok := s.Local()
+				if !ok || local.Addr == "" || len(local.Tables) != 1 || local.Tables[0].Name != s.Name+"/marker" {
+					t.Errorf("%s: local peer %+v", s.Name, local)
+				}
+				status[s.Name] = local.LastStatus
+			}
+			want := map[string]string{"first": "NONE", "second": "ESTA"}
+			if strings.HasPrefix(version, "2.6.") {
+				want["first"] = "ESTA"
+			}
+			if status["first"] != want["first"] || status["second"] != want["second"] {
+				t.Errorf("local peer last_status = %v, want %v", status, want)
+			}
+		})
+	}
+}
