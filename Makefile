@@ -10,7 +10,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches -type f)
 
-.PHONY: build deps test unit selftest bench sweep builds capture test-3517 vet
+.PHONY: fuzz build deps test unit selftest bench sweep builds capture test-3517 vet
 
 build: $(HARP)
 
@@ -36,6 +36,12 @@ unit:
 # LABELS narrows the self-tests with a ginkgo label filter, e.g. LABELS=issue:3517
 selftest:
 	$(GO) test -v -count=1 -timeout 45m ./suites -ginkgo.v $(if $(LABELS),-ginkgo.label-filter='$(LABELS)')
+
+## fuzz: the peers protocol decoder and encoder, FUZZTIME each (go test -fuzz)
+FUZZTIME ?= 20s
+fuzz:
+	for f in FuzzDecodeMessage FuzzMessageRoundTrip FuzzVarint FuzzUpdateRoundTrip; do \
+		$(GO) test ./harness/peers -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; done
 
 ## bench: image build, start-to-verdict and per-reload timings for #3517
 bench: deps $(HARP)

@@ -1,0 +1,331 @@
+package peers
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Handshake status codes.
+const (
+	StatusSuccess        = 200
+	StatusTryAgain       = 300
+	StatusProtocolError  = 501
+	StatusBadVersion     = 502
+	StatusLocalMismatch  = 503
+	StatusRemoteMismatch = 504
+)
+
+// Version is the protocol version harp announces.
+const Version = "2.1"
+
+// Hello is the handshake a client sends.
+type Hello struct {
+	Remote string // the name of the peer being contacted (HAProxy's local peer)
+	Local  string // the name harp claims: one of HAProxy's remote peers
+	PID    int    // announced process id
+}
+
+// Bytes renders the three hello lines.
+func (h Hello) Bytes() []byte {
+	return []byte(fmt.Sprintf("HAProxyS %s\n%s\n%s %d 1\n", Version, h.Remote, h.Local, h.PID))
+}
+
+// Options tune how well-mannered the client is.
+type Options struct {
+	// Heartbeat is the interval between heartbeats, the first one sent one
+	// interval after the handshake (as HAProxy does: 3 s). 0 sends none.
+	Heartbeat time.Duration
+	// Answer makes the client answer resync requests with resync-finished
+	// (it has nothing to teach), confirm HAProxy's resync-finished or
+	// partial, and ack updates. On by default through Dial.
+	Answer bool
+}
+
+// DefaultOptions behave like a quiet, up-to-date peer.
+var DefaultOptions = Options{Heartbeat: 3 * time.Second, Answer: true}
+
+// Event is something the client received (or its end).
+type Event struct {
+	At     time.Time
+	Msg    Message
+	Table  *TableDef // the definition, or the table an update belongs to
+	Update *Update
+	Ack    *Ack
+	Err    error // a decoding error; the stream goes on
+}
+
+// String describes an event for transcripts.
+func (e Event) String() string {
+	switch {
+	case e.Err != nil:
+		return fmt.Sprintf("%s: %v", e.Msg, e.Err)
+	case e.Update != nil:
+		var data []string
+		for _, id := range e.Table.Types {
+			if v := e.Update.Values[id]; len(v.Ints) > 0 {
+				data = append(data, fmt.Sprintf("%s=%d", DataTypes[id].Name, v.Ints[0]))
+			}
+		}
+		return fmt.Sprintf("%s %s key=%s %s", e.Msg, e.Table.Name, e.Update.KeyString(*e.Table), strings.Join(data, " "))
+	case e.Table != nil:
+		return fmt.Sprintf("%s %s (id %d)", e.Msg, e.Table.Name, e.Table.ID)
+	}
+	return e.Msg.String()
+}
+
+// Conn is an established peers session.
+type Conn struct {
+	Hello  Hello
+	Status int
+	opts   Options
+	c      net.Conn
+	br     *bufio.Reader
+	wmu    sync.Mutex
+
+	mu      sync.Mutex
+	events  []Event
+	notify  chan struct{}
+	tables  map[uint64]*TableDef // by the sender's table id
+	current *TableDef
+	lastID  map[uint64]uint32
+
+	closed   chan struct{}
+	closeErr error
+	closedAt time.Time
+	stop     chan struct{}
+	stopOnce sync.Once
+}
+
+// Dial connects, sends the hello and reads the status line. A status other
+// than 200 is returned with a nil Conn and a nil error: it is an answer.
+func Dial(ctx context.Context, addr string, h Hello, o Options) (*Conn, int, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, 0, err
+	}
+	return Handshake(ctx, c, h, o)
+}
+
+// Handshake runs the handshake on an open connection.
+func Handshake(ctx context.Context, c net.Conn, h Hello, o Options) (*Conn, int, error) {
+	if dl, ok := ctx.Deadline(); ok {
+		c.SetDeadline(dl)
+	} else {
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+	}
+	if _, err := c.Write(h.Bytes()); err != nil {
+		c.Close()
+		return nil, 0, fmt.Errorf("peers handshake: %w", err)
+	}
+	br := bufio.NewReader(c)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		c.Close()
+		return nil, 0, fmt.Errorf("peers handshake: no status line: %w", err)
+	}
+	status, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		c.Close()
+		return nil, 0, fmt.Errorf("peers handshake: bad status line %q", line)
+	}
+	if status != StatusSuccess {
+		c.Close()
+		return nil, status, nil
+	}
+	c.SetDeadline(time.Time{})
+	pc := &Conn{Hello: h, Status: status, opts: o, c: c, br: br, notify: make(chan struct{}, 1),
+		tables: map[uint64]*TableDef{}, lastID: map[uint64]uint32{}, closed: make(chan struct{}), stop: make(chan struct{})}
+	go pc.readLoop()
+	if o.Heartbeat > 0 {
+		go pc.heartbeats()
+	}
+	return pc, status, nil
+}
+
+// Send writes one message.
+func (c *Conn) Send(m Message) error { return c.SendRaw(m.Encode()) }
+
+// SendRaw writes bytes as they are: for malformed or truncated messages.
+func (c *Conn) SendRaw(b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_, err := c.c.Write(b)
+	return err
+}
+
+// Close closes the session.
+func (c *Conn) Close() error {
+	c.stopOnce.Do(func() { close(c.stop) })
+	return c.c.Close()
+}
+
+// Closed is closed when the peer (or Close) ended the session.
+func (c *Conn) Closed() <-chan struct{} { return c.closed }
+
+// ClosedAt is when the session ended (zero while it is open), and why.
+func (c *Conn) ClosedAt() (time.Time, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closedAt, c.closeErr
+}
+
+// Events returns what was received so far.
+func (c *Conn) Events() []Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Event(nil), c.events...)
+}
+
+// WaitFor waits until an event satisfies match, the session ends, or ctx
+// is done.
+func (c *Conn) WaitFor(ctx context.Context, match func(Event) bool) (Event, error) {
+	seen := 0
+	for {
+		evs := c.Events()
+		for ; seen < len(evs); seen++ {
+			if match(evs[seen]) {
+				return evs[seen], nil
+			}
+		}
+		select {
+		case <-c.notify:
+		case <-c.closed:
+			// one last look at what arrived before the end
+			for _, e := range c.Events()[seen:] {
+				if match(e) {
+					return e, nil
+				}
+			}
+			_, err := c.ClosedAt()
+			return Event{}, fmt.Errorf("session closed: %v", err)
+		case <-ctx.Done():
+			return Event{}, ctx.Err()
+		}
+	}
+}
+
+func (c *Conn) heartbeats() {
+	t := time.NewTicker(c.opts.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-c.closed:
+			return
+		case <-t.C:
+			if c.Send(Control(CtrlHeartbeat)) != nil {
+				return
+			}
+		}
+	}
+}
+
+func (c *Conn) readLoop() {
+	var buf []byte
+	chunk := make([]byte, 64<<10)
+	var err error
+	for {
+		var n int
+		n, err = c.br.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		for {
+			m, used, derr := DecodeMessage(buf)
+			if errors.Is(derr, ErrShort) {
+				break
+			}
+			if derr != nil {
+				err = derr
+				break
+			}
+			buf = buf[used:]
+			c.handle(m)
+		}
+		if err != nil {
+			break
+		}
+	}
+	if errors.Is(err, io.EOF) {
+		err = io.EOF
+	}
+	c.mu.Lock()
+	c.closedAt, c.closeErr = time.Now(), err
+	c.mu.Unlock()
+	close(c.closed)
+	c.c.Close()
+}
+
+func (c *Conn) handle(m Message) {
+	ev := Event{At: time.Now(), Msg: m}
+	var reply []Message
+	switch {
+	case m.Class == ClassControl && m.Type == CtrlResyncRequest:
+		reply = append(reply, Control(CtrlResyncFinished))
+	case m.Class == ClassControl && (m.Type == CtrlResyncFinished || m.Type == CtrlResyncPartial):
+		reply = append(reply, Control(CtrlResyncConfirm))
+	case m.Class == ClassStickTable && m.Type == StktDefine:
+		def, err := ParseTableDef(m.Body)
+		ev.Err = err
+		if err == nil {
+			c.mu.Lock()
+			c.tables[def.ID], c.current = &def, &def
+			c.mu.Unlock()
+			ev.Table = &def
+		}
+	case m.Class == ClassStickTable && m.Type == StktSwitch:
+		s, err := ParseSwitch(m.Body)
+		ev.Err = err
+		c.mu.Lock()
+		if def, ok := c.tables[s.TableID]; ok && err == nil {
+			c.current, ev.Table = def, def
+		} else if err == nil {
+			ev.Err = fmt.Errorf("switch to unknown table %d", s.TableID)
+		}
+		c.mu.Unlock()
+	case m.Class == ClassStickTable && m.Type == StktAck:
+		a, err := ParseAck(m.Body)
+		ev.Ack, ev.Err = &a, err
+	case m.Class == ClassStickTable && m.Type >= StktUpdate && m.Type <= StktIncUpdateTimed:
+		c.mu.Lock()
+		def := c.current
+		c.mu.Unlock()
+		if def == nil {
+			ev.Err = fmt.Errorf("update before any table definition")
+			break
+		}
+		u, err := ParseUpdate(m, *def)
+		ev.Table, ev.Err = def, err
+		if err == nil {
+			c.mu.Lock()
+			if !u.HasID {
+				u.ID = c.lastID[def.ID] + 1
+			}
+			c.lastID[def.ID] = u.ID
+			c.mu.Unlock()
+			ev.Update = &u
+			reply = append(reply, Ack{TableID: def.ID, UpdateID: u.ID}.Encode())
+		}
+	}
+	c.mu.Lock()
+	c.events = append(c.events, ev)
+	c.mu.Unlock()
+	select {
+	case c.notify <- struct{}{}:
+	default:
+	}
+	if c.opts.Answer {
+		for _, r := range reply {
+			c.Send(r)
+		}
+	}
+}
