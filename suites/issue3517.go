@@ -70,7 +70,7 @@ func run3517(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	defer n.Stop(context.WithoutCancel(ctx))
 
 	var out verdict.Outcome
-	if unmet := checkThreads(ctx, n); unmet != "" {
+	if unmet := checkThreads(ctx, n, 1); unmet != "" {
 		out.Unmet = unmet
 		return out
 	}
@@ -87,26 +87,6 @@ func run3517(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		}
 	}
 	return out
-}
-
-// checkThreads verifies the node runs the one thread the setup asks for.
-func checkThreads(ctx context.Context, n *node.Node) string {
-	pid, err := n.CurrentWorker(ctx)
-	if err != nil {
-		return err.Error()
-	}
-	raw, err := n.Worker(ctx, pid, "show info")
-	if err != nil {
-		return "show info: " + err.Error()
-	}
-	info, err := cliout.ParseInfo(raw)
-	if err != nil {
-		return err.Error()
-	}
-	if info.Int("Nbthread") != 1 {
-		return fmt.Sprintf("the setup needs nbthread 1, the worker runs %s threads", info["Nbthread"])
-	}
-	return ""
 }
 
 func reloadRound(ctx context.Context, n *node.Node, round int) (t verdict.Trial, err error) {

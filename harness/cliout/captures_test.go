@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The captures are real output from each supported build, recorded by
@@ -95,11 +96,12 @@ func TestCapturedShowPeers(t *testing.T) {
 				t.Errorf("flags = 0x%x: want local resync finished, remote pending", s.Flags)
 			}
 			local, ok := s.Local()
-			if !ok || local.Name != "harp" || local.Addr != "127.0.0.1:10000" || local.LastStatus != "NONE" || local.LastHdshk != "<NEVER>" {
+			if !ok || local.Name != "harp" || local.Addr != "127.0.0.1:10000" || local.LastStatus != "NONE" || local.LastHdshk != "<NEVER>" || local.Session {
 				t.Errorf("local peer = %+v", local)
 			}
 			remote, ok := s.Peer("remote")
-			if !ok || remote.Local || remote.Inactive || remote.Addr != "127.0.0.1:10999" || remote.Int("new_conn") < 1 {
+			// HAProxy is connecting to the unreachable remote: a session, not established.
+			if !ok || remote.Local || remote.Inactive || remote.Addr != "127.0.0.1:10999" || remote.Int("new_conn") < 1 || !remote.Session || remote.Established() {
 				t.Errorf("remote peer = %+v", remote)
 			}
 			if len(remote.Tables) != 1 || remote.Tables[0].Name != "cluster/counters" {
@@ -223,5 +225,30 @@ func TestCapturedShowPeers3517(t *testing.T) {
 				t.Errorf("local peer last_status = %v, want %v", status, want)
 			}
 		})
+	}
+}
+
+func TestPeerDelay(t *testing.T) {
+	p := Peer{Fields: map[string]string{"a": "4s", "b": "<NEVER>", "c": "<PAST>", "d": "1m2s", "e": "2d3h", "f": "junk"}}
+	for key, want := range map[string]time.Duration{"a": 4 * time.Second, "c": 0, "d": 62 * time.Second, "e": 51 * time.Hour} {
+		if d, never, ok := p.Delay(key); !ok || never || d != want {
+			t.Errorf("Delay(%s) = %v %v %v, want %v", key, d, never, ok, want)
+		}
+	}
+	if _, never, ok := p.Delay("b"); !ok || !never {
+		t.Error("<NEVER> not read")
+	}
+	for _, key := range []string{"f", "missing"} {
+		if _, _, ok := p.Delay(key); ok {
+			t.Errorf("Delay(%s) accepted", key)
+		}
+	}
+	// Real: the captures' remote peer has a reconnect timer.
+	for version, dir := range captures(t) {
+		secs, _ := ParsePeers(read(t, dir, "show-peers.txt"))
+		r, _ := secs[0].Peer("remote")
+		if _, _, ok := r.Delay("reconnect"); !ok {
+			t.Errorf("%s: reconnect=%q unreadable", version, r.Fields["reconnect"])
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Peers section flags whose meaning is the same from 2.6 to 3.4: learning
@@ -55,17 +56,56 @@ func (s PeersSection) Peer(name string) (Peer, bool) {
 
 // Peer is one peer of a section.
 type Peer struct {
-	Name       string            `json:"name"`
-	Local      bool              `json:"local"`
-	Inactive   bool              `json:"inactive"`
-	Qualifiers []string          `json:"qualifiers"` // from id=name(local,inactive)
-	Addr       string            `json:"addr"`
-	LastStatus string            `json:"last_status"` // NONE, ESTA, CONN, ...
-	LastHdshk  string            `json:"last_hdshk"`  // <NEVER> or an age
-	Flags      uint64            `json:"flags"`
-	Tables     []PeerTable       `json:"tables"`
-	Fields     map[string]string `json:"fields"` // every key=value on the peer's lines
-	Raw        string            `json:"-"`
+	Name       string   `json:"name"`
+	Local      bool     `json:"local"`
+	Inactive   bool     `json:"inactive"`
+	Qualifiers []string `json:"qualifiers"` // from id=name(local,inactive)
+	Addr       string   `json:"addr"`
+	LastStatus string   `json:"last_status"` // NONE, ESTA, CONN, ...
+	LastHdshk  string   `json:"last_hdshk"`  // <NEVER> or an age
+	Flags      uint64   `json:"flags"`
+	// Session says an applet serves the peer now ("appctx:0x..." on its
+	// flags line): a session being set up or established.
+	Session bool              `json:"session"`
+	Tables  []PeerTable       `json:"tables"`
+	Fields  map[string]string `json:"fields"` // every key=value on the peer's lines
+	Raw     string            `json:"-"`
+}
+
+// Established says the peer has a session that finished its handshake
+// (last_status ESTA) and still runs (an applet serves it): the evidence
+// that holds from 2.6 to 3.4.
+func (p Peer) Established() bool { return p.Session && p.LastStatus == "ESTA" }
+
+// Delay reads a timer field such as reconnect= or heartbeat= ("4s",
+// "1m2s", "<PAST>", "<NEVER>"): ok is false when absent or unreadable;
+// never is true for <NEVER>.
+func (p Peer) Delay(key string) (d time.Duration, never, ok bool) {
+	v := p.Fields[key]
+	switch v {
+	case "":
+		return 0, false, false
+	case "<NEVER>":
+		return 0, true, true
+	case "<PAST>":
+		return 0, false, true
+	}
+	days := time.Duration(0)
+	if i := strings.Index(v, "d"); i > 0 {
+		n, err := strconv.Atoi(v[:i])
+		if err != nil {
+			return 0, false, false
+		}
+		days, v = time.Duration(n)*24*time.Hour, v[i+1:]
+		if v == "" {
+			return days, false, true
+		}
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, false, false
+	}
+	return days + d, false, true
 }
 
 // Int reads a numeric field (0 when absent).
@@ -130,6 +170,9 @@ func ParsePeers(out string) ([]PeersSection, error) {
 			continue
 		}
 		peer.Raw += line + "\n"
+		if table == nil && strings.Contains(t, "appctx:0x") {
+			peer.Session = true
+		}
 		if strings.HasPrefix(t, "table:") {
 			f := kv(t)
 			peer.Tables = append(peer.Tables, PeerTable{Name: f["id"], Fields: f})

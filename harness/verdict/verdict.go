@@ -66,6 +66,9 @@ type Outcome struct {
 	Trials []Trial
 	// Unmet is a precondition of the whole run that was not met.
 	Unmet string
+	// ControlFailed says the control scenario failed: then no violation
+	// counts, the verdict is INCONCLUSIVE with both counts.
+	ControlFailed string
 	// Err is a harness or infrastructure failure.
 	Err error
 }
@@ -106,6 +109,8 @@ func decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
 	switch {
 	case o.Err != nil:
 		return Error, violated, o.Err.Error()
+	case o.ControlFailed != "":
+		return Inconclusive, violated, fmt.Sprintf("%s; expectation violated in %d of %d %s", o.ControlFailed, violated, n, noun)
 	case violated > 0:
 		var parts []string
 		for what, k := range byWhat {

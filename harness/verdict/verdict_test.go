@@ -23,6 +23,8 @@ func TestDecide(t *testing.T) {
 		{"run precondition", Outcome{Unmet: "2 CPUs < 16 threads"}, Inconclusive, 0, "2 CPUs < 16 threads"},
 		{"no trial is not a pass", Outcome{}, Inconclusive, 0, "no trial ran"},
 		{"remarks are counted, not judged", Outcome{Trials: []Trial{held, {N: 2, Remark: "old worker crashed"}}}, Pass, 0, "expected behaviour held in 2 of 2 reloads; also: old worker crashed in 1 of 2 reloads"},
+		{"a failed control makes violations inconclusive", Outcome{Trials: []Trial{lost, lost}, ControlFailed: "control closed early in 1 of 2 trials"},
+			Inconclusive, 2, "control closed early in 1 of 2 trials; expectation violated in 2 of 2 reloads"},
 		{"harness failure", Outcome{Trials: []Trial{lost}, Err: errors.New("docker died")}, Error, 1, "docker died"},
 	}
 	for _, c := range cases {

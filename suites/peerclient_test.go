@@ -1,0 +1,88 @@
+package suites_test
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/harp-project/harp/harness/cliout"
+	"github.com/harp-project/harp/harness/config"
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/peers"
+)
+
+// harp's peers client against real HAProxy builds: handshake, heartbeats
+// kept for 10 s, and an update made with `set table` seen by the client.
+var _ = Describe("the peers protocol client", Label("area:peers", "peers-client"), func() {
+	for _, build := range []string{"deb:bookworm", "deb:experimental"} {
+		Context("against "+build, Ordered, func() {
+			var n *node.Node
+			var addr string
+			BeforeAll(func(ctx context.Context) {
+				cfg, err := config.Render("peer.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": "local", "Section": "sync",
+					"PeerPort": 10000, "Remote": "remote", "DeadPort": 10999, "Table": "marker", "Store": "gpc0,conn_cnt,http_req_rate(10s)"})
+				Expect(err).NotTo(HaveOccurred())
+				n, err = node.Start(ctx, docker, node.Options{Image: image(ctx, build), Config: cfg, RunID: runID, Name: "peer-client", Ports: []string{"10000/tcp"}})
+				Expect(err).NotTo(HaveOccurred())
+				DeferCleanup(func() { n.Stop(context.Background()) })
+				addr, err = n.Addr(ctx, "10000/tcp")
+				Expect(err).NotTo(HaveOccurred())
+			})
+
+			It("is refused with the status codes of the protocol for wrong names", func(ctx context.Context) {
+				_, status, err := peers.Dial(ctx, addr, peers.Hello{Remote: "nobody", Local: "remote", PID: 4242}, peers.DefaultOptions)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(status).To(Equal(peers.StatusLocalMismatch))
+				_, status, err = peers.Dial(ctx, addr, peers.Hello{Remote: "local", Local: "stranger", PID: 4242}, peers.DefaultOptions)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(status).To(Equal(peers.StatusRemoteMismatch))
+			})
+
+			It("completes the handshake, keeps heartbeats for 10 s and sees a `set table` update", func(ctx context.Context) {
+				c, status, err := peers.Dial(ctx, addr, peers.Hello{Remote: "local", Local: "remote", PID: 4242}, peers.DefaultOptions)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(status).To(Equal(peers.StatusSuccess))
+				defer c.Close()
+
+				// 10 s of heartbeats: HAProxy must not close the session.
+				Consistently(c.Closed()).WithTimeout(10 * time.Second).ShouldNot(BeClosed())
+				pid, err := n.CurrentWorker(ctx)
+				Expect(err).NotTo(HaveOccurred())
+				raw, err := n.Worker(ctx, pid, "show peers")
+				Expect(err).NotTo(HaveOccurred())
+				secs, err := cliout.ParsePeers(raw)
+				Expect(err).NotTo(HaveOccurred())
+				sec, ok := cliout.FindSection(secs, "sync")
+				Expect(ok).To(BeTrue())
+				remote, ok := sec.Peer("remote")
+				Expect(ok).To(BeTrue())
+				Expect(remote.LastStatus).To(Equal("ESTA"), remote.Raw)
+				Expect(c.Events()).To(ContainElement(HaveField("Msg", peers.Control(peers.CtrlHeartbeat))), "HAProxy sent heartbeats too")
+
+				out, err := n.Worker(ctx, pid, "set table sync/marker key 192.0.2.7 data.gpc0 5 data.conn_cnt 3")
+				Expect(err).NotTo(HaveOccurred())
+				Expect(strings.TrimSpace(out)).To(BeEmpty())
+				wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+				defer cancel()
+				ev, err := c.WaitFor(wctx, func(e peers.Event) bool { return e.Update != nil })
+				Expect(err).NotTo(HaveOccurred(), "events: %v", c.Events())
+				Expect(ev.Table.Name).To(HaveSuffix("marker"))
+				Expect(ev.Table.KeyType).To(Equal(peers.KeyIPv4))
+				Expect(ev.Update.KeyString(*ev.Table)).To(Equal("192.0.2.7"))
+				for name, want := range map[string]uint64{"gpc0": 5, "conn_cnt": 3} {
+					v, ok := ev.Update.Int(name)
+					Expect(ok).To(BeTrue(), name)
+					Expect(v).To(Equal(want), name)
+				}
+				// Our ack reached HAProxy: the remote peer's table shows it.
+				Eventually(func() string {
+					raw, _ := n.Worker(ctx, pid, "show peers")
+					return raw
+				}).WithTimeout(5 * time.Second).Should(MatchRegexp(`last_acked=[1-9]`))
+			})
+		})
+	}
+})
