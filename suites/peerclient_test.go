@@ -77,11 +77,18 @@ var _ = Describe("the peers protocol client", Label("area:peers", "peers-client"
 					Expect(ok).To(BeTrue(), name)
 					Expect(v).To(Equal(want), name)
 				}
-				// Our ack reached HAProxy: the remote peer's table shows it.
-				Eventually(func() string {
+				// Our ack reached HAProxy: the remote peer's shared table shows
+				// the update acknowledged.
+				Eventually(func() uint64 {
 					raw, _ := n.Worker(ctx, pid, "show peers")
-					return raw
-				}).WithTimeout(5 * time.Second).Should(MatchRegexp(`last_acked=[1-9]`))
+					secs, _ := cliout.ParsePeers(raw)
+					sec, _ := cliout.FindSection(secs, "sync")
+					remote, _ := sec.Peer("remote")
+					if len(remote.Tables) != 1 {
+						return 0
+					}
+					return remote.Tables[0].PeerAcked
+				}).WithTimeout(5 * time.Second).Should(Equal(uint64(ev.Update.ID)))
 			})
 		})
 	}

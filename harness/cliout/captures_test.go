@@ -104,7 +104,8 @@ func TestCapturedShowPeers(t *testing.T) {
 			if !ok || remote.Local || remote.Inactive || remote.Addr != "127.0.0.1:10999" || remote.Int("new_conn") < 1 || !remote.Session || remote.Established() {
 				t.Errorf("remote peer = %+v", remote)
 			}
-			if len(remote.Tables) != 1 || remote.Tables[0].Name != "cluster/counters" {
+			// Three entries were set; HAProxy pushed none to the unreachable remote.
+			if len(remote.Tables) != 1 || remote.Tables[0].Name != "cluster/counters" || remote.Tables[0].LocalUpdate != 3 || remote.Tables[0].LastPushed != 0 {
 				t.Errorf("remote tables = %+v", remote.Tables)
 			}
 			// Fields of the table lines must not leak into the peer's own.

@@ -116,10 +116,15 @@ func (p Peer) Int(key string) int64 {
 
 // PeerTable is one shared table under a peer.
 type PeerTable struct {
-	Name        string            `json:"name"` // section/table
-	Update      uint64            `json:"update"`
-	LocalUpdate uint64            `json:"localupdate"`
-	Fields      map[string]string `json:"fields"`
+	Name        string `json:"name"` // section/table
+	Update      uint64 `json:"update"`
+	LocalUpdate uint64 `json:"localupdate"`
+	// From the shared-table line above the table line: what was pushed to
+	// the peer, and what the peer acknowledged (its ack messages).
+	LastPushed uint64            `json:"last_pushed"`
+	PeerAcked  uint64            `json:"peer_acked"`
+	LastGet    uint64            `json:"last_get"`
+	Fields     map[string]string `json:"fields"`
 }
 
 var (
@@ -134,6 +139,7 @@ func ParsePeers(out string) ([]PeersSection, error) {
 	var sec *PeersSection
 	var peer *Peer
 	var table *PeerTable
+	var shared map[string]string
 	for _, line := range strings.Split(out, "\n") {
 		t := strings.TrimSpace(line)
 		if t == "" {
@@ -173,15 +179,23 @@ func ParsePeers(out string) ([]PeersSection, error) {
 		if table == nil && strings.Contains(t, "appctx:0x") {
 			peer.Session = true
 		}
+		if strings.Contains(t, "last_acked=") {
+			shared = kv(t) // "last_acked=0 last_pushed=1 last_get=0 teaching_origin=0 update=1"
+			continue
+		}
 		if strings.HasPrefix(t, "table:") {
 			f := kv(t)
 			peer.Tables = append(peer.Tables, PeerTable{Name: f["id"], Fields: f})
 			table = &peer.Tables[len(peer.Tables)-1]
 			table.Update, _ = strconv.ParseUint(f["update"], 10, 64)
 			table.LocalUpdate, _ = strconv.ParseUint(f["localupdate"], 10, 64)
+			table.LastPushed, _ = strconv.ParseUint(shared["last_pushed"], 10, 64)
+			table.PeerAcked, _ = strconv.ParseUint(shared["update"], 10, 64)
+			table.LastGet, _ = strconv.ParseUint(shared["last_get"], 10, 64)
+			shared = nil
 			continue
 		}
-		if table != nil || strings.HasPrefix(t, "shared tables") || strings.Contains(t, "local_id=") || strings.Contains(t, "last_acked=") {
+		if table != nil || strings.HasPrefix(t, "shared tables") || strings.Contains(t, "local_id=") {
 			continue // per-table detail lines, not the peer's own fields
 		}
 		for k, v := range kv(t) {
