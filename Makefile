@@ -10,7 +10,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches -type f)
 
-.PHONY: fuzz build deps test unit selftest bench sweep builds capture test-3517 vet
+.PHONY: fuzz build deps test unit selftest bench sweep builds capture test-3517 test-3519 vet
 
 build: $(HARP)
 
@@ -20,9 +20,11 @@ deps:
 $(HARP): $(GO_SOURCES)
 	$(GO) build -o $(HARP) ./cmd/harp
 
-## test-3517: upstream #3517 (multiple peers sections lose tables on reload)
-test-3517: deps $(HARP)
-	$(HARP) run --label-filter 'issue:3517' --haproxy '$(HAPROXY)' --trials $(TRIALS)
+## test-<issue>: one upstream issue's suite, e.g. make test-3517 HAPROXY=deb:trixie
+##   test-3517  multiple peers sections lose stick tables on reload
+##   test-3519  releasing a superseded peers connection clears the replacement alive flag
+test-3517 test-3519: test-%: deps $(HARP)
+	$(HARP) run --label-filter 'issue:$*' --haproxy '$(HAPROXY)' --trials $(TRIALS)
 
 ## test: unit tests, then the self-tests that run real suites on real builds
 test: deps vet unit selftest

@@ -21,12 +21,16 @@ import (
 	"github.com/harp-project/harp/harness/engine"
 	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/runner"
+	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/spec"
 	"github.com/harp-project/harp/images"
 	"github.com/harp-project/harp/suites"
 )
 
-const fix = "../fixtures/patches/3517-peers-dont-stop-per-section.diff"
+const (
+	fix     = "../fixtures/patches/3517-peers-dont-stop-per-section.diff"
+	fix3519 = "../fixtures/patches/3519-peers-alive-flag-owner-only.diff"
+)
 
 func setup(b *testing.B) (context.Context, *client.Client, *images.Builder) {
 	ctx := context.Background()
@@ -51,7 +55,7 @@ func ensure(ctx context.Context, b *testing.B, builder *images.Builder, raw stri
 	return img, time.Since(t0)
 }
 
-func perReload(r report.Result) time.Duration {
+func perTrial(r report.Result) time.Duration {
 	var sum time.Duration
 	for _, t := range r.Trials {
 		sum += t.Duration
@@ -62,7 +66,28 @@ func perReload(r report.Result) time.Duration {
 	return sum / time.Duration(len(r.Trials))
 }
 
-func BenchmarkIssue3517(b *testing.B) {
+// compare runs a suite on a build in a container and as a local process,
+// and reports both times, their ratio and the per-trial mean.
+func compare(ctx context.Context, b *testing.B, docker *client.Client, builder *images.Builder, runID string, s *scenario.Scenario, name, raw string, say func(string, ...any)) {
+	im, _ := ensure(ctx, b, builder, raw)
+	r := &runner.Runner{Docker: docker, Builder: builder, RunID: runID}
+	t0 := time.Now()
+	inContainer := r.RunOne(ctx, s, im)
+	total := time.Since(t0)
+	r.Local = true
+	t0 = time.Now()
+	local := r.RunOne(ctx, s, im)
+	base := time.Since(t0)
+	if inContainer.Verdict != local.Verdict {
+		b.Errorf("#%s %s: container says %s, local process says %s", s.ID, name, inContainer.Line(), local.Line())
+	}
+	say("#%s %s: harp %s in %.1f s (%.2f s per %s); baseline local process %s in %.1f s (%.2f s per %s); ratio %.2f, difference %.1f s",
+		s.ID, name, inContainer.Verdict, total.Seconds(), perTrial(inContainer).Seconds(), strings.TrimSuffix(s.Noun, "s"),
+		local.Verdict, base.Seconds(), perTrial(local).Seconds(), strings.TrimSuffix(s.Noun, "s"), total.Seconds()/base.Seconds(), (total - base).Seconds())
+	b.ReportMetric(total.Seconds()/base.Seconds(), s.ID+"-"+strings.Fields(name)[0]+"-ratio")
+}
+
+func BenchmarkSuites(b *testing.B) {
 	ctx, docker, builder := setup(b)
 	runID := "bench-" + report.NewID()
 	defer engine.SweepRun(context.Background(), docker, runID)
@@ -89,30 +114,12 @@ func BenchmarkIssue3517(b *testing.B) {
 	c.Terminate(ctx)
 	say("bare container start: %.2f s", start.Seconds())
 
-	for _, build := range []struct{ name, spec string }{
-		{"buggy (3.0.11 from source)", "src:deb:3.0.11"},
-		{"fixed (3.0.11 + harp's fix)", "src:deb:3.0.11,patch=" + fix},
-	} {
-		im, _ := ensure(ctx, b, builder, build.spec)
-		r := &runner.Runner{Docker: docker, Builder: builder, RunID: runID}
-		t0 := time.Now()
-		inContainer := r.RunOne(ctx, suites.Issue3517, im)
-		total := time.Since(t0)
-		r.Local = true
-		t0 = time.Now()
-		local := r.RunOne(ctx, suites.Issue3517, im)
-		base := time.Since(t0)
-		if inContainer.Verdict != local.Verdict {
-			b.Errorf("%s: container says %s, local process says %s", build.name, inContainer.Line(), local.Line())
-		}
-		say("%s: harp %s in %.1f s (%.2f s per reload); baseline local process %s in %.1f s (%.2f s per reload); ratio %.2f, difference %.1f s (bare container start %.1f s)",
-			build.name, inContainer.Verdict, total.Seconds(), perReload(inContainer).Seconds(),
-			local.Verdict, base.Seconds(), perReload(local).Seconds(), total.Seconds()/base.Seconds(), (total - base).Seconds(), start.Seconds())
-		b.ReportMetric(total.Seconds(), strings.Fields(build.name)[0]+"-s")
-		b.ReportMetric(total.Seconds()/base.Seconds(), strings.Fields(build.name)[0]+"-ratio")
-	}
+	compare(ctx, b, docker, builder, runID, suites.Issue3517, "buggy (3.0.11 from source)", "src:deb:3.0.11", say)
+	compare(ctx, b, docker, builder, runID, suites.Issue3517, "fixed (3.0.11 + harp's fix)", "src:deb:3.0.11,patch="+fix, say)
+	compare(ctx, b, docker, builder, runID, suites.Issue3519, "buggy (3.0.11 from source)", "src:deb:3.0.11", say)
+	compare(ctx, b, docker, builder, runID, suites.Issue3519, "fixed (3.0.11 + harp's fix)", "src:deb:3.0.11,patch="+fix3519, say)
 	b.ReportMetric(cold.Seconds(), "cold-build-s")
-	fmt.Println("\n#3517 benchmark (one run, baselines measured alongside):")
+	fmt.Println("\nharp benchmark (one run, baselines measured alongside):")
 	for _, l := range lines {
 		fmt.Println("  " + l)
 	}

@@ -90,6 +90,17 @@ var _ = Describe("the peers protocol client", Label("area:peers", "peers-client"
 					return remote.Tables[0].PeerAcked
 				}).WithTimeout(5 * time.Second).Should(Equal(uint64(ev.Update.ID)))
 			})
+
+			It("is dropped by HAProxy after a malformed message", func(ctx context.Context) {
+				c, status, err := peers.Dial(ctx, addr, peers.Hello{Remote: "local", Local: "remote", PID: 4242}, peers.DefaultOptions)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(status).To(Equal(peers.StatusSuccess))
+				defer c.Close()
+				// The reserved class is a protocol error: HAProxy says so and closes.
+				Expect(c.SendRaw([]byte{peers.ClassReserved, 0})).To(Succeed())
+				Eventually(c.Closed()).WithTimeout(5 * time.Second).Should(BeClosed())
+				Expect(c.Events()).To(ContainElement(HaveField("Msg", peers.Message{Class: peers.ClassError, Type: peers.ErrProtocol})))
+			})
 		})
 	}
 })

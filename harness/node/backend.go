@@ -152,6 +152,10 @@ func (b *processBackend) addr(_ context.Context, port string) (string, error) {
 	if a, ok := b.ports[port]; ok {
 		return a, nil
 	}
+	// Other listeners bind on this machine as the config writes them.
+	if num, proto, _ := strings.Cut(port, "/"); proto == "tcp" {
+		return net.JoinHostPort("127.0.0.1", num), nil
+	}
 	return "", fmt.Errorf("a local node publishes no port %s", port)
 }
 
