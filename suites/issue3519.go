@@ -266,6 +266,7 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 		return t, nil
 	}
 	t.Evidence["remote_before"] = before.Raw
+	t.Blocks = append(t.Blocks, verdict.Block{Title: "show peers, remote peer, before the window", Text: before.Raw})
 	t.Notes = append(t.Notes, "remote peer before the window: "+summary(before))
 	timer := time.NewTimer(watch3519)
 	defer timer.Stop()
@@ -282,6 +283,7 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 		return t, err
 	}
 	t.Evidence["remote_after"] = after.Raw
+	t.Blocks = append(t.Blocks, verdict.Block{Title: "show peers, remote peer, after the window", Text: after.Raw})
 	t.Notes = append(t.Notes, "remote peer after the window: "+summary(after))
 	what := "replacement"
 	if !replace {

@@ -149,6 +149,9 @@ func Markdown(run Run) string {
 			for _, n := range t.Notes {
 				fmt.Fprintf(&b, "- %s\n", n)
 			}
+			for _, blk := range t.Blocks {
+				fmt.Fprintf(&b, "\n%s:\n\n```\n%s\n```\n", blk.Title, strings.TrimRight(blk.Text, "\n"))
+			}
 			if ex := Trim(t.Exchanges); len(ex) > 0 {
 				b.WriteString("\n<details><summary>Runtime transcript (polls folded)</summary>\n\n```\n")
 				for _, e := range ex {

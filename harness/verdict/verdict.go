@@ -57,8 +57,15 @@ type Trial struct {
 	Remark    string          `json:"remark,omitempty"`
 	Duration  time.Duration   `json:"duration_ns"`
 	Notes     []string        `json:"notes,omitempty"`    // what was observed, for the report
+	Blocks    []Block         `json:"blocks,omitempty"`   // runtime output the report shows whole
 	Evidence  map[string]any  `json:"evidence,omitempty"` // parsed runtime output
 	Exchanges []node.Exchange `json:"transcript,omitempty"`
+}
+
+// Block is a piece of runtime output a report shows as it was.
+type Block struct {
+	Title string `json:"title"`
+	Text  string `json:"text"`
 }
 
 // Outcome is what a suite's run function returns.
