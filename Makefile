@@ -10,7 +10,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches -type f)
 
-.PHONY: fuzz build deps test unit selftest bench sweep builds capture test-3517 test-3519 vet
+.PHONY: fuzz build deps test unit selftest bench sweep builds capture test-3517 test-3519 test-listener-livelock vet
 
 build: $(HARP)
 
@@ -25,6 +25,15 @@ $(HARP): $(GO_SOURCES)
 ##   test-3519  releasing a superseded peers connection clears the replacement alive flag
 test-3517 test-3519: test-%: deps $(HARP)
 	$(HARP) run --label-filter 'issue:$*' --haproxy '$(HAPROXY)' --trials $(TRIALS)
+
+## test-listener-livelock: the listener livelock at maxconn under vegeta load.
+##   THREADS (16) GROUPS (=THREADS) LAYOUT (groups|shards|binds) VARIANT (frontend|process)
+##   RATE (1000/s) DURATION (15s) TIMEOUT (30s) MAXCONN (4000) CPUSET (all) SERVICE (100ms)
+test-listener-livelock: deps $(HARP)
+	HARP_LIVELOCK_THREADS='$(THREADS)' HARP_LIVELOCK_GROUPS='$(GROUPS)' HARP_LIVELOCK_LAYOUT='$(LAYOUT)' \
+	HARP_LIVELOCK_VARIANT='$(VARIANT)' HARP_LIVELOCK_RATE='$(RATE)' HARP_LIVELOCK_DURATION='$(DURATION)' \
+	HARP_LIVELOCK_MAXCONN='$(MAXCONN)' HARP_LIVELOCK_CPUSET='$(CPUSET)' HARP_LIVELOCK_SERVICE='$(SERVICE)' HARP_LIVELOCK_TIMEOUT='$(TIMEOUT)' \
+	$(HARP) run --label-filter 'issue:listener-livelock' --haproxy '$(HAPROXY)'
 
 ## test: unit tests, then the self-tests that run real suites on real builds
 test: deps vet unit selftest

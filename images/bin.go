@@ -128,6 +128,16 @@ func sharedLibs(ctx context.Context, path string) ([]string, error) {
 }
 
 func writeRootfs(w io.Writer, binary string, libs []string) error {
+	files := map[string]string{binary: Binary}
+	for _, l := range libs {
+		files[l] = l // the path ldd printed; the content is the symlink's target
+	}
+	return writeFiles(w, files)
+}
+
+// writeFiles writes a root filesystem tarball: the given host files at
+// their destinations, plus the few directories and files every harp image has.
+func writeFiles(w io.Writer, files map[string]string) error {
 	tw := tar.NewWriter(w)
 	now := time.Now()
 	dirs := map[string]bool{}
@@ -158,10 +168,6 @@ func writeRootfs(w io.Writer, binary string, libs []string) error {
 		if err := mkdirs(d + "x"); err != nil {
 			return err
 		}
-	}
-	files := map[string]string{binary: Binary}
-	for _, l := range libs {
-		files[l] = l // the path ldd printed; the content is the symlink's target
 	}
 	for src, dst := range files {
 		data, err := os.ReadFile(src)

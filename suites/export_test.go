@@ -7,3 +7,8 @@ type (
 	RoundFacts3517 = roundFacts
 	Marker3517     = marker
 )
+
+var CPUsFor = cpusFor
+
+// LivelockConfig renders the livelock config from the environment's knobs.
+func LivelockConfig() (string, error) { return LivelockParams().config() }

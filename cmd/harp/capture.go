@@ -173,6 +173,9 @@ func capture(ctx context.Context, cli *client.Client, img *images.Image, runID, 
 	if err := save("show-table-list.txt")(w("show table")); err != nil {
 		return err
 	}
+	if err := save("show-stat.txt")(w("show stat")); err != nil {
+		return err
+	}
 	if err := save("show-proc.txt")(n.Master(ctx, "show proc")); err != nil {
 		return err
 	}
@@ -201,6 +204,15 @@ func capture(ctx context.Context, cli *client.Client, img *images.Image, runID, 
 	_ = node.Poll(ctx, 20*time.Second, 100*time.Millisecond, func() (bool, error) {
 		p, err := n.Procs(ctx)
 		return err == nil && len(p.OldWorkers) == 0, nil
+	})
+	// A stalled thread, as the watchdog reports it (3.1 and later warn after
+	// 100 ms; older builds say nothing): `debug dev loop` needs expert mode.
+	if _, err := n.Stats(ctx, "expert-mode on; debug dev loop 300"); err != nil {
+		progress.Printf("debug dev loop: %v", err)
+	}
+	_ = node.Poll(ctx, 3*time.Second, 100*time.Millisecond, func() (bool, error) {
+		logs, err := n.Logs(ctx)
+		return len(cliout.ParseStalls(logs)) > 0, err
 	})
 	// A worker crash, as the master logs it: `debug dev panic` needs expert mode.
 	if _, err := n.Stats(ctx, "expert-mode on; debug dev panic"); err != nil {

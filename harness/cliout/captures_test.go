@@ -253,3 +253,61 @@ func TestPeerDelay(t *testing.T) {
 		}
 	}
 }
+
+// The watchdog and crash lines the listener suite detects, from every
+// build: `debug dev loop 300` stalls a thread (3.1 and later warn, older
+// builds do not), `debug dev panic` kills the worker and the master.
+func TestCapturedStallsAndPanics(t *testing.T) {
+	for version, dir := range captures(t) {
+		t.Run(version, func(t *testing.T) {
+			logs := read(t, dir, "master-log.txt")
+			stalls := ParseStalls(logs)
+			warns := !strings.HasPrefix(version, "2.") && !strings.HasPrefix(version, "3.0.")
+			if warns && (len(stalls) == 0 || MaxStall(stalls) < 100 || stalls[0].Thread != 1) {
+				t.Errorf("stalls = %+v, want a warning of 100 ms or more on thread 1", stalls)
+			}
+			if !warns && len(stalls) != 0 {
+				t.Errorf("stalls = %+v on a build without the warning", stalls)
+			}
+			if code, exited := MasterExit(logs); !exited || code != 134 {
+				t.Errorf("master exit = %d %v, want 134", code, exited)
+			}
+			if strings.HasPrefix(version, "3.4.") {
+				if p := ParsePanics(logs); len(p) != 1 || p[0].Thread != 1 || p[0].PID == 0 {
+					t.Errorf("panics = %+v", p)
+				}
+			}
+		})
+	}
+}
+
+func TestDetectorsOnSyntheticText(t *testing.T) {
+	if len(ParseStalls("no warning here")) != 0 || len(ParsePanics("")) != 0 {
+		t.Error("detectors fired on nothing")
+	}
+	if _, exited := MasterExit("[NOTICE] (1) : Loading success."); exited {
+		t.Error("master exit on a healthy log")
+	}
+}
+
+func TestCapturedShowStat(t *testing.T) {
+	for version, dir := range captures(t) {
+		t.Run(version, func(t *testing.T) {
+			rows, err := ParseStat(read(t, dir, "show-stat.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fe, ok := FindStat(rows, "hold", "FRONTEND")
+			// One connection is held open through the frontend.
+			if !ok || fe.Type() != 0 || fe.Int("slim") != 500 || fe.Int("scur") != 1 || fe.Int("stot") < 1 {
+				t.Errorf("frontend = %+v", fe.Fields)
+			}
+			if n := Listeners(rows, "hold"); n != 1 {
+				t.Errorf("listeners = %d, want 1", n)
+			}
+			if be, ok := FindStat(rows, "to_stats", "BACKEND"); !ok || be.Type() != 1 {
+				t.Errorf("backend = %+v", be.Fields)
+			}
+		})
+	}
+}

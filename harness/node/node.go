@@ -20,6 +20,7 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
+	tcnetwork "github.com/testcontainers/testcontainers-go/network"
 	"github.com/testcontainers/testcontainers-go/wait"
 
 	"github.com/harp-project/harp/harness/cliout"
@@ -45,6 +46,12 @@ type Options struct {
 	ReadyTimeout time.Duration
 	// Ports are extra container ports to publish on loopback ("8080/tcp").
 	Ports []string
+	// Network, when set, is a harp network the node joins (besides the
+	// default bridge), reachable there by its Aliases.
+	Network *testcontainers.DockerNetwork
+	Aliases []string
+	// CPUSet pins the container to CPUs ("0-3"); empty: all of them.
+	CPUSet string
 }
 
 // Exchange is one runtime CLI command and its answer, kept for reports.
@@ -80,7 +87,11 @@ func Start(ctx context.Context, docker *client.Client, o Options) (*Node, error)
 		o.ReadyTimeout = 30 * time.Second
 	}
 	ports := append([]string{MasterPort, StatsPort}, o.Ports...)
-	c, err := testcontainers.Run(ctx, o.Image.Tag,
+	var extra []testcontainers.ContainerCustomizer
+	if o.Network != nil {
+		extra = append(extra, tcnetwork.WithNetwork(o.Aliases, o.Network))
+	}
+	c, err := testcontainers.Run(ctx, o.Image.Tag, append([]testcontainers.ContainerCustomizer{
 		testcontainers.WithEntrypoint(images.Binary),
 		testcontainers.WithCmd("-W", "-db", "-f", ConfigPath, "-S", "ipv4@0.0.0.0:9999"),
 		testcontainers.WithExposedPorts(ports...),
@@ -89,12 +100,13 @@ func Start(ctx context.Context, docker *client.Client, o Options) (*Node, error)
 		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
 			// Published on loopback only.
 			hc.PortBindings = network.PortMap{}
+			hc.CpusetCpus = o.CPUSet
 			for _, p := range ports {
 				hc.PortBindings[network.MustParsePort(p)] = []network.PortBinding{{HostIP: netip.MustParseAddr("127.0.0.1")}}
 			}
 		}),
 		testcontainers.WithWaitStrategy(wait.ForMappedPort(MasterPort), wait.ForMappedPort(StatsPort)),
-	)
+	}, extra...)...)
 	if err != nil {
 		if c != nil {
 			_ = c.Terminate(context.WithoutCancel(ctx))

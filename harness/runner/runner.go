@@ -57,7 +57,7 @@ func (r *Runner) RunOne(ctx context.Context, s *scenario.Scenario, img *images.I
 	if trials <= 0 {
 		trials = s.Trials
 	}
-	env := &scenario.Env{Image: img, RunID: r.RunID, Trials: trials, Logf: progress.Printf,
+	env := &scenario.Env{Image: img, Docker: r.Docker, Builder: r.Builder, RunID: r.RunID, Trials: trials, Logf: progress.Printf,
 		Start: func(ctx context.Context, o node.Options) (*node.Node, error) { return node.Start(ctx, r.Docker, o) }}
 	if r.Local {
 		env.Start = node.StartLocal

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/moby/moby/client"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/harp-project/harp/harness/node"
@@ -32,6 +33,10 @@ type Scenario struct {
 // Env is what a run function gets.
 type Env struct {
 	Image *images.Image
+	// Docker and Builder serve suites that need more than HAProxy nodes
+	// (a backend container, a network).
+	Docker  *client.Client
+	Builder *images.Builder
 	// Start starts a node of Image: a container, or for baselines a local
 	// process. Suites start every node through it.
 	Start  func(ctx context.Context, o node.Options) (*node.Node, error)

@@ -1,0 +1,91 @@
+// Package load drives HTTP load with vegeta as a library: a constant rate
+// for a duration, each request bounded by a timeout, and what came back
+// summarised (rate achieved, status codes, latency percentiles, errors).
+package load
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// Options of an attack.
+type Options struct {
+	URL      string
+	Rate     int           // requests per second (default 1000)
+	Duration time.Duration // default 15 s
+	Timeout  time.Duration // per request (default 30 s)
+	// Progress, when set, is called about once a second with the requests
+	// answered so far.
+	Progress func(done uint64, elapsed time.Duration)
+}
+
+// Result summarises an attack.
+type Result struct {
+	Requests    uint64         `json:"requests"`
+	Rate        float64        `json:"rate"`       // requests sent per second
+	Throughput  float64        `json:"throughput"` // successful requests per second
+	Success     float64        `json:"success"`    // ratio of 2xx/3xx
+	StatusCodes map[string]int `json:"status_codes"`
+	P50         time.Duration  `json:"p50_ns"`
+	P95         time.Duration  `json:"p95_ns"`
+	P99         time.Duration  `json:"p99_ns"`
+	Max         time.Duration  `json:"max_ns"`
+	Errors      []string       `json:"errors"` // distinct error texts
+	Duration    time.Duration  `json:"duration_ns"`
+}
+
+// String is one line for progress and reports.
+func (r Result) String() string {
+	return fmt.Sprintf("%d requests at %.0f/s, %.0f%% success, codes %v, p50 %s p95 %s p99 %s max %s, %d distinct errors",
+		r.Requests, r.Rate, 100*r.Success, r.StatusCodes, r.P50.Round(time.Millisecond), r.P95.Round(time.Millisecond),
+		r.P99.Round(time.Millisecond), r.Max.Round(time.Millisecond), len(r.Errors))
+}
+
+// Attack sends GET requests to o.URL at o.Rate for o.Duration. It stops
+// early when ctx is done.
+func Attack(ctx context.Context, o Options) (Result, error) {
+	if o.URL == "" {
+		return Result{}, fmt.Errorf("load: no target URL")
+	}
+	if o.Rate <= 0 {
+		o.Rate = 1000
+	}
+	if o.Duration <= 0 {
+		o.Duration = 15 * time.Second
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	atk := vegeta.NewAttacker(vegeta.Timeout(o.Timeout), vegeta.KeepAlive(false))
+	tr := vegeta.NewStaticTargeter(vegeta.Target{Method: "GET", URL: o.URL})
+	var m vegeta.Metrics
+	t0 := time.Now()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	results := atk.Attack(tr, vegeta.Rate{Freq: o.Rate, Per: time.Second}, o.Duration, "harp")
+	for done := false; !done; {
+		select {
+		case res, ok := <-results:
+			if !ok {
+				done = true
+				break
+			}
+			m.Add(res)
+		case <-tick.C:
+			if o.Progress != nil {
+				o.Progress(m.Requests, time.Since(t0))
+			}
+		case <-ctx.Done():
+			atk.Stop()
+		}
+	}
+	m.Close()
+	return Result{
+		Requests: m.Requests, Rate: m.Rate, Throughput: m.Throughput, Success: m.Success, StatusCodes: m.StatusCodes,
+		P50: m.Latencies.P50, P95: m.Latencies.P95, P99: m.Latencies.P99, Max: m.Latencies.Max,
+		Errors: m.Errors, Duration: time.Since(t0),
+	}, ctx.Err()
+}

@@ -1,0 +1,51 @@
+package load
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/harp-project/harp/harness/backend"
+)
+
+func TestAttackFastBackend(t *testing.T) {
+	srv := httptest.NewServer(backend.New(backend.Options{Fast: true}))
+	defer srv.Close()
+	var ticks int
+	r, err := Attack(context.Background(), Options{URL: srv.URL, Rate: 200, Duration: 2 * time.Second, Timeout: time.Second,
+		Progress: func(uint64, time.Duration) { ticks++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Requests < 350 || r.Requests > 450 || r.Success != 1 || r.StatusCodes["200"] != int(r.Requests) {
+		t.Errorf("fast backend: %s", r)
+	}
+	if r.Rate < 150 || r.P99 <= 0 || ticks == 0 {
+		t.Errorf("rate %.0f p99 %s ticks %d", r.Rate, r.P99, ticks)
+	}
+}
+
+func TestAttackSlowBackendTimesOut(t *testing.T) {
+	// 10 requests/s served, 50 sent: most time out, and that is counted.
+	srv := httptest.NewServer(backend.New(backend.Options{Service: 100 * time.Millisecond, Serial: true}))
+	defer srv.Close()
+	r, err := Attack(context.Background(), Options{URL: srv.URL, Rate: 50, Duration: time.Second, Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Success > 0.5 || len(r.Errors) == 0 || r.StatusCodes["0"] == 0 {
+		t.Errorf("slow backend: %s, errors %v", r, r.Errors)
+	}
+}
+
+func TestAttackStopsWithContext(t *testing.T) {
+	srv := httptest.NewServer(backend.New(backend.Options{Fast: true}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	r, err := Attack(ctx, Options{URL: srv.URL, Rate: 100, Duration: time.Minute})
+	if err == nil || r.Duration > 5*time.Second {
+		t.Errorf("attack did not stop: %v after %s", err, r.Duration)
+	}
+}

@@ -1,0 +1,59 @@
+package images
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/harness/spec"
+)
+
+// BackendBinary is where the slow backend lives in its image.
+const BackendBinary = "/slowbackend"
+
+// Backend builds (or finds) the image of harp's slow HTTP backend
+// (cmd/slowbackend): a static Go binary alone in an image, tagged by its hash.
+func (b *Builder) Backend(ctx context.Context) (string, error) {
+	dir := filepath.Join(b.Cache, "slowbackend")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "slowbackend")
+	compiled := progress.Start("compiling the slow backend")
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", bin, "github.com/harp-project/harp/cmd/slowbackend")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
+	compiled(err)
+	if err != nil {
+		return "", fmt.Errorf("building the slow backend: %v\n%s", err, out)
+	}
+	sum, err := fileSum(bin)
+	if err != nil {
+		return "", err
+	}
+	tag := "harp-backend:" + inputsHash("backend", sum)
+	s := spec.Spec{Raw: "backend", Scheme: spec.Bin, Target: bin}
+	if img, err := b.lookup(ctx, s, tag); img != nil || err != nil {
+		return tag, err
+	}
+	done := progress.Start("building the slow backend image")
+	tmp, err := os.CreateTemp(b.Cache, "backend-*.tar")
+	if err != nil {
+		done(err)
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if err := writeFiles(tmp, map[string]string{bin: BackendBinary}); err == nil {
+		_, err = tmp.Seek(0, 0)
+	}
+	if err == nil {
+		// The -vv label marks the image complete; the backend has no -vv.
+		_, err = b.importTar(ctx, s, tag, "HAProxy version none (harp slow backend)", tmp)
+	}
+	done(err)
+	return tag, err
+}
