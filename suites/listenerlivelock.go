@@ -217,8 +217,16 @@ func livelockRun(ctx context.Context, env *scenario.Env, n *node.Node, p liveloc
 		return t, "", err
 	}
 	listeners := cliout.Listeners(rows, "fe")
-	t.Evidence["threads"], t.Evidence["listeners"] = info["Nbthread"], listeners
-	t.Notes = append(t.Notes, fmt.Sprintf("%s threads, %d thread groups (config), %d listeners, %d CPUs", info["Nbthread"], p.Groups, listeners, cpusFor(p.CPUSet)))
+	threads, err := n.Worker(ctx, pid, "show threads")
+	if err != nil {
+		return t, "", err
+	}
+	groups := cliout.ThreadGroups(threads)
+	t.Evidence["threads"], t.Evidence["listeners"], t.Evidence["thread_groups"] = info["Nbthread"], listeners, groups
+	t.Notes = append(t.Notes, fmt.Sprintf("%s threads, %d thread groups, %d listeners, %d CPUs", info["Nbthread"], groups, listeners, cpusFor(p.CPUSet)))
+	if groups != p.Groups {
+		return t, fmt.Sprintf("the worker runs %d thread groups, the config asks %d", groups, p.Groups), nil
+	}
 	if info.Int("Nbthread") != int64(p.Threads) {
 		return t, fmt.Sprintf("the worker runs %s threads, the config asks %d", info["Nbthread"], p.Threads), nil
 	}

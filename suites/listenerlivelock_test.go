@@ -31,10 +31,11 @@ var _ = Describe("listener livelock at maxconn", Label("issue:listener-livelock"
 	// One short real run that fits this machine: the limit must be reached
 	// and the run classified with its reason. On 2 cores, expect PASS with
 	// no stall, or INCONCLUSIVE with the reason: never a verdict without one.
-	It("reaches the frontend's limit in a short run and classifies it", func(ctx context.Context) {
+	// harp's fixed source build runs like any other build.
+	DescribeTable("a short run reaches the frontend's limit and is classified", func(ctx context.Context, build, layout string) {
 		setenv(map[string]string{"HARP_LIVELOCK_THREADS": fmt.Sprint(min(runtime.NumCPU(), 2)), "HARP_LIVELOCK_MAXCONN": "100",
-			"HARP_LIVELOCK_RATE": "300", "HARP_LIVELOCK_DURATION": "4s", "HARP_LIVELOCK_TIMEOUT": "5s"})
-		r := run(ctx, suites.ListenerLivelock, image(ctx, "deb:experimental"))
+			"HARP_LIVELOCK_RATE": "300", "HARP_LIVELOCK_DURATION": "4s", "HARP_LIVELOCK_TIMEOUT": "5s", "HARP_LIVELOCK_LAYOUT": layout})
+		r := run(ctx, suites.ListenerLivelock, image(ctx, build))
 		Expect(r.Verdict).To(BeElementOf(verdict.Pass, verdict.Reproduced, verdict.Inconclusive), r.Line())
 		Expect(r.Trials).To(HaveLen(1), r.Line())
 		t := r.Trials[0]
@@ -42,7 +43,10 @@ var _ = Describe("listener livelock at maxconn", Label("issue:listener-livelock"
 		Expect(t.Evidence["frontend_peak"]).To(BeEquivalentTo(100), "the frontend reached its maxconn")
 		Expect(t.Evidence).To(HaveKey("load"))
 		Expect(r.Reason).NotTo(BeEmpty())
-	})
+	},
+		Entry("Debian experimental (3.4.7), one listener per thread group", "deb:experimental", "groups"),
+		Entry("3.0.11 with harp's fix, one bind per thread", "src:deb:3.0.11,patch="+fixPatch("listener-livelock-dequeue-with-room.diff"), "binds"),
+	)
 })
 
 var _ = Describe("listener livelock parameters", Label("issue:listener-livelock", "unit"), func() {

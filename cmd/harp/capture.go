@@ -173,6 +173,9 @@ func capture(ctx context.Context, cli *client.Client, img *images.Image, runID, 
 	if err := save("show-table-list.txt")(w("show table")); err != nil {
 		return err
 	}
+	if err := save("show-threads.txt")(w("show threads")); err != nil {
+		return err
+	}
 	if err := save("show-stat.txt")(w("show stat")); err != nil {
 		return err
 	}

@@ -311,3 +311,15 @@ func TestCapturedShowStat(t *testing.T) {
 		})
 	}
 }
+
+func TestCapturedShowThreads(t *testing.T) {
+	for version, dir := range captures(t) {
+		if g := ThreadGroups(read(t, dir, "show-threads.txt")); g != 1 {
+			t.Errorf("%s: %d thread groups, want 1", version, g)
+		}
+	}
+	two := "* Thread 1 : id=0x1 act=1\n      1/1    stuck=0\n  Thread 2 : id=0x2 act=0\n      2/1    stuck=0\n"
+	if g := ThreadGroups(two); g != 2 {
+		t.Errorf("two groups read as %d", g)
+	}
+}

@@ -2,6 +2,7 @@ package cliout
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -74,4 +75,16 @@ func Listeners(rows []StatRow, proxy string) int {
 		}
 	}
 	return n
+}
+
+var threadGroupRe = regexp.MustCompile(`(?m)^\s+(\d+)/(\d+)\s`)
+
+// ThreadGroups counts the distinct thread groups `show threads` lists
+// (its "group/thread" column, 2.7 and later); 0 when the build shows none.
+func ThreadGroups(out string) int {
+	groups := map[string]bool{}
+	for _, m := range threadGroupRe.FindAllStringSubmatch(out, -1) {
+		groups[m[1]] = true
+	}
+	return len(groups)
 }
