@@ -59,21 +59,11 @@ func Config3517() (string, error) {
 
 func run3517(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	cfg, err := Config3517()
-	env.Config = cfg
-	if err != nil {
-		return verdict.Outcome{Err: err}
-	}
-	n, err := env.Start(ctx, node.Options{Image: env.Image, Config: cfg, RunID: env.RunID, Name: "node-3517"})
-	if err != nil {
-		return verdict.Outcome{Err: err}
-	}
-	defer n.Stop(context.WithoutCancel(ctx))
-
-	var out verdict.Outcome
-	if unmet := checkThreads(ctx, n, 1); unmet != "" {
-		out.Unmet = unmet
+	n, out, ok := startSingle(ctx, env, node.Options{Config: cfg, Name: "node-3517"}, err, 1)
+	if !ok {
 		return out
 	}
+	defer n.Stop(context.WithoutCancel(ctx))
 	for i := 1; i <= env.Trials; i++ {
 		t, err := reloadRound(ctx, n, i)
 		out.Trials = append(out.Trials, t)

@@ -56,20 +56,11 @@ func Config3519() (string, error) {
 
 func run3519(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	cfg, err := Config3519()
-	env.Config = cfg
-	if err != nil {
-		return verdict.Outcome{Err: err}
-	}
-	n, err := env.Start(ctx, node.Options{Image: env.Image, Config: cfg, RunID: env.RunID, Name: "node-3519", Ports: []string{"10000/tcp"}})
-	if err != nil {
-		return verdict.Outcome{Err: err}
-	}
-	defer n.Stop(context.WithoutCancel(ctx))
-	var out verdict.Outcome
-	if unmet := checkThreads(ctx, n, 1); unmet != "" {
-		out.Unmet = unmet
+	n, out, ok := startSingle(ctx, env, node.Options{Config: cfg, Name: "node-3519", Ports: []string{"10000/tcp"}}, err, 1)
+	if !ok {
 		return out
 	}
+	defer n.Stop(context.WithoutCancel(ctx))
 	addr, err := n.Addr(ctx, "10000/tcp")
 	if err != nil {
 		return verdict.Outcome{Err: err}
