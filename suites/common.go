@@ -24,29 +24,29 @@ func startSingle(ctx context.Context, env *scenario.Env, o node.Options, cfgErr 
 	if err != nil {
 		return nil, verdict.Outcome{Err: err}, false
 	}
-	if unmet := checkThreads(ctx, n, threads); unmet != "" {
+	if unmet, err := checkThreads(ctx, n, threads); err != nil || unmet != "" {
 		n.Stop(context.WithoutCancel(ctx))
-		return nil, verdict.Outcome{Unmet: unmet}, false
+		return nil, verdict.Outcome{Unmet: unmet, Err: err}, false
 	}
 	return n, verdict.Outcome{}, true
 }
 
 // checkThreads verifies the node runs the threads a suite's setup asks for.
-func checkThreads(ctx context.Context, n *node.Node, want int64) string {
+func checkThreads(ctx context.Context, n *node.Node, want int64) (unmet string, err error) {
 	pid, err := n.CurrentWorker(ctx)
 	if err != nil {
-		return err.Error()
+		return "", err
 	}
 	raw, err := n.Worker(ctx, pid, "show info")
 	if err != nil {
-		return "show info: " + err.Error()
+		return "", fmt.Errorf("show info: %w", err)
 	}
 	info, err := cliout.ParseInfo(raw)
 	if err != nil {
-		return err.Error()
+		return "", err
 	}
 	if info.Int("Nbthread") != want {
-		return fmt.Sprintf("the setup needs nbthread %d, the worker runs %s threads", want, info["Nbthread"])
+		return fmt.Sprintf("the setup needs nbthread %d, the worker runs %s threads", want, info["Nbthread"]), nil
 	}
-	return ""
+	return "", nil
 }

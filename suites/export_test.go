@@ -8,7 +8,10 @@ type (
 	Marker3517     = marker
 )
 
-var CPUsFor = cpusFor
+var (
+	CPUsFor       = cpusFor
+	WarnsOnStalls = warnsOnStalls
+)
 
 // LivelockConfig renders the livelock config from the environment's knobs.
 func LivelockConfig() (string, error) { return LivelockParams().config() }

@@ -251,7 +251,10 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 		first.Close()
 	}
 	start := time.Now()
-	before, _, _ := p.remote(ctx)
+	before, _, err := p.remote(ctx)
+	if err != nil {
+		return t, err
+	}
 	if want := coll + map[bool]int64{false: 0, true: 1}[replace]; before.Int("coll") != want {
 		t.Unmet = fmt.Sprintf("%s: coll went from %d to %d, want %d", collided, coll, before.Int("coll"), want)
 		return t, nil
@@ -259,6 +262,10 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 	t.Evidence["remote_before"] = before.Raw
 	t.Blocks = append(t.Blocks, verdict.Block{Title: "show peers, remote peer, before the window", Text: before.Raw})
 	t.Notes = append(t.Notes, "remote peer before the window: "+summary(before))
+	if !before.Established() {
+		t.Unmet = "show peers does not show the watched session established before the window"
+		return t, nil
+	}
 	timer := time.NewTimer(watch3519)
 	defer timer.Stop()
 	closed := false
@@ -281,6 +288,9 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 		what = "control connection"
 	}
 	switch {
+	case closed && !watched.ClosedByPeer():
+		_, why := watched.ClosedAt()
+		t.Unmet = fmt.Sprintf("harp's client ended the %s session itself: %v", what, why)
 	case closed && !after.Established():
 		at, why := watched.ClosedAt()
 		t.Violation = fmt.Sprintf("%s closed by HAProxy within %s", what, watch3519)

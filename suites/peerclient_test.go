@@ -72,6 +72,18 @@ var _ = Describe("the peers protocol client", Label("area:peers", "peers-client"
 				Expect(ev.Table.Name).To(HaveSuffix("marker"))
 				Expect(ev.Table.KeyType).To(Equal(peers.KeyIPv4))
 				Expect(ev.Update.KeyString(*ev.Table)).To(Equal("192.0.2.7"))
+				// harp's encoder gives back HAProxy's own bytes: the definition
+				// and the update re-encode to exactly what HAProxy sent.
+				var defMsg peers.Message
+				for _, e := range c.Events() {
+					if e.Msg.Type == peers.StktDefine {
+						defMsg = e.Msg
+					}
+				}
+				Expect(ev.Table.Encode()).To(Equal(defMsg), "table definition")
+				again, err := ev.Update.Encode(*ev.Table)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(again).To(Equal(ev.Msg), "update")
 				for name, want := range map[string]uint64{"gpc0": 5, "conn_cnt": 3} {
 					v, ok := ev.Update.Int(name)
 					Expect(ok).To(BeTrue(), name)

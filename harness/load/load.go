@@ -66,6 +66,7 @@ func Attack(ctx context.Context, o Options) (Result, error) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	results := atk.Attack(tr, vegeta.Rate{Freq: o.Rate, Per: time.Second}, o.Duration, "harp")
+	cancelled := ctx.Done()
 	for done := false; !done; {
 		select {
 		case res, ok := <-results:
@@ -78,8 +79,9 @@ func Attack(ctx context.Context, o Options) (Result, error) {
 			if o.Progress != nil {
 				o.Progress(m.Requests, time.Since(t0))
 			}
-		case <-ctx.Done():
+		case <-cancelled:
 			atk.Stop()
+			cancelled = nil // stopped once; wait for the results to drain
 		}
 	}
 	m.Close()

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -92,7 +93,7 @@ type Conn struct {
 
 	mu      sync.Mutex
 	events  []Event
-	notify  chan struct{}
+	changed chan struct{}        // closed and replaced at each new event
 	tables  map[uint64]*TableDef // by the sender's table id
 	current *TableDef
 	lastID  map[uint64]uint32
@@ -142,7 +143,7 @@ func Handshake(ctx context.Context, c net.Conn, h Hello, o Options) (*Conn, int,
 		return nil, status, nil
 	}
 	c.SetDeadline(time.Time{})
-	pc := &Conn{Hello: h, Status: status, opts: o, c: c, br: br, notify: make(chan struct{}, 1),
+	pc := &Conn{Hello: h, Status: status, opts: o, c: c, br: br, changed: make(chan struct{}),
 		tables: map[uint64]*TableDef{}, lastID: map[uint64]uint32{}, closed: make(chan struct{}), stop: make(chan struct{})}
 	go pc.readLoop()
 	if o.Heartbeat > 0 {
@@ -191,14 +192,16 @@ func (c *Conn) Events() []Event {
 func (c *Conn) WaitFor(ctx context.Context, match func(Event) bool) (Event, error) {
 	seen := 0
 	for {
-		evs := c.Events()
+		c.mu.Lock()
+		evs, changed := append([]Event(nil), c.events...), c.changed
+		c.mu.Unlock()
 		for ; seen < len(evs); seen++ {
 			if match(evs[seen]) {
 				return evs[seen], nil
 			}
 		}
 		select {
-		case <-c.notify:
+		case <-changed:
 		case <-c.closed:
 			// one last look at what arrived before the end
 			for _, e := range c.Events()[seen:] {
@@ -276,12 +279,16 @@ func (c *Conn) handle(m Message) {
 	case m.Class == ClassStickTable && m.Type == StktDefine:
 		def, err := ParseTableDef(m.Body)
 		ev.Err = err
+		c.mu.Lock()
 		if err == nil {
-			c.mu.Lock()
 			c.tables[def.ID], c.current = &def, &def
-			c.mu.Unlock()
 			ev.Table = &def
+		} else {
+			// Updates that follow cannot be decoded against another table.
+			delete(c.tables, def.ID)
+			c.current = nil
 		}
+		c.mu.Unlock()
 	case m.Class == ClassStickTable && m.Type == StktSwitch:
 		s, err := ParseSwitch(m.Body)
 		ev.Err = err
@@ -316,16 +323,28 @@ func (c *Conn) handle(m Message) {
 			reply = append(reply, Ack{TableID: def.ID, UpdateID: u.ID}.Encode())
 		}
 	}
-	c.mu.Lock()
-	c.events = append(c.events, ev)
-	c.mu.Unlock()
-	select {
-	case c.notify <- struct{}{}:
-	default:
-	}
+	c.record(ev)
 	if c.opts.Answer {
 		for _, r := range reply {
-			c.Send(r)
+			if err := c.Send(r); err != nil {
+				c.record(Event{At: time.Now(), Msg: r, Err: fmt.Errorf("sending the answer: %w", err)})
+			}
 		}
 	}
+}
+
+// record keeps an event and wakes every waiter.
+func (c *Conn) record(ev Event) {
+	c.mu.Lock()
+	c.events = append(c.events, ev)
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+}
+
+// ClosedByPeer says the session ended because the other side closed or
+// reset it, not because harp closed it or could not decode the stream.
+func (c *Conn) ClosedByPeer() bool {
+	_, err := c.ClosedAt()
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
 }
