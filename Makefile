@@ -10,7 +10,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches -type f)
 
-.PHONY: fuzz build deps test unit selftest bench sweep builds capture test-3517 test-3519 test-listener-livelock vet
+.PHONY: matrix fuzz build deps test unit selftest bench sweep builds capture test-3517 test-3519 test-listener-livelock vet
 
 build: $(HARP)
 
@@ -66,3 +66,12 @@ capture: deps $(HARP)
 
 sweep: $(HARP)
 	$(HARP) sweep
+
+## matrix: every suite matching SUITES on every build in BUILDS, JOBS builds at a time;
+##   SHARD=i/n runs a deterministic share (merge shards with bin/harp merge DIR...)
+BUILDS ?= deb:bookworm deb:trixie deb:sid deb:experimental
+SUITES ?= area:peers
+JOBS   ?= 1
+SHARD  ?= 1/1
+matrix: deps $(HARP)
+	$(HARP) matrix --builds '$(BUILDS)' --suites '$(SUITES)' --jobs $(JOBS) --shard $(SHARD)

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -53,11 +54,14 @@ type Image struct {
 type Builder struct {
 	Docker *client.Client
 	Cache  string
+	mu     sync.Mutex // builds may run in parallel (harp matrix --jobs)
 	mirror *debmirror.Mirror
 }
 
 // Mirror opens (and refreshes, once a few hours) the private Debian state.
 func (b *Builder) Mirror(ctx context.Context) (*debmirror.Mirror, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.mirror != nil {
 		return b.mirror, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -32,6 +33,8 @@ import (
 const usage = `harp: regression and conformance harness for real HAProxy builds
 
   harp run     --label-filter FILTER --haproxy SPECS [--trials N] [--reports DIR]
+  harp matrix  --builds SPECS --suites FILTER [--jobs N] [--shard i/n] [--reports DIR]
+  harp merge   [--reports DIR] RUN-DIR...   merge shard outputs into one report
   harp images  --haproxy SPECS          build (or find) the images, print their tags
   harp builds                           HAProxy builds the Debian mirror serves
   harp suites                           registered suites and their labels
@@ -57,6 +60,10 @@ func main() {
 		code = cmdRun(ctx, os.Args[2:])
 	case "images":
 		code = cmdImages(ctx, os.Args[2:])
+	case "matrix":
+		code = cmdMatrix(ctx, os.Args[2:])
+	case "merge":
+		code = cmdMerge(os.Args[2:])
 	case "builds":
 		code = cmdBuilds(ctx)
 	case "suites":
@@ -139,11 +146,72 @@ func cmdRun(ctx context.Context, args []string) int {
 	defer engine.SweepRun(context.WithoutCancel(ctx), docker, run.ID)
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: *trials}
 	run.Results = r.Run(ctx, suites, specs)
-	dir, err := report.Write(*reports, run)
+	return finish(*reports, run)
+}
+
+// cmdMatrix runs every selected suite on every build (or one shard of
+// those cells), several builds at a time, and shows the matrix.
+func cmdMatrix(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
+	builds := fs.String("builds", "deb:latest", "build specs")
+	filter := fs.String("suites", "", "ginkgo label filter selecting suites (default: all)")
+	jobs := fs.Int("jobs", max(runtime.NumCPU()/2, 1), "builds run at the same time")
+	shard := fs.String("shard", "1/1", "run shard i of n of the cells (i/n)")
+	reports := fs.String("reports", "reports", "directory for reports")
+	if !flags(fs, args) {
+		return 3
+	}
+	var suites []*scenario.Scenario
+	var err error
+	if *filter == "" {
+		suites = scenario.All()
+	} else if suites, err = scenario.Select(*filter); err != nil {
+		return fail("%v", err)
+	}
+	specs, err := spec.ParseList(*builds)
+	if err != nil {
+		return fail("%v", err)
+	}
+	i, n, err := report.ParseShard(*shard)
+	if err != nil {
+		return fail("%v", err)
+	}
+	cells := report.Shard(runner.Cells(suites, specs), i, n)
+	docker, builder, err := setup(ctx)
+	if err != nil {
+		return fail("%v", err)
+	}
+	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " ")}
+	defer engine.SweepRun(context.WithoutCancel(ctx), docker, run.ID)
+	progress.Printf("matrix: %d cells (shard %d/%d), %d builds at a time", len(cells), i, n, *jobs)
+	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID}
+	run.Results = r.RunCells(ctx, cells, *jobs)
+	return finish(*reports, run)
+}
+
+// cmdMerge merges shard run directories into one run.
+func cmdMerge(args []string) int {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	reports := fs.String("reports", "reports", "directory for the merged report")
+	fs.SetOutput(os.Stderr)
+	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
+		return fail("merge: give the shard run directories")
+	}
+	run, err := report.Merge(report.NewID(), fs.Args())
+	if err != nil {
+		return fail("%v", err)
+	}
+	return finish(*reports, run)
+}
+
+// finish prints the matrix, writes the reports and returns the exit code.
+func finish(reports string, run report.Run) int {
+	fmt.Print("\n" + report.Matrix(run.Results, false))
+	dir, err := report.Write(reports, run)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "harp: writing reports: %v\n", err)
 	} else {
-		progress.Printf("report: %s/report.md", dir)
+		progress.Printf("report: %s/report.md, %s/junit.xml", dir, dir)
 	}
 	var vs []verdict.Verdict
 	for _, res := range run.Results {

@@ -71,6 +71,9 @@ func Write(root string, run Run) (string, error) {
 		run.Results[i].Evidence = fmt.Sprintf("%02d-%s", i+1, evidenceName(run.Results[i]))
 	}
 	for _, r := range run.Results {
+		if r.Config == "" && r.VV == "" && len(r.Trials) == 0 {
+			continue // merged from a shard: the evidence stays there
+		}
 		ev := filepath.Join(dir, r.Evidence)
 		if err := os.MkdirAll(ev, 0o755); err != nil {
 			return "", err
@@ -88,6 +91,13 @@ func Write(root string, run Run) (string, error) {
 		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(sum, '\n'), 0o644); err != nil {
+		return "", err
+	}
+	junit, err := JUnit(run)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "junit.xml"), junit, 0o644); err != nil {
 		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(Markdown(run)), 0o644); err != nil {
@@ -115,6 +125,7 @@ func evidenceName(r Result) string {
 func Markdown(run Run) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# harp run %s\n\nStarted %s. Command: `%s`\n\n", run.ID, run.Started.UTC().Format(time.RFC3339), run.Command)
+	b.WriteString(Matrix(run.Results, true) + "\n")
 	b.WriteString("| suite | upstream | build | verdict | trials | reason |\n|---|---|---|---|---|---|\n")
 	for _, r := range run.Results {
 		fmt.Fprintf(&b, "| #%s | %s | %s | **%s** | %d of %d violated | %s |\n", r.Suite, r.Upstream, r.Name, r.Verdict, r.TrialsViolated, r.TrialsRun, mdCell(r.Reason))

@@ -5,6 +5,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/moby/moby/client"
@@ -29,25 +30,66 @@ type Runner struct {
 	Local bool
 }
 
-// Run runs every suite on every build, one build after another, and
-// returns one result per suite x build. A build that cannot be made gives
-// ERROR results with the reason.
-func (r *Runner) Run(ctx context.Context, suites []*scenario.Scenario, specs []spec.Spec) []report.Result {
-	var results []report.Result
+// Cell is one suite on one build.
+type Cell struct {
+	Suite *scenario.Scenario
+	Build spec.Spec
+}
+
+// Cells lists every suite on every build, builds first: the order shards
+// are cut from.
+func Cells(suites []*scenario.Scenario, specs []spec.Spec) []Cell {
+	var out []Cell
 	for _, sp := range specs {
-		img, err := r.Builder.Ensure(ctx, sp)
 		for _, s := range suites {
-			var res report.Result
-			if err != nil {
-				res = report.Result{Suite: s.ID, Upstream: s.Upstream, Title: s.Title, Build: sp.Raw, Name: sp.Raw,
-					Verdict: verdict.Error, Reason: err.Error(), Noun: s.Noun}
-			} else {
-				res = r.RunOne(ctx, s, img)
-			}
-			fmt.Println(res.Line())
-			results = append(results, res)
+			out = append(out, Cell{Suite: s, Build: sp})
 		}
 	}
+	return out
+}
+
+// Run runs every suite on every build, one build after another, and
+// returns one result per suite x build.
+func (r *Runner) Run(ctx context.Context, suites []*scenario.Scenario, specs []spec.Spec) []report.Result {
+	return r.RunCells(ctx, Cells(suites, specs), 1)
+}
+
+// RunCells runs cells, up to jobs builds at a time (the suites of one
+// build run one after another). A build that cannot be made gives ERROR
+// results with the reason. Results come back in the cells' order.
+func (r *Runner) RunCells(ctx context.Context, cells []Cell, jobs int) []report.Result {
+	results := make([]report.Result, len(cells))
+	byBuild := map[string][]int{}
+	var order []string
+	for i, c := range cells {
+		if _, ok := byBuild[c.Build.Raw]; !ok {
+			order = append(order, c.Build.Raw)
+		}
+		byBuild[c.Build.Raw] = append(byBuild[c.Build.Raw], i)
+	}
+	sem := make(chan struct{}, max(jobs, 1))
+	var wg sync.WaitGroup
+	for _, b := range order {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(idx []int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			sp := cells[idx[0]].Build
+			img, err := r.Builder.Ensure(ctx, sp)
+			for _, i := range idx {
+				s := cells[i].Suite
+				if err != nil {
+					results[i] = report.Result{Suite: s.ID, Upstream: s.Upstream, Title: s.Title, Build: sp.Raw, Name: sp.Raw,
+						Verdict: verdict.Error, Reason: err.Error(), Noun: s.Noun}
+				} else {
+					results[i] = r.RunOne(ctx, s, img)
+				}
+				fmt.Println(results[i].Line())
+			}
+		}(byBuild[b])
+	}
+	wg.Wait()
 	return results
 }
 

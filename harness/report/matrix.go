@@ -1,0 +1,196 @@
+package report
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+// Cell is what a matrix shows for one suite on one build.
+func Cell(r Result) string {
+	switch r.Verdict {
+	case verdict.Inconclusive, verdict.Error:
+		reason := r.Reason
+		if i := strings.IndexAny(reason, ";\n"); i > 0 {
+			reason = reason[:i]
+		}
+		if len(reason) > 60 {
+			reason = reason[:57] + "..."
+		}
+		return fmt.Sprintf("%s: %s", r.Verdict, reason)
+	}
+	return fmt.Sprintf("%s %d/%d", r.Verdict, r.TrialsViolated, r.TrialsRun)
+}
+
+// Matrix lays results out as one row per suite and one column per build,
+// in the order they first appear. markdown picks a Markdown table.
+func Matrix(results []Result, markdown bool) string {
+	var suites, builds []string
+	seenS, seenB := map[string]bool{}, map[string]bool{}
+	cells := map[[2]string]string{}
+	titles := map[string]string{}
+	for _, r := range results {
+		name := r.Name
+		if name == "" {
+			name = r.Build
+		}
+		if !seenS[r.Suite] {
+			seenS[r.Suite] = true
+			suites = append(suites, r.Suite)
+		}
+		if !seenB[name] {
+			seenB[name] = true
+			builds = append(builds, name)
+		}
+		cells[[2]string{r.Suite, name}] = Cell(r)
+		titles[r.Suite] = r.Title
+	}
+	rows := [][]string{append([]string{"suite"}, builds...)}
+	for _, s := range suites {
+		row := []string{"#" + s + " " + titles[s]}
+		for _, b := range builds {
+			c := cells[[2]string{s, b}]
+			if c == "" {
+				c = "-"
+			}
+			row = append(row, c)
+		}
+		rows = append(rows, row)
+	}
+	var sb strings.Builder
+	if markdown {
+		for i, row := range rows {
+			sb.WriteString("| " + strings.Join(mdCells(row), " | ") + " |\n")
+			if i == 0 {
+				sb.WriteString(strings.Repeat("|---", len(row)) + "|\n")
+			}
+		}
+		return sb.String()
+	}
+	width := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, c := range row {
+			if i == 0 && len(c) > 48 {
+				row[i] = c[:45] + "..."
+			}
+			width[i] = max(width[i], len(row[i]))
+		}
+	}
+	for _, row := range rows {
+		for i, c := range row {
+			fmt.Fprintf(&sb, "%-*s  ", width[i], c)
+		}
+		sb.WriteString("\n")
+	}
+	return sb.String()
+}
+
+func mdCells(row []string) []string {
+	out := make([]string, len(row))
+	for i, c := range row {
+		out[i] = mdCell(c)
+	}
+	return out
+}
+
+// JUnit XML: one testcase per suite x build, so CI dashboards can show it.
+type junitSuite struct {
+	XMLName  xml.Name    `xml:"testsuite"`
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string      `xml:"name,attr"`
+	ClassName string      `xml:"classname,attr"`
+	Time      float64     `xml:"time,attr"`
+	Failure   *junitIssue `xml:"failure,omitempty"`
+	Error     *junitIssue `xml:"error,omitempty"`
+	Skipped   *junitIssue `xml:"skipped,omitempty"`
+}
+
+type junitIssue struct {
+	Message string `xml:"message,attr"`
+}
+
+// JUnit renders a run as JUnit XML: REPRODUCED is a failure, ERROR an
+// error, INCONCLUSIVE skipped (with its reason).
+func JUnit(run Run) ([]byte, error) {
+	s := junitSuite{Name: "harp " + run.ID}
+	for _, r := range run.Results {
+		c := junitCase{Name: strings.TrimPrefix(r.Line(), "#"), ClassName: "harp.issue" + r.Suite, Time: r.DurationS}
+		switch r.Verdict {
+		case verdict.Reproduced:
+			c.Failure, s.Failures = &junitIssue{Message: r.Reason}, s.Failures+1
+		case verdict.Error:
+			c.Error, s.Errors = &junitIssue{Message: r.Reason}, s.Errors+1
+		case verdict.Inconclusive:
+			c.Skipped, s.Skipped = &junitIssue{Message: r.Reason}, s.Skipped+1
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	s.Tests = len(s.Cases)
+	out, err := xml.MarshalIndent(s, "", "  ")
+	return append([]byte(xml.Header), append(out, '\n')...), err
+}
+
+// Shard keeps the cells of shard i of n (1-based), a deterministic share
+// by position in the full list of cells.
+func Shard[T any](cells []T, i, n int) []T {
+	var out []T
+	for k, c := range cells {
+		if k%n == i-1 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ParseShard reads "i/n".
+func ParseShard(s string) (int, int, error) {
+	var i, n int
+	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("shard %q: want i/n with 1 <= i <= n", s)
+	}
+	return i, n, nil
+}
+
+// Merge reads the summary.json of several run directories (shards) and
+// returns one run holding all their results, ordered by suite then build.
+func Merge(id string, dirs []string) (Run, error) {
+	run := Run{ID: id, Command: "harp merge " + strings.Join(dirs, " ")}
+	for _, d := range dirs {
+		data, err := os.ReadFile(filepath.Join(d, "summary.json"))
+		if err != nil {
+			return run, fmt.Errorf("merge: %w", err)
+		}
+		var part Run
+		if err := json.Unmarshal(data, &part); err != nil {
+			return run, fmt.Errorf("merge: %s: %w", d, err)
+		}
+		if run.Started.IsZero() || part.Started.Before(run.Started) {
+			run.Started = part.Started
+		}
+		for _, r := range part.Results {
+			r.Evidence = "" // lives in the shard's directory
+			run.Results = append(run.Results, r)
+		}
+	}
+	sort.SliceStable(run.Results, func(a, b int) bool {
+		if run.Results[a].Suite != run.Results[b].Suite {
+			return run.Results[a].Suite < run.Results[b].Suite
+		}
+		return run.Results[a].Name < run.Results[b].Name
+	})
+	return run, nil
+}

@@ -1,0 +1,104 @@
+package report
+
+import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+var sample = []Result{
+	{Suite: "3517", Title: "Multiple peers sections lose stick tables on reload", Name: "2.6.12-1+deb12u3", Verdict: verdict.Pass, TrialsRun: 3, Reason: "expected behaviour held in 3 of 3 reloads"},
+	{Suite: "3517", Title: "Multiple peers sections lose stick tables on reload", Name: "3.4.7-1", Verdict: verdict.Reproduced, TrialsRun: 3, TrialsViolated: 3, Reason: "first/marker lost in 3 of 3 reloads"},
+	{Suite: "listener-livelock", Title: "listener livelock", Name: "3.4.7-1", Verdict: verdict.Inconclusive, Reason: "2 CPUs < 16 threads: this machine cannot show the livelock; run with THREADS=2"},
+	{Suite: "3519", Title: "alive flag", Name: "deb:9", Verdict: verdict.Error, Reason: "deb:9 is not served"},
+}
+
+func TestMatrix(t *testing.T) {
+	md := Matrix(sample, true)
+	for _, want := range []string{
+		"| suite | 2.6.12-1+deb12u3 | 3.4.7-1 | deb:9 |",
+		"| #3517 Multiple peers sections lose stick tables on reload | PASS 0/3 | REPRODUCED 3/3 | - |",
+		"| #listener-livelock listener livelock | - | INCONCLUSIVE: 2 CPUs < 16 threads: this machine cannot show the livelock | - |",
+		"ERROR: deb:9 is not served",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown matrix lacks %q:\n%s", want, md)
+		}
+	}
+	term := Matrix(sample, false)
+	if lines := strings.Split(strings.TrimSpace(term), "\n"); len(lines) != 4 || !strings.Contains(lines[1], "REPRODUCED 3/3") {
+		t.Errorf("terminal matrix:\n%s", term)
+	}
+}
+
+func TestJUnit(t *testing.T) {
+	out, err := JUnit(Run{ID: "r", Results: sample})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s junitSuite
+	if err := xml.Unmarshal(out, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Tests != 4 || s.Failures != 1 || s.Errors != 1 || s.Skipped != 1 || s.Cases[1].Failure == nil || s.Cases[0].Failure != nil {
+		t.Errorf("junit = %+v", s)
+	}
+	if s.Cases[1].Name != "3517 on 3.4.7-1: REPRODUCED (first/marker lost in 3 of 3 reloads)" {
+		t.Errorf("case name %q", s.Cases[1].Name)
+	}
+}
+
+func TestShardsCoverEveryCellOnce(t *testing.T) {
+	cells := []int{0, 1, 2, 3, 4, 5, 6}
+	seen := map[int]int{}
+	for i := 1; i <= 3; i++ {
+		for _, c := range Shard(cells, i, 3) {
+			seen[c]++
+		}
+	}
+	for _, c := range cells {
+		if seen[c] != 1 {
+			t.Errorf("cell %d in %d shards", c, seen[c])
+		}
+	}
+	for _, bad := range []string{"0/2", "3/2", "x", "1/0"} {
+		if _, _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+}
+
+func TestMergeShards(t *testing.T) {
+	root := t.TempDir()
+	var dirs []string
+	for i, part := range [][]Result{sample[:2], sample[2:]} {
+		d, err := Write(root, Run{ID: "shard" + string(rune('a'+i)), Started: time.Now(), Results: part})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	run, err := Merge("merged", dirs)
+	if err != nil || len(run.Results) != 4 {
+		t.Fatalf("Merge = %d results, %v", len(run.Results), err)
+	}
+	d, err := Write(root, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(d, "report.md"))
+	if !strings.Contains(string(md), "REPRODUCED 3/3") || !strings.Contains(string(md), "INCONCLUSIVE: 2 CPUs < 16 threads") {
+		t.Errorf("merged report lacks cells:\n%s", md)
+	}
+	if _, err := os.Stat(filepath.Join(d, "junit.xml")); err != nil {
+		t.Error(err)
+	}
+	if _, err := Merge("x", []string{filepath.Join(root, "nope")}); err == nil {
+		t.Error("merging a missing directory succeeded")
+	}
+}

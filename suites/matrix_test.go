@@ -1,0 +1,41 @@
+package suites_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
+)
+
+// harp matrix over two builds, cut in two shards, merged back into one
+// report: every cell exactly once, with JUnit XML beside it.
+var _ = Describe("harp matrix, shards and merge", Label("matrix"), func() {
+	It("runs each shard's cells and merges them into one matrix", func() {
+		reports := GinkgoT().TempDir()
+		var dirs []string
+		for _, shard := range []string{"1/2", "2/2"} {
+			// The livelock suite answers at once here (2 CPUs < 16 threads).
+			s := harp(nil, "matrix", "--builds", "deb:bookworm deb:experimental", "--suites", "issue:listener-livelock",
+				"--shard", shard, "--jobs", "2", "--reports", reports)
+			Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(2)) // INCONCLUSIVE
+			Expect(s.Out.Contents()).To(ContainSubstring("INCONCLUSIVE: "))
+			latest, err := os.Readlink(filepath.Join(reports, "latest"))
+			Expect(err).NotTo(HaveOccurred())
+			dirs = append(dirs, filepath.Join(reports, latest))
+			var sum struct{ Results []map[string]any }
+			data, err := os.ReadFile(filepath.Join(reports, latest, "summary.json"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(json.Unmarshal(data, &sum)).To(Succeed())
+			Expect(sum.Results).To(HaveLen(1), "one cell per shard")
+			Expect(filepath.Join(reports, latest, "junit.xml")).To(BeAnExistingFile())
+		}
+		s := harp(nil, append([]string{"merge", "--reports", reports}, dirs...)...)
+		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(2))
+		Expect(s.Out.Contents()).To(ContainSubstring("2.6.12-1+deb12u3"))
+		Expect(s.Out.Contents()).To(ContainSubstring("3.4.7-1"))
+	})
+})
