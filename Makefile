@@ -10,7 +10,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches -type f)
 
-.PHONY: matrix fuzz build deps test unit selftest bench sweep builds capture test-3517 test-3519 test-listener-livelock vet
+.PHONY: nightly matrix fuzz build deps test unit selftest bench sweep builds capture test-3517 test-3519 test-listener-livelock vet
 
 build: $(HARP)
 
@@ -75,3 +75,9 @@ JOBS   ?= 1
 SHARD  ?= 1/1
 matrix: deps $(HARP)
 	$(HARP) matrix --builds '$(BUILDS)' --suites '$(SUITES)' --jobs $(JOBS) --shard $(SHARD)
+
+## nightly: every suite on every build the Debian mirror serves (plus EXTRA specs),
+##   compared with the previous nightly under reports/nightly
+EXTRA ?=
+nightly: deps $(HARP)
+	$(HARP) nightly --extra '$(EXTRA)' --jobs $(JOBS)

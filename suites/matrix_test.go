@@ -39,3 +39,20 @@ var _ = Describe("harp matrix, shards and merge", Label("matrix"), func() {
 		Expect(s.Out.Contents()).To(ContainSubstring("3.4.7-1"))
 	})
 })
+
+var _ = Describe("harp nightly", Label("matrix"), func() {
+	It("finds the served builds itself and compares with the previous nightly", func() {
+		reports := GinkgoT().TempDir()
+		for i := 0; i < 2; i++ {
+			s := harp(nil, "nightly", "--suites", "issue:listener-livelock", "--jobs", "2", "--reports", reports)
+			Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(2))
+			// The four builds the mirror serves, found at run time.
+			for _, v := range []string{"2.6.12-1+deb12u3", "3.0.11-1+deb13u4", "3.2.26-1", "3.4.7-1"} {
+				Expect(s.Out.Contents()).To(ContainSubstring(v))
+			}
+			if i == 1 {
+				Expect(s.Out.Contents()).To(MatchRegexp(`changes since \S+: 0`))
+			}
+		}
+	})
+})

@@ -35,6 +35,8 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp run     --label-filter FILTER --haproxy SPECS [--trials N] [--reports DIR]
   harp matrix  --builds SPECS --suites FILTER [--jobs N] [--shard i/n] [--reports DIR]
   harp merge   [--reports DIR] RUN-DIR...   merge shard outputs into one report
+  harp nightly [--extra SPECS] [--suites FILTER] [--jobs N] [--reports DIR]
+               every build the Debian mirror serves, compared with the previous nightly
   harp images  --haproxy SPECS          build (or find) the images, print their tags
   harp builds                           HAProxy builds the Debian mirror serves
   harp suites                           registered suites and their labels
@@ -64,6 +66,8 @@ func main() {
 		code = cmdMatrix(ctx, os.Args[2:])
 	case "merge":
 		code = cmdMerge(os.Args[2:])
+	case "nightly":
+		code = cmdNightly(ctx, os.Args[2:])
 	case "builds":
 		code = cmdBuilds(ctx)
 	case "suites":
@@ -186,6 +190,64 @@ func cmdMatrix(ctx context.Context, args []string) int {
 	progress.Printf("matrix: %d cells (shard %d/%d), %d builds at a time", len(cells), i, n, *jobs)
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID}
 	run.Results = r.RunCells(ctx, cells, *jobs)
+	return finish(*reports, run)
+}
+
+// cmdNightly runs every suite on every haproxy build the Debian mirror
+// serves (found now, not listed by hand) plus extra specs, and lists what
+// changed since the previous nightly.
+func cmdNightly(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("nightly", flag.ContinueOnError)
+	extra := fs.String("extra", "", "more build specs")
+	filter := fs.String("suites", "", "ginkgo label filter selecting suites (default: all)")
+	jobs := fs.Int("jobs", max(runtime.NumCPU()/2, 1), "builds run at the same time")
+	reports := fs.String("reports", "reports/nightly", "directory of nightly runs")
+	if !flags(fs, args) {
+		return 3
+	}
+	suites := scenario.All()
+	if *filter != "" {
+		var err error
+		if suites, err = scenario.Select(*filter); err != nil {
+			return fail("%v", err)
+		}
+	}
+	docker, builder, err := setup(ctx)
+	if err != nil {
+		return fail("%v", err)
+	}
+	m, err := builder.Mirror(ctx)
+	if err != nil {
+		return fail("%v", err)
+	}
+	served, err := m.Builds(ctx)
+	if err != nil {
+		return fail("%v", err)
+	}
+	var specs []spec.Spec
+	for _, b := range served {
+		s, _ := spec.Parse("deb:" + b.Version)
+		specs = append(specs, s)
+	}
+	if strings.TrimSpace(*extra) != "" {
+		more, err := spec.ParseList(*extra)
+		if err != nil {
+			return fail("%v", err)
+		}
+		specs = append(specs, more...)
+	}
+	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " ")}
+	defer engine.SweepRun(context.WithoutCancel(ctx), docker, run.ID)
+	progress.Printf("nightly: %d suites on %d builds (%d served by the mirror)", len(suites), len(specs), len(served))
+	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID}
+	run.Results = r.RunCells(ctx, runner.Cells(suites, specs), *jobs)
+	if prev, ok := report.Previous(*reports, run.ID); ok {
+		run.Since, run.Changes = prev.ID, report.Compare(prev.Results, run.Results)
+		fmt.Printf("\nchanges since %s: %d\n", prev.ID, len(run.Changes))
+		for _, c := range run.Changes {
+			fmt.Println("  " + c.String())
+		}
+	}
 	return finish(*reports, run)
 }
 

@@ -102,3 +102,38 @@ func TestMergeShards(t *testing.T) {
 		t.Error("merging a missing directory succeeded")
 	}
 }
+
+func TestCompare(t *testing.T) {
+	prev := []Result{
+		{Suite: "3517", Name: "3.4.7-1", Verdict: verdict.Reproduced},
+		{Suite: "3517", Name: "3.2.26-1", Verdict: verdict.Pass},
+		{Suite: "3519", Name: "3.4.7-1", Verdict: verdict.Pass},
+		{Suite: "3519", Name: "3.2.26-1", Verdict: verdict.Pass},
+	}
+	cur := []Result{
+		{Suite: "3517", Name: "3.4.7-1", Verdict: verdict.Pass},         // fixed
+		{Suite: "3517", Name: "3.2.26-1", Verdict: verdict.Reproduced},  // regressed
+		{Suite: "3519", Name: "3.4.7-1", Verdict: verdict.Inconclusive}, // newly inconclusive
+		{Suite: "3519", Name: "3.2.26-1", Verdict: verdict.Pass},        // unchanged
+		{Suite: "3519", Name: "3.6.0-1", Verdict: verdict.Pass},         // new build
+	}
+	var got []string
+	for _, c := range Compare(prev, cur) {
+		got = append(got, c.String())
+	}
+	want := []string{
+		"fixed: #3517 on 3.4.7-1: REPRODUCED -> PASS",
+		"new: #3519 on 3.6.0-1: PASS",
+		"newly inconclusive: #3519 on 3.4.7-1: PASS -> INCONCLUSIVE",
+		"regressed: #3517 on 3.2.26-1: PASS -> REPRODUCED",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Compare:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	root := t.TempDir()
+	Write(root, Run{ID: "20260101T000000Z-0001", Results: prev})
+	Write(root, Run{ID: "20260102T000000Z-0001", Results: cur})
+	if p, ok := Previous(root, "20260102T000000Z-0001"); !ok || p.ID != "20260101T000000Z-0001" {
+		t.Errorf("Previous = %v %v", p.ID, ok)
+	}
+}

@@ -54,6 +54,9 @@ type Run struct {
 	Started time.Time `json:"started"`
 	Command string    `json:"command"`
 	Results []Result  `json:"results"`
+	// Since and Changes compare with a previous run (make nightly).
+	Since   string   `json:"since,omitempty"`
+	Changes []Change `json:"changes,omitempty"`
 }
 
 // NewID makes a sortable run id.
@@ -126,6 +129,13 @@ func Markdown(run Run) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# harp run %s\n\nStarted %s. Command: `%s`\n\n", run.ID, run.Started.UTC().Format(time.RFC3339), run.Command)
 	b.WriteString(Matrix(run.Results, true) + "\n")
+	if run.Since != "" {
+		fmt.Fprintf(&b, "Changes since %s: %d\n\n", run.Since, len(run.Changes))
+		for _, c := range run.Changes {
+			fmt.Fprintf(&b, "- %s\n", c)
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("| suite | upstream | build | verdict | trials | reason |\n|---|---|---|---|---|---|\n")
 	for _, r := range run.Results {
 		fmt.Fprintf(&b, "| #%s | %s | %s | **%s** | %d of %d violated | %s |\n", r.Suite, r.Upstream, r.Name, r.Verdict, r.TrialsViolated, r.TrialsRun, mdCell(r.Reason))
