@@ -153,6 +153,14 @@ func cmdRun(ctx context.Context, args []string) int {
 	return finish(*reports, run)
 }
 
+// selectSuites applies a label filter; an empty one selects every suite.
+func selectSuites(filter string) ([]*scenario.Scenario, error) {
+	if filter == "" {
+		return scenario.All(), nil
+	}
+	return scenario.Select(filter)
+}
+
 // cmdMatrix runs every selected suite on every build (or one shard of
 // those cells), several builds at a time, and shows the matrix.
 func cmdMatrix(ctx context.Context, args []string) int {
@@ -165,11 +173,8 @@ func cmdMatrix(ctx context.Context, args []string) int {
 	if !flags(fs, args) {
 		return 3
 	}
-	var suites []*scenario.Scenario
-	var err error
-	if *filter == "" {
-		suites = scenario.All()
-	} else if suites, err = scenario.Select(*filter); err != nil {
+	suites, err := selectSuites(*filter)
+	if err != nil {
 		return fail("%v", err)
 	}
 	specs, err := spec.ParseList(*builds)
@@ -205,12 +210,9 @@ func cmdNightly(ctx context.Context, args []string) int {
 	if !flags(fs, args) {
 		return 3
 	}
-	suites := scenario.All()
-	if *filter != "" {
-		var err error
-		if suites, err = scenario.Select(*filter); err != nil {
-			return fail("%v", err)
-		}
+	suites, err := selectSuites(*filter)
+	if err != nil {
+		return fail("%v", err)
 	}
 	docker, builder, err := setup(ctx)
 	if err != nil {
