@@ -6,6 +6,8 @@ need=()
 command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
 command -v cc >/dev/null && command -v make >/dev/null || need+=(build-essential)
 command -v patch >/dev/null || need+=(patch)
+command -v ccache >/dev/null || need+=(ccache)
+command -v git >/dev/null || need+=(git)
 [ -e /usr/include/crypt.h ] || need+=(libcrypt-dev)
 [ -e /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates)
 if [ ${#need[@]} -gt 0 ]; then

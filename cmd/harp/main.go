@@ -37,6 +37,11 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp merge   [--reports DIR] RUN-DIR...   merge shard outputs into one report
   harp nightly [--extra SPECS] [--suites FILTER] [--jobs N] [--reports DIR]
                every build the Debian mirror serves, compared with the previous nightly
+  harp report  --issue N [--run DIR] [--out FILE] [--post owner/repo#N]
+               Markdown for the upstream issue from a run (posted with GITHUB_TOKEN)
+  harp bisect  --suite FILTER --good SPEC|REF --bad SPEC|REF [--repo DIR] [--find-fix]
+               [--trials N] [--retries N] [--src-options patch=F,make=V=X]
+               first bad (or, with --find-fix, first good) Debian build or commit
   harp images  --haproxy SPECS          build (or find) the images, print their tags
   harp builds                           HAProxy builds the Debian mirror serves
   harp suites                           registered suites and their labels
@@ -66,6 +71,10 @@ func main() {
 		code = cmdMatrix(ctx, os.Args[2:])
 	case "merge":
 		code = cmdMerge(os.Args[2:])
+	case "bisect":
+		code = cmdBisect(ctx, os.Args[2:])
+	case "report":
+		code = cmdReport(ctx, os.Args[2:])
 	case "nightly":
 		code = cmdNightly(ctx, os.Args[2:])
 	case "builds":

@@ -1,11 +1,8 @@
 package report
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -165,26 +162,19 @@ func ParseShard(s string) (int, int, error) {
 	return i, n, nil
 }
 
-// Merge reads the summary.json of several run directories (shards) and
-// returns one run holding all their results, ordered by suite then build.
+// Merge reads several run directories (shards) and returns one run holding
+// all their results and evidence, ordered by suite then build.
 func Merge(id string, dirs []string) (Run, error) {
 	run := Run{ID: id, Command: "harp merge " + strings.Join(dirs, " ")}
 	for _, d := range dirs {
-		data, err := os.ReadFile(filepath.Join(d, "summary.json"))
+		part, err := Load(d)
 		if err != nil {
 			return run, fmt.Errorf("merge: %w", err)
-		}
-		var part Run
-		if err := json.Unmarshal(data, &part); err != nil {
-			return run, fmt.Errorf("merge: %s: %w", d, err)
 		}
 		if run.Started.IsZero() || part.Started.Before(run.Started) {
 			run.Started = part.Started
 		}
-		for _, r := range part.Results {
-			r.Evidence = "" // lives in the shard's directory
-			run.Results = append(run.Results, r)
-		}
+		run.Results = append(run.Results, part.Results...)
 	}
 	sort.SliceStable(run.Results, func(a, b int) bool {
 		if run.Results[a].Suite != run.Results[b].Suite {

@@ -32,10 +32,11 @@ type Result struct {
 	DurationS      float64         `json:"duration_s"`
 	Evidence       string          `json:"evidence_dir,omitempty"` // under the run's directory
 
-	Noun   string          `json:"-"`
+	Noun  string   `json:"trial_noun,omitempty"`
+	Steps []string `json:"steps,omitempty"`
+	// Kept in the evidence directory, not in summary.json (Load reads them back).
 	VV     string          `json:"-"`
 	Config string          `json:"-"`
-	Steps  []string        `json:"-"`
 	Trials []verdict.Trial `json:"-"`
 }
 
@@ -71,11 +72,15 @@ func Write(root string, run Run) (string, error) {
 		return "", err
 	}
 	for i := range run.Results {
-		run.Results[i].Evidence = fmt.Sprintf("%02d-%s", i+1, evidenceName(run.Results[i]))
+		r := &run.Results[i]
+		r.Evidence = ""
+		if r.Config != "" || r.VV != "" || len(r.Trials) > 0 {
+			r.Evidence = fmt.Sprintf("%02d-%s", i+1, evidenceName(*r))
+		}
 	}
 	for _, r := range run.Results {
-		if r.Config == "" && r.VV == "" && len(r.Trials) == 0 {
-			continue // merged from a shard: the evidence stays there
+		if r.Evidence == "" {
+			continue // nothing to keep (merged from a shard without evidence)
 		}
 		ev := filepath.Join(dir, r.Evidence)
 		if err := os.MkdirAll(ev, 0o755); err != nil {
@@ -106,12 +111,52 @@ func Write(root string, run Run) (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(Markdown(run)), 0o644); err != nil {
 		return "", err
 	}
+	page, err := HTML(run)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.html"), page, 0o644); err != nil {
+		return "", err
+	}
 	latest := filepath.Join(root, "latest")
 	os.Remove(latest)
 	if err := os.Symlink(run.ID, latest); err != nil {
 		return dir, err
 	}
 	return dir, nil
+}
+
+// Load reads a run directory written by Write back, evidence included
+// (configuration, haproxy -vv and trials of every result whose evidence
+// directory is there).
+func Load(dir string) (Run, error) {
+	var run Run
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return run, fmt.Errorf("%s is not a harp run directory: %w", dir, err)
+	}
+	if err := json.Unmarshal(data, &run); err != nil {
+		return run, fmt.Errorf("%s/summary.json: %w", dir, err)
+	}
+	for i := range run.Results {
+		r := &run.Results[i]
+		if r.Evidence == "" {
+			continue
+		}
+		ev := filepath.Join(dir, r.Evidence)
+		if b, err := os.ReadFile(filepath.Join(ev, "trials.json")); err == nil {
+			if err := json.Unmarshal(b, &r.Trials); err != nil {
+				return run, fmt.Errorf("%s/trials.json: %w", ev, err)
+			}
+		}
+		if b, err := os.ReadFile(filepath.Join(ev, "haproxy.cfg")); err == nil {
+			r.Config = string(b)
+		}
+		if b, err := os.ReadFile(filepath.Join(ev, "haproxy-vv.txt")); err == nil {
+			r.VV = string(b)
+		}
+	}
+	return run, nil
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.+-]`)

@@ -69,3 +69,91 @@ func TestWrite(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func sampleRun(id string) Run {
+	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	return Run{ID: id, Started: at, Command: "harp run", Results: []Result{{
+		Suite: "3517", Upstream: "haproxy/haproxy#3517", Title: "tables lost on reload", Build: "deb:trixie", Name: "3.0.11-1+deb13u4",
+		Version: "3.0.11-1+deb13u4", Verdict: verdict.Reproduced, TrialsRun: 3, TrialsViolated: 3, Reason: "first/marker lost in 3 of 3 reloads",
+		Noun: "reloads", Steps: []string{"start with two peers sections", "reload"}, Config: "global\n  master-worker\n", VV: "HAProxy version 3.0.11-1+deb13u4",
+		Trials: []verdict.Trial{{N: 1, Violation: "first/marker lost", Notes: []string{"new worker 12 listed"},
+			Exchanges: []node.Exchange{{At: at, Target: "master", Command: "show proc"}, {At: at, Target: "worker 12", Command: "@!12 show table first/marker", Output: "# table: first/marker, type: string, size:1024, used:0"}}}},
+	}, {
+		Suite: "3519", Upstream: "haproxy/haproxy#3519", Build: "deb:trixie", Name: "3.0.11-1+deb13u4", Verdict: verdict.Pass, TrialsRun: 5,
+	}}}
+}
+
+func TestLoadReadsEvidenceBack(t *testing.T) {
+	root := t.TempDir()
+	dir, err := Write(root, sampleRun("r1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run.Results[0]
+	if r.Config != "global\n  master-worker\n" || !strings.HasPrefix(r.VV, "HAProxy version") || len(r.Trials) != 1 ||
+		len(r.Trials[0].Exchanges) != 2 || r.Noun != "reloads" || len(r.Steps) != 2 {
+		t.Errorf("loaded %+v", r)
+	}
+	if run.Results[1].Evidence != "" {
+		t.Errorf("a result with nothing to keep got evidence %q", run.Results[1].Evidence)
+	}
+	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a harp run directory") {
+		t.Errorf("Load of an empty dir: %v", err)
+	}
+}
+
+func TestMergeCarriesEvidence(t *testing.T) {
+	root := t.TempDir()
+	a, _ := Write(filepath.Join(root, "a"), sampleRun("a"))
+	run, err := Merge("m", []string{a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := Write(filepath.Join(root, "m"), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _ := Load(dir)
+	if back.Results[0].Config == "" || len(back.Results[0].Trials) != 1 {
+		t.Errorf("merged run lost the shard's evidence: %+v", back.Results[0])
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestIssueMarkdown(t *testing.T) {
+	md, err := IssueMarkdown(sampleRun("r1"), "haproxy/haproxy#3517")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| `deb:trixie` | 3.0.11-1+deb13u4 | **REPRODUCED** | 3 of 3 reloads violated the expectation |",
+		"make test-3517 HAPROXY='deb:trixie'",
+		"<details><summary>haproxy -vv: 3.0.11-1+deb13u4</summary>",
+		"<details><summary>Configuration (3.0.11-1+deb13u4)</summary>",
+		"1. start with two peers sections",
+		"**First violation**: 3.0.11-1+deb13u4, reload 1: first/marker lost",
+		"worker 12> @!12 show table first/marker",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("issue report lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "show proc") || strings.Contains(md, "3519") {
+		t.Errorf("issue report shows polls or other suites:\n%s", md)
+	}
+	if _, err := IssueMarkdown(sampleRun("r1"), "9999"); err == nil || !strings.Contains(err.Error(), "no results for issue 9999 (it has: 3517, 3519)") {
+		t.Errorf("unknown issue: %v", err)
+	}
+	big := sampleRun("r1")
+	big.Results[0].Trials[0].Exchanges[1].Output = strings.Repeat("x\n", 40000)
+	md, _ = IssueMarkdown(big, "3517")
+	if len(md) > 65536 {
+		t.Errorf("issue report of %d characters does not fit a GitHub comment", len(md))
+	}
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/harp-project/harp/harness/github"
+	"github.com/harp-project/harp/harness/report"
+)
+
+// cmdReport writes the Markdown for an upstream issue from a run's
+// results, and with --post adds it to the issue as a comment.
+func cmdReport(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	issue := fs.String("issue", "", "suite id or upstream issue (3517, haproxy/haproxy#3517)")
+	runDir := fs.String("run", "reports/latest", "run directory to report on")
+	out := fs.String("out", "", "file to write (default: issue-<N>.md in the run directory)")
+	post := fs.String("post", "", "post it as a comment on owner/repo#N (token from GITHUB_TOKEN or GH_TOKEN)")
+	if !flags(fs, args) {
+		return 3
+	}
+	if *issue == "" {
+		return fail("report: --issue is required (e.g. --issue 3517)")
+	}
+	var target github.Target
+	var client *github.Client
+	if *post != "" { // check before doing anything, so a bad target or token fails fast
+		var err error
+		if target, err = github.ParseTarget(*post); err != nil {
+			return fail("report: --post: %v", err)
+		}
+		if client, err = github.FromEnv(); err != nil {
+			return fail("report: --post: %v", err)
+		}
+	}
+	run, err := report.Load(*runDir)
+	if err != nil {
+		return fail("report: %v", err)
+	}
+	md, err := report.IssueMarkdown(run, *issue)
+	if err != nil {
+		return fail("report: %v", err)
+	}
+	path := *out
+	if path == "" {
+		path = filepath.Join(*runDir, "issue-"+filepath.Base(report.IssueID(*issue))+".md")
+	}
+	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
+		return fail("report: %v", err)
+	}
+	fmt.Print(md)
+	fmt.Fprintf(os.Stderr, "harp: wrote %s\n", path)
+	if client != nil {
+		url, err := client.Comment(ctx, target, md)
+		if err != nil {
+			return fail("report: posting to %s: %v", target, err)
+		}
+		fmt.Fprintf(os.Stderr, "harp: posted %s\n", url)
+	}
+	return 0
+}

@@ -1,0 +1,156 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+// GitHub refuses comments over 65536 characters; issue reports stay below.
+const maxIssueReport = 60000
+
+// IssueID is the suite id an --issue argument names: "3517" for
+// "haproxy/haproxy#3517", "#3517" or "3517".
+func IssueID(issue string) string {
+	if i := strings.LastIndex(issue, "#"); i >= 0 {
+		return issue[i+1:]
+	}
+	return issue
+}
+
+// ForIssue keeps the results of one suite, named by its id ("3517") or by
+// its upstream issue ("haproxy/haproxy#3517", "#3517").
+func ForIssue(run Run, issue string) ([]Result, error) {
+	want := IssueID(issue)
+	var out []Result
+	have := map[string]bool{}
+	for _, r := range run.Results {
+		have[r.Suite] = true
+		if r.Suite == want || r.Upstream == issue || strings.HasSuffix(r.Upstream, "#"+want) {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		var ids []string
+		for id := range have {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		return nil, fmt.Errorf("run %s has no results for issue %s (it has: %s)", run.ID, issue, strings.Join(ids, ", "))
+	}
+	return out, nil
+}
+
+// IssueMarkdown writes a document to paste into (or post on) the upstream
+// issue: what was tested, how to reproduce it with harp, the verdicts with
+// their counts, and the transcript of the first violation, trimmed.
+func IssueMarkdown(run Run, issue string) (string, error) {
+	rs, err := ForIssue(run, issue)
+	if err != nil {
+		return "", err
+	}
+	first := rs[0]
+	var b strings.Builder
+	fmt.Fprintf(&b, "### harp: %s on %d build(s)\n\n", first.Title, len(rs))
+	fmt.Fprintf(&b, "Tested by [harp](https://github.com/harp-project/harp) (run `%s`, %s): each build ran in a container, master-worker (`-W`), driven through the master CLI.\n\n",
+		run.ID, run.Started.UTC().Format(time.RFC3339))
+
+	b.WriteString("| build | HAProxy version | verdict | trials | reason |\n|---|---|---|---|---|\n")
+	var specs []string
+	for _, r := range rs {
+		fmt.Fprintf(&b, "| `%s` | %s | **%s** | %d of %d %s violated the expectation | %s |\n",
+			r.Build, r.Version, r.Verdict, r.TrialsViolated, r.TrialsRun, noun(r), mdCell(r.Reason))
+		specs = append(specs, r.Build)
+	}
+	b.WriteString("\n")
+	if len(first.Steps) > 0 {
+		b.WriteString("**Steps** (the suite's setup, trigger and expectation):\n\n")
+		for _, s := range first.Steps {
+			fmt.Fprintf(&b, "1. %s\n", s)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "**Reproduce** with harp (exit status 1 means reproduced, 0 passed, 2 inconclusive):\n\n```\nmake test-%s HAPROXY='%s'\n```\n\n", first.Suite, strings.Join(specs, " "))
+
+	// One configuration block per distinct rendered configuration.
+	var configs []string
+	byConfig := map[string][]string{}
+	for _, r := range rs {
+		if r.Config == "" {
+			continue
+		}
+		if _, ok := byConfig[r.Config]; !ok {
+			configs = append(configs, r.Config)
+		}
+		byConfig[r.Config] = append(byConfig[r.Config], r.Name)
+	}
+	for _, c := range configs {
+		fmt.Fprintf(&b, "<details><summary>Configuration (%s)</summary>\n\n```\n%s\n```\n</details>\n\n", strings.Join(byConfig[c], ", "), strings.TrimSpace(c))
+	}
+	for _, r := range rs {
+		if r.VV != "" {
+			fmt.Fprintf(&b, "<details><summary>haproxy -vv: %s</summary>\n\n```\n%s\n```\n</details>\n\n", r.Name, strings.TrimSpace(r.VV))
+		}
+	}
+	evidence := firstViolation(rs)
+	if len(b.String())+len(evidence) > maxIssueReport {
+		evidence = evidence[:max(0, maxIssueReport-len(b.String())-200)] + "\n```\n</details>\n\n(transcript cut to fit a GitHub comment; the whole one is in the run's evidence directory)\n"
+	}
+	b.WriteString(evidence)
+	return b.String(), nil
+}
+
+func noun(r Result) string {
+	if r.Noun != "" {
+		return r.Noun
+	}
+	return "trials"
+}
+
+// firstViolation shows the first violating trial: what was observed and
+// the runtime exchanges that led to it (polls folded, the last ones kept).
+func firstViolation(rs []Result) string {
+	for _, r := range rs {
+		if r.Verdict != verdict.Reproduced {
+			continue
+		}
+		for _, t := range r.Trials {
+			if t.Violation == "" {
+				continue
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "**First violation**: %s, %s %d: %s\n\n", r.Name, strings.TrimSuffix(noun(r), "s"), t.N, t.Violation)
+			for _, n := range t.Notes {
+				fmt.Fprintf(&b, "- %s\n", n)
+			}
+			for _, blk := range t.Blocks {
+				fmt.Fprintf(&b, "\n%s:\n\n```\n%s\n```\n", blk.Title, strings.TrimRight(blk.Text, "\n"))
+			}
+			ex := Trim(t.Exchanges)
+			const keep = 12
+			if len(ex) > 0 {
+				cut := max(0, len(ex)-keep)
+				fmt.Fprintf(&b, "\n<details><summary>Runtime transcript up to the violation (%d of %d exchanges, polls folded)</summary>\n\n```\n", len(ex)-cut, len(ex))
+				for _, e := range ex[cut:] {
+					fmt.Fprintf(&b, "%s %s> %s\n", e.At.UTC().Format("15:04:05.000"), e.Target, e.Command)
+					if e.Err != "" {
+						fmt.Fprintf(&b, "(error: %s)\n", e.Err)
+					}
+					out := strings.Split(strings.TrimRight(e.Output, "\n"), "\n")
+					if len(out) > 25 {
+						out = append(out[:25], fmt.Sprintf("[%d more lines]", len(out)-25))
+					}
+					if o := strings.Join(out, "\n"); o != "" {
+						b.WriteString(o + "\n")
+					}
+				}
+				b.WriteString("```\n</details>\n")
+			}
+			return b.String() + "\n"
+		}
+	}
+	return ""
+}
