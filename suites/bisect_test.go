@@ -22,10 +22,15 @@ import (
 // builds the mirror serves, and across commits of a small local repository
 // whose commits are real HAProxy 3.0.11 trees, with and without harp's fix.
 var _ = Describe("harp bisect", Label("bisect", "issue:3517", "slow"), Ordered, func() {
-	var debRun string
+	var debRun, reports string
+	BeforeAll(func() {
+		var err error
+		reports, err = os.MkdirTemp("", "harp-bisect-")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(os.RemoveAll, reports) // outlives each spec: the report spec reads this run
+	})
 
 	It("names 3.0.11 as the first Debian build that loses tables", func() {
-		reports := GinkgoT().TempDir()
 		s := harp(nil, "bisect", "--suite", "issue:3517", "--good", "deb:bookworm", "--bad", "deb:experimental", "--trials", "1", "--reports", reports)
 		Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(0))
 		out := string(s.Out.Contents())

@@ -42,6 +42,8 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp bisect  --suite FILTER --good SPEC|REF --bad SPEC|REF [--repo DIR] [--find-fix]
                [--trials N] [--retries N] [--src-options patch=F,make=V=X]
                first bad (or, with --find-fix, first good) Debian build or commit
+  harp doctor  --socket PATH|HOST:PORT ... [--name N ...] [--json]
+               diagnose stick-table replication between live instances
   harp images  --haproxy SPECS          build (or find) the images, print their tags
   harp builds                           HAProxy builds the Debian mirror serves
   harp suites                           registered suites and their labels
@@ -71,6 +73,8 @@ func main() {
 		code = cmdMatrix(ctx, os.Args[2:])
 	case "merge":
 		code = cmdMerge(os.Args[2:])
+	case "doctor":
+		code = cmdDoctor(ctx, os.Args[2:])
 	case "bisect":
 		code = cmdBisect(ctx, os.Args[2:])
 	case "report":

@@ -6,6 +6,7 @@ package load
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -17,6 +18,11 @@ type Options struct {
 	Rate     int           // requests per second (default 1000)
 	Duration time.Duration // default 15 s
 	Timeout  time.Duration // per request (default 30 s)
+	// KeyHeader and Keys, when set, send each request with the header
+	// KeyHeader set to the next of Keys (round robin): real traffic that
+	// writes to several stick-table entries.
+	KeyHeader string
+	Keys      []string
 	// Progress, when set, is called about once a second with the requests
 	// answered so far.
 	Progress func(done uint64, elapsed time.Duration)
@@ -60,7 +66,14 @@ func Attack(ctx context.Context, o Options) (Result, error) {
 		o.Timeout = 30 * time.Second
 	}
 	atk := vegeta.NewAttacker(vegeta.Timeout(o.Timeout), vegeta.KeepAlive(false))
-	tr := vegeta.NewStaticTargeter(vegeta.Target{Method: "GET", URL: o.URL})
+	targets := []vegeta.Target{{Method: "GET", URL: o.URL}}
+	if o.KeyHeader != "" && len(o.Keys) > 0 {
+		targets = targets[:0]
+		for _, k := range o.Keys {
+			targets = append(targets, vegeta.Target{Method: "GET", URL: o.URL, Header: http.Header{o.KeyHeader: []string{k}}})
+		}
+	}
+	tr := vegeta.NewStaticTargeter(targets...)
 	var m vegeta.Metrics
 	t0 := time.Now()
 	tick := time.NewTicker(time.Second)

@@ -126,7 +126,7 @@ func StartLocal(ctx context.Context, o Options) (*Node, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	b.cmd = exec.Command(o.Image.HostBinary, "-W", "-db", "-f", cfgPath, "-S", "ipv4@"+b.ports[MasterPort])
+	b.cmd = exec.Command(o.Image.HostBinary, append([]string{"-W", "-db", "-f", cfgPath, "-S", "ipv4@" + b.ports[MasterPort]}, o.Args...)...)
 	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.out
 	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := b.cmd.Start(); err != nil {

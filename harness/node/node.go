@@ -52,6 +52,15 @@ type Options struct {
 	Aliases []string
 	// CPUSet pins the container to CPUs ("0-3"); empty: all of them.
 	CPUSet string
+	// IP is a fixed address on Network (which must have a subnet of its
+	// own and be internal, so that the CLI stays published on the default
+	// bridge): peers lines are resolved once at startup, so a node cut off and
+	// reconnected must come back at the same address.
+	IP netip.Addr
+	// Hostname of the container (HAProxy's default local peer name).
+	Hostname string
+	// Args are more haproxy arguments (e.g. -L <local peer name>).
+	Args []string
 }
 
 // Exchange is one runtime CLI command and its answer, kept for reports.
@@ -88,12 +97,28 @@ func Start(ctx context.Context, docker *client.Client, o Options) (*Node, error)
 	}
 	ports := append([]string{MasterPort, StatsPort}, o.Ports...)
 	var extra []testcontainers.ContainerCustomizer
-	if o.Network != nil {
+	switch {
+	case o.Network != nil && o.IP.IsValid():
+		// Stay on the default bridge, where the CLI ports are published, and
+		// join the (internal) network at a fixed address before starting:
+		// the node can then be cut off the network and still be observed.
+		nw, ip, aliases := o.Network.ID, o.IP, o.Aliases
+		extra = append(extra, testcontainers.WithAdditionalLifecycleHooks(testcontainers.ContainerLifecycleHooks{
+			PostCreates: []testcontainers.ContainerHook{func(ctx context.Context, c testcontainers.Container) error {
+				_, err := docker.NetworkConnect(ctx, nw, client.NetworkConnectOptions{Container: c.GetContainerID(),
+					EndpointConfig: &network.EndpointSettings{Aliases: aliases, IPAMConfig: &network.EndpointIPAMConfig{IPv4Address: ip}}})
+				return err
+			}},
+		}))
+	case o.Network != nil:
 		extra = append(extra, tcnetwork.WithNetwork(o.Aliases, o.Network))
+	}
+	if o.Hostname != "" {
+		extra = append(extra, testcontainers.WithConfigModifier(func(c *container.Config) { c.Hostname = o.Hostname }))
 	}
 	c, err := testcontainers.Run(ctx, o.Image.Tag, append([]testcontainers.ContainerCustomizer{
 		testcontainers.WithEntrypoint(images.Binary),
-		testcontainers.WithCmd("-W", "-db", "-f", ConfigPath, "-S", "ipv4@0.0.0.0:9999"),
+		testcontainers.WithCmd(append([]string{"-W", "-db", "-f", ConfigPath, "-S", "ipv4@0.0.0.0:9999"}, o.Args...)...),
 		testcontainers.WithExposedPorts(ports...),
 		testcontainers.WithLabels(engine.Labels(o.RunID)),
 		testcontainers.WithFiles(testcontainers.ContainerFile{Reader: strings.NewReader(o.Config), ContainerFilePath: ConfigPath, FileMode: 0o644}),
@@ -132,6 +157,14 @@ func (n *Node) ready(ctx context.Context, o Options, err error) (*Node, error) {
 		return nil, fmt.Errorf("%s on %s did not become ready: %w\nlast log lines:\n%s", o.Name, o.Image.Name, err, text.LastLines(logs, 15))
 	}
 	return n, nil
+}
+
+// ContainerID is the node's container (empty for a local process).
+func (n *Node) ContainerID() string {
+	if b, ok := n.be.(*containerBackend); ok {
+		return b.c.GetContainerID()
+	}
+	return ""
 }
 
 // Addr is the loopback address where a published container port is reached.

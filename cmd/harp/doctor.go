@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/harp-project/harp/harness/doctor"
+)
+
+// multi is a repeatable flag.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+// cmdDoctor diagnoses replication between live instances from their
+// runtime sockets. Exit status: 0 healthy, 1 problems found, 3 when a
+// socket cannot be reached.
+func cmdDoctor(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	var sockets, names multi
+	fs.Var(&sockets, "socket", "runtime socket of an instance: a path (UNIX socket) or host:port; repeat for each instance")
+	fs.Var(&names, "name", "a name for each --socket, in the same order (default: the socket)")
+	asJSON := fs.Bool("json", false, "print the diagnosis as JSON (for monitoring)")
+	if !flags(fs, args) {
+		return 3
+	}
+	if len(sockets) == 0 {
+		return fail("doctor: give at least one --socket (path or host:port), one per instance")
+	}
+	if len(names) > 0 && len(names) != len(sockets) {
+		return fail("doctor: %d --name for %d --socket", len(names), len(sockets))
+	}
+	var ins []doctor.Instance
+	for i, s := range sockets {
+		name := s
+		if len(names) > 0 {
+			name = names[i]
+		}
+		in, err := doctor.Collect(ctx, name, s, doctor.Dial(s))
+		if err != nil {
+			return fail("doctor: %v", err)
+		}
+		ins = append(ins, in)
+	}
+	d := doctor.Diagnose(ins)
+	if *asJSON {
+		out, _ := json.MarshalIndent(d, "", "  ")
+		fmt.Println(string(out))
+	} else {
+		fmt.Print(d.Text())
+	}
+	if !d.Healthy {
+		return 1
+	}
+	return 0
+}

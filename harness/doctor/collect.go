@@ -1,0 +1,142 @@
+// Package doctor diagnoses stick-table replication between live HAProxy
+// instances from their runtime sockets (show info, show peers, show table):
+// whether a peers section is in use, each link's state seen from both ends,
+// each instance's local identity, how far the tables diverge, and the
+// likely cause with its evidence.
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/cliout"
+)
+
+// Instance is what one runtime socket told.
+type Instance struct {
+	Socket   string                 `json:"socket"`
+	Name     string                 `json:"name"` // a label for reports (--name, else the socket)
+	Node     string                 `json:"node,omitempty"`    // show info "node" (the host name unless set)
+	Version  string                 `json:"version,omitempty"` // show info "Version"
+	PID      int64                  `json:"pid,omitempty"`
+	Sections []cliout.PeersSection `json:"peers_sections"`
+	Tables   []cliout.Table         `json:"tables"`
+	// Errors holds the commands that failed, with what the socket said.
+	Errors map[string]string `json:"errors,omitempty"`
+	// Raw answers, for evidence and captures.
+	Raw map[string]string `json:"-"`
+}
+
+// Query sends one command on a runtime socket and returns the answer.
+type Query func(ctx context.Context, cmd string) (string, error)
+
+// Dial makes a Query for a socket address: a path (or unix@path) for a
+// UNIX socket, else host:port (ipv4@ prefix allowed).
+func Dial(addr string) Query {
+	netw, a := "tcp", strings.TrimPrefix(addr, "ipv4@")
+	if p, ok := strings.CutPrefix(addr, "unix@"); ok {
+		netw, a = "unix", p
+	} else if strings.Contains(addr, "/") {
+		netw = "unix"
+	}
+	return func(ctx context.Context, cmd string) (string, error) {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		var d net.Dialer
+		conn, err := d.DialContext(ctx, netw, a)
+		if err != nil {
+			return "", err
+		}
+		defer conn.Close()
+		if dl, ok := ctx.Deadline(); ok {
+			conn.SetDeadline(dl)
+		}
+		if _, err := io.WriteString(conn, cmd+"\n"); err != nil {
+			return "", err
+		}
+		var buf bytes.Buffer
+		_, err = io.Copy(&buf, conn)
+		return buf.String(), err
+	}
+}
+
+// denied says whether an answer is the CLI refusing a command at this
+// socket's level (wordings differ between versions).
+func denied(out string) bool {
+	l := strings.ToLower(out)
+	return strings.Contains(l, "permission denied") || strings.Contains(l, "access denied") || strings.Contains(l, "insufficient privileges") ||
+		(strings.HasPrefix(l, "unknown command") && !strings.Contains(l, "table"))
+}
+
+// Collect asks one instance for what the diagnosis needs. Only a socket
+// that cannot be reached at all is an error; refused commands are
+// recorded in Errors.
+func Collect(ctx context.Context, name, socket string, q Query) (Instance, error) {
+	in := Instance{Socket: socket, Name: name, Errors: map[string]string{}, Raw: map[string]string{}}
+	if in.Name == "" {
+		in.Name = socket
+	}
+	ask := func(cmd string) (string, bool) {
+		out, err := q(ctx, cmd)
+		in.Raw[cmd] = out
+		switch {
+		case err != nil:
+			in.Errors[cmd] = err.Error()
+		case denied(out) || strings.TrimSpace(out) == "" && cmd != "show peers":
+			in.Errors[cmd] = strings.TrimSpace(firstLine(out))
+			for _, l := range strings.Split(out, "\n") {
+				if denied(l) {
+					in.Errors[cmd] = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "#"))
+				}
+			}
+			if in.Errors[cmd] == "" {
+				in.Errors[cmd] = "empty answer"
+			}
+		default:
+			return out, true
+		}
+		return out, false
+	}
+	out, err := q(ctx, "show info")
+	if err != nil {
+		return in, fmt.Errorf("%s: cannot reach the runtime socket: %w", socket, err)
+	}
+	in.Raw["show info"] = out
+	if info, err := cliout.ParseInfo(out); err == nil {
+		in.Node, in.Version, in.PID = info["node"], info["Version"], info.Int("Pid")
+	} else {
+		in.Errors["show info"] = err.Error()
+	}
+	if out, ok := ask("show peers"); ok {
+		if secs, err := cliout.ParsePeers(out); err == nil {
+			in.Sections = secs
+		} else {
+			in.Errors["show peers"] = err.Error()
+		}
+	}
+	if out, ok := ask("show table"); ok {
+		ts, err := cliout.ParseTables(out)
+		if err != nil {
+			in.Errors["show table"] = err.Error()
+		}
+		for _, t := range ts {
+			cmd := "show table " + t.Name
+			if out, ok := ask(cmd); ok {
+				if full, err := cliout.ParseTable(out); err == nil {
+					t = full
+				} else {
+					in.Errors[cmd] = err.Error()
+				}
+			}
+			in.Tables = append(in.Tables, t)
+		}
+	}
+	return in, nil
+}
+
+func firstLine(s string) string { l, _, _ := strings.Cut(strings.TrimSpace(s), "\n"); return l }
