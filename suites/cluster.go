@@ -73,7 +73,8 @@ func clusterConfigs(c *cluster.Cluster) string {
 }
 
 // waitMesh polls until every node's local peer has an established session
-// with every remote peer; else it says which links never came up.
+// with every remote peer and every node has finished its initial resync;
+// else it says which links never came up or which resync never finished.
 func waitMesh(ctx context.Context, c *cluster.Cluster, timeout time.Duration) string {
 	var down []string
 	err := node.Poll(ctx, timeout, 200*time.Millisecond, func() (bool, error) {
@@ -94,11 +95,16 @@ func waitMesh(ctx context.Context, c *cluster.Cluster, timeout time.Duration) st
 					down = append(down, fmt.Sprintf("%s->%s (last_status=%s)", m.Name, p.Name, p.LastStatus))
 				}
 			}
+			// A process that has not finished its initial resync does not
+			// teach a new process on reload: a precondition, as in #3517.
+			if !sec.ResyncFinished() {
+				down = append(down, fmt.Sprintf("%s: initial resync not finished (flags=0x%x)", m.Name, sec.Flags))
+			}
 		}
 		return len(down) == 0, nil
 	})
 	if err != nil {
-		return fmt.Sprintf("the cluster never meshed within %s: %s", timeout, strings.Join(down, ", "))
+		return fmt.Sprintf("the cluster never meshed and synced within %s: %s", timeout, strings.Join(down, ", "))
 	}
 	return ""
 }

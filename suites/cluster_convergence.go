@@ -129,4 +129,3 @@ func sortedNames(m map[string][]string) []string {
 	sort.Strings(out)
 	return out
 }
-

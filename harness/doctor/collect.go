@@ -19,13 +19,13 @@ import (
 
 // Instance is what one runtime socket told.
 type Instance struct {
-	Socket   string                 `json:"socket"`
-	Name     string                 `json:"name"` // a label for reports (--name, else the socket)
-	Node     string                 `json:"node,omitempty"`    // show info "node" (the host name unless set)
-	Version  string                 `json:"version,omitempty"` // show info "Version"
-	PID      int64                  `json:"pid,omitempty"`
+	Socket   string                `json:"socket"`
+	Name     string                `json:"name"`              // a label for reports (--name, else the socket)
+	Node     string                `json:"node,omitempty"`    // show info "node" (the host name unless set)
+	Version  string                `json:"version,omitempty"` // show info "Version"
+	PID      int64                 `json:"pid,omitempty"`
 	Sections []cliout.PeersSection `json:"peers_sections"`
-	Tables   []cliout.Table         `json:"tables"`
+	Tables   []cliout.Table        `json:"tables"`
 	// Errors holds the commands that failed, with what the socket said.
 	Errors map[string]string `json:"errors,omitempty"`
 	// Raw answers, for evidence and captures.

@@ -26,8 +26,8 @@ type Finding struct {
 // Link is one remote peer as one instance sees it.
 type Link struct {
 	Section     string `json:"section"`
-	From        string `json:"from"` // instance name
-	Peer        string `json:"peer"` // remote peer name
+	From        string `json:"from"`         // instance name
+	Peer        string `json:"peer"`         // remote peer name
 	To          string `json:"to,omitempty"` // the instance whose local peer that is, when examined
 	Established bool   `json:"established"`
 	Status      string `json:"last_status"`
@@ -41,8 +41,8 @@ type TableView struct {
 	Name        string            `json:"name"`
 	Definitions map[string]string `json:"definitions"` // instance -> "type string size 10240"
 	Used        map[string]int    `json:"used"`
-	Keys        int               `json:"keys"`    // distinct keys over every instance
-	Missing     map[string]int    `json:"missing"` // instance -> keys others have and it lacks
+	Keys        int               `json:"keys"`           // distinct keys over every instance
+	Missing     map[string]int    `json:"missing"`        // instance -> keys others have and it lacks
 	Diverging   int               `json:"diverging_keys"` // keys not on every instance
 	ValueDiffs  int               `json:"value_diffs"`    // keys on every instance whose data differ
 	Percent     float64           `json:"divergence_pct"`
