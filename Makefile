@@ -10,7 +10,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches -type f)
 
-.PHONY: nightly matrix fuzz build deps test unit selftest bench sweep builds capture test-3517 test-3519 test-listener-livelock vet
+.PHONY: test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture test-3517 test-3519 test-listener-livelock vet
 
 build: $(HARP)
 
@@ -23,8 +23,40 @@ $(HARP): $(GO_SOURCES)
 ## test-<issue>: one upstream issue's suite, e.g. make test-3517 HAPROXY=deb:trixie
 ##   test-3517  multiple peers sections lose stick tables on reload
 ##   test-3519  releasing a superseded peers connection clears the replacement alive flag
-test-3517 test-3519: test-%: deps $(HARP)
+##   test-cluster-convergence  entries written on one node appear on every node
+##   test-cluster-partition    tables converge again after a partition heals
+##   test-cluster-identity     a node whose local peer name matches no peer line
+##   test-cluster-tables       mismatched table definitions: what is exchanged
+##   test-cluster-reloads      entries survive rolling and simultaneous reloads
+CLUSTER_SUITES := cluster-convergence cluster-partition cluster-identity cluster-tables cluster-reloads
+.PHONY: $(addprefix test-,$(CLUSTER_SUITES))
+test-3517 test-3519 $(addprefix test-,$(CLUSTER_SUITES)): test-%: deps $(HARP)
 	$(HARP) run --label-filter 'issue:$*' --haproxy '$(HAPROXY)' --trials $(TRIALS)
+
+## test-cluster: every peers-cluster suite (3 nodes on a private network)
+test-cluster: deps $(HARP)
+	$(HARP) run --label-filter 'area:peers-cluster' --haproxy '$(HAPROXY)' --trials $(TRIALS)
+
+## doctor: diagnose replication between live instances, e.g.
+##   make doctor SOCKETS='/run/haproxy/admin.sock 10.0.0.2:9999'
+SOCKETS ?=
+doctor: $(HARP)
+	$(HARP) doctor $(foreach s,$(SOCKETS),--socket $(s))
+
+## bisect: make bisect SUITE=issue:3517 GOOD=deb:bookworm BAD=deb:experimental [REPO=dir] [FIND_FIX=1]
+SUITE ?= issue:3517
+GOOD  ?= deb:bookworm
+BAD   ?= deb:experimental
+REPO  ?=
+bisect: deps $(HARP)
+	$(HARP) bisect --suite '$(SUITE)' --good '$(GOOD)' --bad '$(BAD)' $(if $(REPO),--repo '$(REPO)') $(if $(FIND_FIX),--find-fix) --trials $(TRIALS)
+
+## report: make report ISSUE=3517 [RUN=reports/<id>] [POST=owner/repo#N]
+ISSUE ?= 3517
+RUN   ?= reports/latest
+POST  ?=
+report: $(HARP)
+	$(HARP) report --issue '$(ISSUE)' --run '$(RUN)' $(if $(POST),--post '$(POST)')
 
 ## test-listener-livelock: the listener livelock at maxconn under vegeta load.
 ##   THREADS (16) GROUPS (=THREADS) LAYOUT (groups|shards|binds) VARIANT (frontend|process)

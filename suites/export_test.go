@@ -15,3 +15,6 @@ var (
 
 // LivelockConfig renders the livelock config from the environment's knobs.
 func LivelockConfig() (string, error) { return LivelockParams().config() }
+
+// WaitMesh waits until a cluster has meshed and synced ("" when it has).
+var WaitMesh = waitMesh

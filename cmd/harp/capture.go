@@ -27,11 +27,13 @@ import (
 // cmdCapture records real runtime output of each build into
 // DIR/<version>/, for the parser tests: show info, show proc (with an old
 // worker still alive), show peers, show table, and the master's log around
-// a reload and a worker crash.
+// a reload and a worker crash; and what each node of a 3-node cluster says
+// in the situations the doctor diagnoses (DIR/<version>/cluster/).
 func cmdCapture(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("capture", flag.ContinueOnError)
 	builds := fs.String("haproxy", "deb:latest", "build specs")
 	out := fs.String("out", "fixtures/captures", "output directory")
+	clusters := fs.Bool("cluster", true, "also record 3-node cluster situations for the doctor's tests")
 	if !flags(fs, args) {
 		return 3
 	}
@@ -56,6 +58,12 @@ func cmdCapture(ctx context.Context, args []string) int {
 		}
 		if err := capture3517(ctx, docker, img, runID, dir); err != nil {
 			return fail("capture %s (#3517 config): %v", img.Name, err)
+		}
+		if *clusters {
+			progress.Printf("capturing %s in 3-node clusters: %v", img.Name, suites.ClusterSituations)
+			if err := suites.CaptureCluster(ctx, docker, img, runID, dir); err != nil {
+				return fail("capture %s (clusters): %v", img.Name, err)
+			}
 		}
 		progress.Printf("captured %s into %s", img.Name, dir)
 	}

@@ -2,7 +2,9 @@ package load
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,5 +49,32 @@ func TestAttackStopsWithContext(t *testing.T) {
 	r, err := Attack(ctx, Options{URL: srv.URL, Rate: 100, Duration: time.Minute})
 	if err == nil || r.Duration > 5*time.Second {
 		t.Errorf("attack did not stop: %v after %s", err, r.Duration)
+	}
+}
+
+// Keys rotate round robin in the key header: traffic that writes to several
+// stick-table entries.
+func TestAttackRotatesKeys(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.Header.Get("x-key")]++
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	r, err := Attack(context.Background(), Options{URL: srv.URL, Rate: 100, Duration: time.Second, KeyHeader: "x-key", Keys: []string{"a", "b", "c"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 3 || seen[""] != 0 || r.Requests < 90 {
+		t.Fatalf("keys seen %v over %d requests", seen, r.Requests)
+	}
+	for k, n := range seen {
+		if n < int(r.Requests)/3-1 || n > int(r.Requests)/3+1 {
+			t.Errorf("key %s got %d of %d requests", k, n, r.Requests)
+		}
 	}
 }
