@@ -329,3 +329,28 @@ func background(ctx context.Context, f func(ctx context.Context) error) (wait fu
 	go func() { defer wg.Done(); err = f(ctx) }()
 	return func() error { wg.Wait(); return err }
 }
+
+// rounds runs env.Trials trials of a cluster suite, logging each; a
+// harness error ends the run with the trials so far.
+func rounds(ctx context.Context, env *scenario.Env, suite, noun string, out verdict.Outcome, trial func(r int) (verdict.Trial, error)) verdict.Outcome {
+	for r := 1; r <= env.Trials && ctx.Err() == nil; r++ {
+		t, err := trial(r)
+		out.Trials = append(out.Trials, t)
+		if err != nil {
+			out.Err = err
+			return out
+		}
+		env.Logf("%s on %s: %s %d of %d: %s", suite, env.Image.Name, noun, r, env.Trials, trialSummary(t))
+	}
+	return out
+}
+
+// sleep waits d, or less when ctx ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}

@@ -38,58 +38,59 @@ func runConvergence(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		return out
 	}
 	defer c.Stop(context.WithoutCancel(ctx))
-	for r := 1; r <= env.Trials; r++ {
-		t := verdict.Trial{N: r}
-		mk := mark(c)
-		t0 := time.Now()
-		writer, tracker := c.Members[(r-1)%len(c.Members)], c.Members[r%len(c.Members)]
-		cli, web := keys(fmt.Sprintf("c%d-", r), 40), keys(fmt.Sprintf("h%d-", r), 10)
-		all := append(append([]string{}, cli...), web...)
-		// Write while watching, so each key's delay is measured from its own write.
-		w := startWriting(ctx, func(ctx context.Context, wrote func(string)) error {
-			if err := setKeys(ctx, writer, clusterTable, cli, "data.gpc0 "+strconv.Itoa(r), wrote); err != nil {
-				return err
-			}
-			return httpKeys(ctx, tracker, web, 3, wrote)
-		})
-		at := spread(ctx, c.Members, clusterTable, all, convergeTimeout)
-		written, err := w.done()
-		if err != nil {
-			return verdict.Outcome{Trials: out.Trials, Err: err}
+	return rounds(ctx, env, "cluster-convergence", "round", out, func(r int) (verdict.Trial, error) { return convergenceRound(ctx, c, r) })
+}
+
+func convergenceRound(ctx context.Context, c *cluster.Cluster, r int) (t verdict.Trial, err error) {
+	t.N = r
+	mk, t0 := mark(c), time.Now()
+	defer func() { t.Exchanges, t.Duration = mk.exchanges(), time.Since(t0) }()
+	writer, tracker := c.Members[(r-1)%len(c.Members)], c.Members[r%len(c.Members)]
+	cli, web := keys(fmt.Sprintf("c%d-", r), 40), keys(fmt.Sprintf("h%d-", r), 10)
+	all := append(append([]string{}, cli...), web...)
+	// Write while watching, so each key's delay is measured from its own write.
+	w := startWriting(ctx, func(ctx context.Context, wrote func(string)) error {
+		if err := setKeys(ctx, writer, clusterTable, cli, "data.gpc0 "+strconv.Itoa(r), wrote); err != nil {
+			return err
 		}
-		seen := since(at, written)
-		med, worst := durations(seen)
-		t.Notes = append(t.Notes, fmt.Sprintf("40 keys set on %s, 10 keys tracked by 30 requests on %s: %d of %d on every node; time to converge median %s, max %s",
-			writer.Name, tracker.Name, len(seen), len(all), med.Round(time.Millisecond), worst.Round(time.Millisecond)))
-		t.Evidence = map[string]any{"keys": len(all), "converged": len(seen), "median_ms": med.Milliseconds(), "max_ms": worst.Milliseconds()}
-		if len(seen) < len(all) {
-			miss, err := missingOn(ctx, c.Members, clusterTable, all)
-			if err != nil {
-				return verdict.Outcome{Trials: out.Trials, Err: err}
-			}
-			t.Violation = fmt.Sprintf("%d of %d keys not on every node after %s (%s)", len(all)-len(seen), len(all), convergeTimeout, countsOf(miss))
-		} else if bad := wrongData(ctx, c.Members, cli, "gpc0", strconv.Itoa(r), web, "http_req_cnt", "3"); bad != "" {
-			t.Violation = bad
-		}
-		if d, err := diagnose(ctx, c); err == nil {
-			t.Blocks = append(t.Blocks, doctorBlock("harp doctor after the round", d))
-		}
-		t.Exchanges, t.Duration = mk.exchanges(), time.Since(t0)
-		env.Logf("cluster-convergence on %s: round %d of %d: %s", env.Image.Name, r, env.Trials, trialSummary(t))
-		out.Trials = append(out.Trials, t)
+		return httpKeys(ctx, tracker, web, 3, wrote)
+	})
+	at := spread(ctx, c.Members, clusterTable, all, convergeTimeout)
+	written, err := w.done()
+	if err != nil {
+		return t, err
 	}
-	return out
+	seen := since(at, written)
+	med, worst := durations(seen)
+	t.Notes = append(t.Notes, fmt.Sprintf("40 keys set on %s, 10 keys tracked by 30 requests on %s: %d of %d on every node; time to converge median %s, max %s",
+		writer.Name, tracker.Name, len(seen), len(all), med.Round(time.Millisecond), worst.Round(time.Millisecond)))
+	t.Evidence = map[string]any{"keys": len(all), "converged": len(seen), "median_ms": med.Milliseconds(), "max_ms": worst.Milliseconds()}
+	if len(seen) < len(all) {
+		miss, err := missingOn(ctx, c.Members, clusterTable, all)
+		if err != nil {
+			return t, err
+		}
+		t.Violation = fmt.Sprintf("%d of %d keys not on every node after %s (%s)", len(all)-len(seen), len(all), convergeTimeout, countsOf(miss))
+	} else if bad, err := wrongData(ctx, c.Members, cli, "gpc0", strconv.Itoa(r), web, "http_req_cnt", "3"); err != nil {
+		return t, err
+	} else if bad != "" {
+		t.Violation = bad
+	}
+	if d, err := diagnose(ctx, c); err == nil {
+		t.Blocks = append(t.Blocks, doctorBlock("harp doctor after the round", d))
+	}
+	return t, nil
 }
 
 // wrongData checks the data replicated with the keys: want1 for field1 on
 // keys1, want2 for field2 on keys2, on every node.
-func wrongData(ctx context.Context, members []*cluster.Member, keys1 []string, field1, want1 string, keys2 []string, field2, want2 string) string {
+func wrongData(ctx context.Context, members []*cluster.Member, keys1 []string, field1, want1 string, keys2 []string, field2, want2 string) (string, error) {
 	bad := 0
 	example := ""
 	for _, m := range members {
 		t, err := tableOf(ctx, m, clusterTable)
 		if err != nil {
-			return err.Error()
+			return "", err
 		}
 		check := func(ks []string, field, want string) {
 			for _, k := range ks {
@@ -105,9 +106,9 @@ func wrongData(ctx context.Context, members []*cluster.Member, keys1 []string, f
 		check(keys2, field2, want2)
 	}
 	if bad > 0 {
-		return fmt.Sprintf("%d replicated entries hold other data than was written (e.g. %s)", bad, example)
+		return fmt.Sprintf("%d replicated entries hold other data than was written (e.g. %s)", bad, example), nil
 	}
-	return ""
+	return "", nil
 }
 
 func countsOf(miss map[string][]string) string {

@@ -36,7 +36,7 @@ var identities = []cluster.Identity{cluster.ByLocalpeer, cluster.ByFlag, cluster
 
 func runIdentity(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	var out verdict.Outcome
-	for r := 1; r <= env.Trials; r++ {
+	for r := 1; r <= env.Trials && ctx.Err() == nil; r++ {
 		how := identities[(r-1)%len(identities)]
 		nodes := cluster.Nodes(3)
 		nodes[2].Identity, nodes[2].As = how, "ghost"
@@ -72,7 +72,9 @@ func identityTrial(ctx context.Context, c *cluster.Cluster, r int, how cluster.I
 		t.Unmet = fmt.Sprintf("control failed: only %d of %d keys set on node1 reached node2 within %s", len(seen), len(ks), meshTimeout)
 		return t, nil
 	}
-	time.Sleep(3 * time.Second) // a bounded window in which a key must NOT arrive: nothing to poll for
+	if err := sleep(ctx, 3*time.Second); err != nil { // a bounded window in which a key must NOT arrive: nothing to poll for
+		return t, err
+	}
 	tb, err := tableOf(ctx, ghost, clusterTable)
 	if err != nil {
 		return t, err
@@ -101,7 +103,8 @@ func identityTrial(ctx context.Context, c *cluster.Cluster, r int, how cluster.I
 	case got > 0:
 		t.Violation = fmt.Sprintf("%d of %d keys reached node3 although its local peer name (ghost, by %s) matches no peer line", got, len(ks), how)
 	case !named:
-		t.Violation = fmt.Sprintf("node3 did not sync, but harp's doctor did not name its identity (likely cause given: %q)", d.Cause)
+		// harp's own failure, not HAProxy's: an error, never REPRODUCED.
+		return t, fmt.Errorf("node3 did not sync, but harp's doctor did not name its identity (likely cause given: %q)", d.Cause)
 	default:
 		t.Notes = append(t.Notes, "node3 holds none of the keys; doctor: "+d.Cause)
 	}

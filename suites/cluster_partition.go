@@ -2,8 +2,8 @@ package suites
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/cluster"
@@ -44,16 +44,7 @@ func runPartition(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		return out
 	}
 	defer c.Stop(context.WithoutCancel(ctx))
-	for r := 1; r <= env.Trials; r++ {
-		t, err := partitionRound(ctx, c, r)
-		out.Trials = append(out.Trials, t)
-		if err != nil {
-			out.Err = err
-			return out
-		}
-		env.Logf("cluster-partition on %s: partition %d of %d: %s", env.Image.Name, r, env.Trials, trialSummary(t))
-	}
-	return out
+	return rounds(ctx, env, "cluster-partition", "partition", out, func(r int) (verdict.Trial, error) { return partitionRound(ctx, c, r) })
 }
 
 func partitionRound(ctx context.Context, c *cluster.Cluster, r int) (t verdict.Trial, err error) {
@@ -97,7 +88,7 @@ func partitionRound(ctx context.Context, c *cluster.Cluster, r int) (t verdict.T
 		during = d
 		return linkDownTo(d, cut.Name), nil
 	})
-	if pollErr != nil && !strings.Contains(pollErr.Error(), "deadline") && ctx.Err() == nil {
+	if pollErr != nil && !errors.Is(pollErr, node.ErrDeadline) {
 		return t, pollErr
 	}
 	seenAfter := time.Since(tCut)
@@ -106,7 +97,15 @@ func partitionRound(ctx context.Context, c *cluster.Cluster, r int) (t verdict.T
 	if linkDownTo(during, cut.Name) {
 		t.Notes = append(t.Notes, fmt.Sprintf("harp doctor saw the links to %s down %s after the cut", cut.Name, seenAfter.Round(100*time.Millisecond)))
 	} else {
-		t.Notes = append(t.Notes, fmt.Sprintf("harp doctor still saw every link up %s after the cut", partitionSeen))
+		t.Unmet = fmt.Sprintf("the cut did not take: harp doctor still saw the links to %s up %s after it", cut.Name, partitionSeen)
+		return t, nil
+	}
+	// The cut is real only if what was written on the cut side stayed there.
+	if leaked, err := missingOn(ctx, []*cluster.Member{a}, clusterTable, right); err != nil {
+		return t, err
+	} else if len(leaked[a.Name]) < len(right) {
+		t.Unmet = fmt.Sprintf("the cut did not take: %d keys written on %s during the cut reached %s", len(right)-len(leaked[a.Name]), cut.Name, a.Name)
+		return t, nil
 	}
 	for _, tv := range during.Tables {
 		if tv.Name == clusterTable {

@@ -49,16 +49,7 @@ func runReloads(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if seen := spread(ctx, c.Members, clusterTable, pre, convergeTimeout); len(seen) < len(pre) {
 		return verdict.Outcome{Unmet: fmt.Sprintf("before the reloads only %d of %d keys were on every node", len(seen), len(pre))}
 	}
-	for r := 1; r <= env.Trials; r++ {
-		t, err := reloadsRound(ctx, c, r, pre)
-		out.Trials = append(out.Trials, t)
-		if err != nil {
-			out.Err = err
-			return out
-		}
-		env.Logf("cluster-reloads on %s: round %d of %d: %s", env.Image.Name, r, env.Trials, trialSummary(t))
-	}
-	return out
+	return rounds(ctx, env, "cluster-reloads", "round", out, func(r int) (verdict.Trial, error) { return reloadsRound(ctx, c, r, pre) })
 }
 
 func reloadsRound(ctx context.Context, c *cluster.Cluster, r int, pre []string) (t verdict.Trial, err error) {
@@ -87,12 +78,15 @@ func reloadsRound(ctx context.Context, c *cluster.Cluster, r int, pre []string) 
 	time.Sleep(time.Second) // let the load start writing before the first reload
 	t.Notes = append(t.Notes, "before the reloads: "+presence(ctx, c.Members, pre))
 
+	var notesMu sync.Mutex // reloads run concurrently in the simultaneous round
 	reload := func(m *cluster.Member) error {
 		rl, err := m.Node.Reload(ctx, reloadTimeout)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.Name, err)
 		}
+		notesMu.Lock()
 		t.Notes = append(t.Notes, fmt.Sprintf("%s: new worker %d listed %s after SIGUSR2", m.Name, rl.NewPID, rl.NewUp.Round(time.Millisecond)))
+		notesMu.Unlock()
 		return nil
 	}
 	var errs []string
@@ -141,6 +135,9 @@ func reloadsRound(ctx context.Context, c *cluster.Cluster, r int, pre []string) 
 	}
 	for i, res := range results {
 		t.Notes = append(t.Notes, fmt.Sprintf("write load on %s: %s", c.Members[i].Name, res))
+		if res.Requests == 0 || res.Success == 0 {
+			errs = append(errs, fmt.Sprintf("no write load reached %s (%s)", c.Members[i].Name, res))
+		}
 	}
 	if len(errs) > 0 {
 		t.Unmet = "reloads " + how + ": " + strings.Join(errs, "; ")
@@ -159,7 +156,9 @@ func reloadsRound(ctx context.Context, c *cluster.Cluster, r int, pre []string) 
 			return t, err
 		}
 		t.Violation = fmt.Sprintf("after reloading %s, %d of %d keys written before are not on every node (%s)", how, len(pre)-len(seen), len(pre), countsOf(miss))
-	} else if bad := wrongData(ctx, c.Members, pre, "gpc0", "7", nil, "", ""); bad != "" {
+	} else if bad, err := wrongData(ctx, c.Members, pre, "gpc0", "7", nil, "", ""); err != nil {
+		return t, err
+	} else if bad != "" {
 		t.Violation = bad
 	} else {
 		t.Notes = append(t.Notes, fmt.Sprintf("after reloading %s: all %d keys on every node with gpc0 7", how, len(pre)))

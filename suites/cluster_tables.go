@@ -47,16 +47,7 @@ func runTables(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		return out
 	}
 	defer c.Stop(context.WithoutCancel(ctx))
-	for r := 1; r <= env.Trials; r++ {
-		t, err := tablesTrial(ctx, c, r)
-		out.Trials = append(out.Trials, t)
-		if err != nil {
-			out.Err = err
-			return out
-		}
-		env.Logf("cluster-tables on %s: run %d of %d: %s", env.Image.Name, r, env.Trials, trialSummary(t))
-	}
-	return out
+	return rounds(ctx, env, "cluster-tables", "run", out, func(r int) (verdict.Trial, error) { return tablesTrial(ctx, c, r) })
 }
 
 func tablesTrial(ctx context.Context, c *cluster.Cluster, r int) (t verdict.Trial, err error) {
@@ -82,9 +73,15 @@ func tablesTrial(ctx context.Context, c *cluster.Cluster, r int) (t verdict.Tria
 		t.Violation = fmt.Sprintf("the identical table %s: only %d of %d keys on every node", clusterTable, len(seen), len(ks["tbl"]))
 	}
 	// The others: node2 (same definitions as node1) shows they were sent.
-	spread(ctx, c.Members[:2], "cluster/keytype", ks["keytype"], convergeTimeout)
-	spread(ctx, c.Members[:2], "cluster/store", ks["store"], convergeTimeout)
-	time.Sleep(2 * time.Second) // a bounded window for node3 to receive what it will: nothing to poll for
+	for _, name := range []string{"keytype", "store"} {
+		if seen := spread(ctx, c.Members[:2], "cluster/"+name, ks[name], convergeTimeout); len(seen) < len(ks[name]) {
+			t.Unmet = fmt.Sprintf("control failed: only %d of %d keys of cluster/%s reached node2, whose definition is node1's", len(seen), len(ks[name]), name)
+			return t, nil
+		}
+	}
+	if err := sleep(ctx, 2*time.Second); err != nil { // a bounded window for node3 to receive what it will: nothing to poll for
+		return t, err
+	}
 	for _, name := range []string{"keytype", "store"} {
 		tb, err := tableOf(ctx, odd, "cluster/"+name)
 		if err != nil {
@@ -123,8 +120,9 @@ func tablesTrial(ctx context.Context, c *cluster.Cluster, r int) (t verdict.Tria
 		}
 	}
 	t.Evidence["doctor_named_definition"] = named
-	if !named && t.Violation == "" {
-		t.Violation = "harp's doctor did not name the differing definition of cluster/keytype"
+	if !named {
+		// harp's own failure, not HAProxy's: an error, never REPRODUCED.
+		return t, fmt.Errorf("harp's doctor did not name the differing definition of cluster/keytype (likely cause given: %q)", d.Cause)
 	}
 	return t, nil
 }

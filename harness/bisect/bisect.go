@@ -162,11 +162,24 @@ func Run(ctx context.Context, cands []Candidate, oracle Oracle, o Options) Outco
 		return Skip
 	}
 	lo, hi := 0, len(cands)-1
+	interrupted := func() bool {
+		if ctx.Err() != nil {
+			out.Unmet = "interrupted: " + ctx.Err().Error()
+			return true
+		}
+		return false
+	}
 	if c := test(lo); c != Old {
+		if interrupted() {
+			return out
+		}
 		out.Unmet = fmt.Sprintf("the %s end %s is not %s: %s", oldT, cands[lo], oldT, lastReason(out))
 		return out
 	}
 	if c := test(hi); c != New {
+		if interrupted() {
+			return out
+		}
 		out.Unmet = fmt.Sprintf("the %s end %s is not %s: %s", newT, cands[hi], newT, lastReason(out))
 		return out
 	}
@@ -251,7 +264,7 @@ func (o Outcome) Markdown(suite, title string) string {
 	}
 	b.WriteString("| # | build | verdict | trials | term | duration | reason |\n|---|---|---|---|---|---|---|\n")
 	for i, s := range o.Steps {
-		fmt.Fprintf(&b, "| %d | `%s` | %s | %d/%d | %s | %.1f s | %s |\n", i+1, s.Candidate, s.Verdict, s.Violated, s.Trials, s.Term,
+		fmt.Fprintf(&b, "| %d | `%s` | %s | %d/%d | %s | %.1f s | %s |\n", i+1, strings.ReplaceAll(s.Candidate.String(), "|", "\\|"), s.Verdict, s.Violated, s.Trials, s.Term,
 			s.Duration.Seconds(), strings.ReplaceAll(firstLine(s.Reason), "|", "\\|"))
 	}
 	return b.String()

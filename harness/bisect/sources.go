@@ -28,32 +28,42 @@ func DebRange(ctx context.Context, m *debmirror.Mirror, oldEnd, newEnd spec.Spec
 	if err != nil {
 		return nil, err
 	}
-	served, err := m.Builds(ctx) // newest first
+	if a.Version == b.Version {
+		return nil, fmt.Errorf("both ends are the same build %s", a.Version)
+	}
+	served, err := m.Builds(ctx) // newest first, in dpkg's order
 	if err != nil {
 		return nil, err
 	}
+	var versions []string
+	for i := len(served) - 1; i >= 0; i-- {
+		if v := served[i].Version; len(versions) == 0 || versions[len(versions)-1] != v { // one per version, whatever suites serve it
+			versions = append(versions, v)
+		}
+	}
+	return debRange(versions, a.Version, b.Version, oldEnd.Raw, newEnd.Raw)
+}
+
+// debRange cuts versions (oldest first) from old to new, both included.
+func debRange(versions []string, old, new, oldRaw, newRaw string) ([]Candidate, error) {
 	var out []Candidate
 	in := false
-	for i := len(served) - 1; i >= 0; i-- {
-		v := served[i].Version
-		if v == b.Version && !in {
-			return nil, fmt.Errorf("deb:%s (%s) is older than deb:%s (%s): the range runs from the older build to the newer", b.Version, newEnd.Raw, a.Version, oldEnd.Raw)
+	for _, v := range versions {
+		if v == new && !in {
+			return nil, fmt.Errorf("deb:%s (%s) is older than deb:%s (%s): the range runs from the older build to the newer", new, newRaw, old, oldRaw)
 		}
-		if v == a.Version {
+		if v == old {
 			in = true
 		}
 		if in {
 			s, _ := spec.Parse("deb:" + v)
 			out = append(out, Candidate{Spec: s, SpecRaw: s.Raw, Label: v})
 		}
-		if v == b.Version {
-			break
+		if v == new {
+			return out, nil
 		}
 	}
-	if a.Version == b.Version {
-		return nil, fmt.Errorf("both ends are the same build %s", a.Version)
-	}
-	return out, nil
+	return nil, fmt.Errorf("deb:%s and deb:%s are not both served by the mirror", old, new)
 }
 
 // GitRange lists the commits of repo from oldRef to newRef along the first

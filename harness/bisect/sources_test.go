@@ -76,3 +76,18 @@ func TestGitRangeErrors(t *testing.T) {
 		t.Errorf("not a repo: %v", err)
 	}
 }
+
+func TestDebRange(t *testing.T) {
+	vs := []string{"2.6.12-1+deb12u3", "3.0.11-1+deb13u4", "3.2.26-1", "3.4.7-1"}
+	cs, err := debRange(vs, vs[0], vs[3], "deb:bookworm", "deb:experimental")
+	if err != nil || len(cs) != 4 || cs[1].Label != "3.0.11-1+deb13u4" || cs[1].SpecRaw != "deb:3.0.11-1+deb13u4" {
+		t.Fatalf("range = %+v, %v", cs, err)
+	}
+	cs, err = debRange(vs, vs[1], vs[2], "a", "b")
+	if err != nil || len(cs) != 2 {
+		t.Errorf("inner range = %+v, %v", cs, err)
+	}
+	if _, err := debRange(vs, vs[3], vs[0], "deb:experimental", "deb:bookworm"); err == nil || !strings.Contains(err.Error(), "is older than") {
+		t.Errorf("reversed ends: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -41,8 +42,8 @@ func Dial(addr string) Query {
 	netw, a := "tcp", strings.TrimPrefix(addr, "ipv4@")
 	if p, ok := strings.CutPrefix(addr, "unix@"); ok {
 		netw, a = "unix", p
-	} else if strings.Contains(addr, "/") {
-		netw = "unix"
+	} else if _, err := os.Stat(addr); err == nil || strings.Contains(addr, "/") || !strings.Contains(addr, ":") {
+		netw = "unix" // a socket file (admin.sock, /run/haproxy/admin.sock)
 	}
 	return func(ctx context.Context, cmd string) (string, error) {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)

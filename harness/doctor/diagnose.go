@@ -206,10 +206,10 @@ func Diagnose(ins []Instance) Diagnosis {
 		case back != nil && !back.Established:
 			ev = append(ev, fmt.Sprintf("%s sees %s: last_status=%s last_hdshk=%s (%s)", back.From, back.Peer, back.Status, back.Handshake, back.Line))
 			msg = fmt.Sprintf("section %s: no session between %s and %s from either end: the peer port is unreachable between them (network partition, firewall, wrong address in a peer line)", l.Section, l.From, l.To)
+		case back == nil:
+			msg = fmt.Sprintf("section %s: %s has no session with %s, and %s does not list %s as a peer: the two instances' peer lines differ", l.Section, l.From, l.To, l.To, localOf[l.Section][l.From])
 		default:
-			if back != nil {
-				ev = append(ev, fmt.Sprintf("%s sees %s: last_status=%s established", back.From, back.Peer, back.Status))
-			}
+			ev = append(ev, fmt.Sprintf("%s sees %s: last_status=%s established", back.From, back.Peer, back.Status))
 			msg = fmt.Sprintf("section %s: %s has no session with %s although %s's end looks up: the link is being re-established, or one direction is blocked", l.Section, l.From, l.To, l.To)
 		}
 		add(Problem, "link-down", msg, ev...)
@@ -217,6 +217,13 @@ func Diagnose(ins []Instance) Diagnosis {
 	// 4. Tables across instances: definitions, used, keys.
 	d.Tables = compareTables(ins)
 	for _, t := range d.Tables {
+		// Only tables of a peers section are meant to agree: a table of its
+		// own on each instance (no section, or one that no instance runs
+		// and none dropped) is not replication's business.
+		sec, _, inSection := strings.Cut(t.Name, "/")
+		if !inSection || (!sections[sec] && !d.Has("identity")) {
+			continue
+		}
 		defs := map[string][]string{}
 		for inst, def := range t.Definitions {
 			defs[def] = append(defs[def], inst)

@@ -187,3 +187,30 @@ func TestDialUnixSocket(t *testing.T) {
 		}
 	}
 }
+
+// Two standalone instances with their own local tables: nothing to
+// replicate, so differing contents are not a problem.
+func TestStandaloneTablesDoNotDiverge(t *testing.T) {
+	inst := func(name, key string) Instance {
+		q := func(_ context.Context, cmd string) (string, error) {
+			switch cmd {
+			case "show info":
+				return "Name: HAProxy\nVersion: 3.4.7-1\nnode: " + name + "\n", nil
+			case "show table":
+				return "# table: local, type: ip, size:100, used:1\n", nil
+			case "show table local":
+				return "# table: local, type: ip, size:100, used:1\n0x1: key=" + key + " use=0 exp=1000 shard=0 gpc0=1\n", nil
+			}
+			return "", nil
+		}
+		in, err := Collect(context.Background(), name, name, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	d := Diagnose([]Instance{inst("lb1", "192.0.2.1"), inst("lb2", "192.0.2.2")})
+	if !d.Healthy || d.Has("divergence") || !d.Has("no-peers") {
+		t.Errorf("%s", d.Text())
+	}
+}

@@ -73,7 +73,8 @@ func IssueMarkdown(run Run, issue string) (string, error) {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "**Reproduce** with harp (exit status 1 means reproduced, 0 passed, 2 inconclusive):\n\n```\nmake test-%s HAPROXY='%s'\n```\n\n", first.Suite, strings.Join(specs, " "))
+	fmt.Fprintf(&b, "**Reproduce** with harp:\n\n```\nmake test-%s HAPROXY='%s'\n```\n\n(or `bin/harp run --label-filter 'issue:%s' --haproxy '...'`, whose exit status is 1 when the issue reproduced, 0 when it did not, 2 when inconclusive)\n\n",
+		first.Suite, strings.Join(specs, " "), first.Suite)
 
 	// One configuration block per distinct rendered configuration.
 	var configs []string
@@ -87,20 +88,36 @@ func IssueMarkdown(run Run, issue string) (string, error) {
 		}
 		byConfig[r.Config] = append(byConfig[r.Config], r.Name)
 	}
+	// Blocks are cut at line boundaries so that the whole document fits a
+	// GitHub comment; the evidence directory keeps everything.
+	budget := maxIssueReport - b.Len()
+	evidence := firstViolation(rs, budget/3)
+	perBlock := (budget - len(evidence)) / max(1, len(configs)+len(rs))
 	for _, c := range configs {
-		fmt.Fprintf(&b, "<details><summary>Configuration (%s)</summary>\n\n```\n%s\n```\n</details>\n\n", strings.Join(byConfig[c], ", "), strings.TrimSpace(c))
+		fmt.Fprintf(&b, "<details><summary>Configuration (%s)</summary>\n\n```\n%s\n```\n</details>\n\n", strings.Join(byConfig[c], ", "), fit(strings.TrimSpace(c), perBlock-120))
 	}
 	for _, r := range rs {
 		if r.VV != "" {
-			fmt.Fprintf(&b, "<details><summary>haproxy -vv: %s</summary>\n\n```\n%s\n```\n</details>\n\n", r.Name, strings.TrimSpace(r.VV))
+			fmt.Fprintf(&b, "<details><summary>haproxy -vv: %s</summary>\n\n```\n%s\n```\n</details>\n\n", r.Name, fit(strings.TrimSpace(r.VV), perBlock-120))
 		}
-	}
-	evidence := firstViolation(rs)
-	if len(b.String())+len(evidence) > maxIssueReport {
-		evidence = evidence[:max(0, maxIssueReport-len(b.String())-200)] + "\n```\n</details>\n\n(transcript cut to fit a GitHub comment; the whole one is in the run's evidence directory)\n"
 	}
 	b.WriteString(evidence)
 	return b.String(), nil
+}
+
+// fit keeps the whole lines of s that fit in n bytes, saying what was cut.
+func fit(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const note = "\n[cut to fit a GitHub comment: %d more lines in the evidence directory]"
+	lines := strings.Split(s, "\n")
+	size, keep := 0, 0
+	for keep < len(lines) && size+len(lines[keep])+1 <= n-len(note)-8 {
+		size += len(lines[keep]) + 1
+		keep++
+	}
+	return strings.Join(lines[:keep], "\n") + fmt.Sprintf(note, len(lines)-keep)
 }
 
 func noun(r Result) string {
@@ -112,7 +129,7 @@ func noun(r Result) string {
 
 // firstViolation shows the first violating trial: what was observed and
 // the runtime exchanges that led to it (polls folded, the last ones kept).
-func firstViolation(rs []Result) string {
+func firstViolation(rs []Result, budget int) string {
 	for _, r := range rs {
 		if r.Verdict != verdict.Reproduced {
 			continue
@@ -149,8 +166,34 @@ func firstViolation(rs []Result) string {
 				}
 				b.WriteString("```\n</details>\n")
 			}
-			return b.String() + "\n"
+			out := b.String() + "\n"
+			if len(out) > budget {
+				// Keep the head (what was observed) and the transcript's end.
+				head, transcript, ok := strings.Cut(out, "\n<details><summary>Runtime transcript")
+				if ok {
+					body := strings.TrimSuffix(strings.TrimRight(transcript, "\n"), "```\n</details>")
+					open, rest, _ := strings.Cut(body, "```\n")
+					out = fit(head, budget/2) + "\n<details><summary>Runtime transcript" + open + "```\n" + fitTail(rest, budget/2-len(open)-40) + "```\n</details>\n\n"
+				} else {
+					out = fit(out, budget) + "\n"
+				}
+			}
+			return out
 		}
 	}
 	return ""
+}
+
+// fitTail keeps the last whole lines of s that fit in n bytes.
+func fitTail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	size, from := 0, len(lines)
+	for from > 0 && size+len(lines[from-1])+1 <= n-80 {
+		size += len(lines[from-1]) + 1
+		from--
+	}
+	return fmt.Sprintf("[%d earlier lines cut to fit a GitHub comment]\n", from) + strings.Join(lines[from:], "\n") + "\n"
 }

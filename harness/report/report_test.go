@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,10 +151,30 @@ func TestIssueMarkdown(t *testing.T) {
 	if _, err := IssueMarkdown(sampleRun("r1"), "9999"); err == nil || !strings.Contains(err.Error(), "no results for issue 9999 (it has: 3517, 3519)") {
 		t.Errorf("unknown issue: %v", err)
 	}
+	// Many builds, long -vv, long lines: the document still fits a GitHub
+	// comment, cut at line boundaries with the cuts said.
 	big := sampleRun("r1")
-	big.Results[0].Trials[0].Exchanges[1].Output = strings.Repeat("x\n", 40000)
+	for i := range 12 {
+		r := big.Results[0]
+		r.Name, r.Build = fmt.Sprintf("b%d", i), fmt.Sprintf("deb:b%d", i)
+		r.VV = strings.Repeat("Feature list : +EPOLL +KQUEUE "+strings.Repeat("x", 100)+"\n", 100)
+		r.Config = strings.Repeat(fmt.Sprintf("    # build %d config line\n", i), 400)
+		big.Results = append(big.Results, r)
+	}
+	for range 12 {
+		big.Results[0].Trials[0].Exchanges = append(big.Results[0].Trials[0].Exchanges, node.Exchange{Target: "worker 12", Command: "show peers",
+			Output: strings.Repeat(strings.Repeat("y", 3000)+"\n", 20)})
+	}
 	md, _ = IssueMarkdown(big, "3517")
 	if len(md) > 65536 {
 		t.Errorf("issue report of %d characters does not fit a GitHub comment", len(md))
+	}
+	for _, want := range []string{"cut to fit a GitHub comment", "**First violation**", "haproxy -vv: b11", "Configuration (b11)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("cut issue report lacks %q", want)
+		}
+	}
+	if strings.Count(md, "```")%2 != 0 || strings.Count(md, "<details>") != strings.Count(md, "</details>") {
+		t.Errorf("cut issue report has unbalanced fences or details blocks")
 	}
 }
