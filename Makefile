@@ -33,7 +33,9 @@ CLUSTER_SUITES := cluster-convergence cluster-partition cluster-identity cluster
 test-3517 test-3519 $(addprefix test-,$(CLUSTER_SUITES)): test-%: deps $(HARP)
 	$(HARP) run --label-filter 'issue:$*' --haproxy '$(HAPROXY)' --trials $(TRIALS)
 
-## test-cluster: every peers-cluster suite (3 nodes on a private network)
+## test-cluster: every peers-cluster suite (NODES nodes, default 3, on a private network)
+NODES ?=
+export HARP_CLUSTER_NODES ?= $(NODES)
 test-cluster: deps $(HARP)
 	$(HARP) run --label-filter 'area:peers-cluster' --haproxy '$(HAPROXY)' --trials $(TRIALS)
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +36,13 @@ func startCluster(ctx context.Context, env *scenario.Env, o cluster.Options, mes
 		return nil, verdict.Outcome{Err: fmt.Errorf("the peers-cluster suites need Docker (a private network)")}, false
 	}
 	o.Image, o.RunID = env.Image, env.RunID
+	if len(o.Nodes) == 0 {
+		n, err := clusterSize()
+		if err != nil {
+			return nil, verdict.Outcome{Err: err}, false
+		}
+		o.Nodes = cluster.Nodes(n)
+	}
 	c, err := cluster.Start(ctx, env.Docker, o)
 	if err != nil {
 		return nil, verdict.Outcome{Err: err}, false
@@ -58,6 +67,21 @@ func startCluster(ctx context.Context, env *scenario.Env, o cluster.Options, mes
 		}
 	}
 	return c, verdict.Outcome{}, true
+}
+
+// clusterSize is how many nodes the cluster suites start: 3, or
+// HARP_CLUSTER_NODES (3 to 9). The last node is the one a suite cuts off,
+// misnames or defines differently.
+func clusterSize() (int, error) {
+	v := os.Getenv("HARP_CLUSTER_NODES")
+	if v == "" {
+		return 3, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 3 || n > 9 {
+		return 0, fmt.Errorf("HARP_CLUSTER_NODES=%q: want a number of nodes from 3 to 9", v)
+	}
+	return n, nil
 }
 
 // clusterConfigs is the configuration the report shows: the first node's,

@@ -38,8 +38,12 @@ func runIdentity(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	var out verdict.Outcome
 	for r := 1; r <= env.Trials && ctx.Err() == nil; r++ {
 		how := identities[(r-1)%len(identities)]
-		nodes := cluster.Nodes(3)
-		nodes[2].Identity, nodes[2].As = how, "ghost"
+		size, err := clusterSize()
+		if err != nil {
+			return verdict.Outcome{Trials: out.Trials, Err: err}
+		}
+		nodes := cluster.Nodes(size)
+		nodes[size-1].Identity, nodes[size-1].As = how, "ghost"
 		c, o, ok := startCluster(ctx, env, cluster.Options{Nodes: nodes}, false)
 		if !ok {
 			o.Trials = out.Trials
@@ -61,15 +65,15 @@ func identityTrial(ctx context.Context, c *cluster.Cluster, r int, how cluster.I
 	t.N, t.Evidence = r, map[string]any{"identity_by": string(how)}
 	mk, t0 := mark(c), time.Now()
 	defer func() { t.Exchanges, t.Duration = mk.exchanges(), time.Since(t0) }()
-	a, b, ghost := c.Members[0], c.Members[1], c.Members[2]
-	t.Notes = append(t.Notes, fmt.Sprintf("node3 takes its name from %s: ghost", how))
+	a, ghost := c.Members[0], c.Members[len(c.Members)-1]
+	t.Notes = append(t.Notes, fmt.Sprintf("%s takes its name from %s: ghost", ghost.Name, how))
 	ks := keys(fmt.Sprintf("i%d-", r), 10)
 	if err := setKeys(ctx, a, clusterTable, ks, "data.gpc0 1"); err != nil {
 		return t, err
 	}
-	// Control: the two well-named nodes replicate.
-	if seen := spread(ctx, []*cluster.Member{a, b}, clusterTable, ks, meshTimeout); len(seen) < len(ks) {
-		t.Unmet = fmt.Sprintf("control failed: only %d of %d keys set on node1 reached node2 within %s", len(seen), len(ks), meshTimeout)
+	// Control: the well-named nodes replicate.
+	if seen := spread(ctx, c.Members[:len(c.Members)-1], clusterTable, ks, meshTimeout); len(seen) < len(ks) {
+		t.Unmet = fmt.Sprintf("control failed: only %d of %d keys set on %s reached every other well-named node within %s", len(seen), len(ks), a.Name, meshTimeout)
 		return t, nil
 	}
 	if err := sleep(ctx, 3*time.Second); err != nil { // a bounded window in which a key must NOT arrive: nothing to poll for
@@ -101,12 +105,12 @@ func identityTrial(ctx context.Context, c *cluster.Cluster, r int, how cluster.I
 	t.Evidence["doctor_named_identity"] = named
 	switch {
 	case got > 0:
-		t.Violation = fmt.Sprintf("%d of %d keys reached node3 although its local peer name (ghost, by %s) matches no peer line", got, len(ks), how)
+		t.Violation = fmt.Sprintf("%d of %d keys reached %s although its local peer name (ghost, by %s) matches no peer line", got, len(ks), ghost.Name, how)
 	case !named:
 		// harp's own failure, not HAProxy's: an error, never REPRODUCED.
-		return t, fmt.Errorf("node3 did not sync, but harp's doctor did not name its identity (likely cause given: %q)", d.Cause)
+		return t, fmt.Errorf("%s did not sync, but harp's doctor did not name its identity (likely cause given: %q)", ghost.Name, d.Cause)
 	default:
-		t.Notes = append(t.Notes, "node3 holds none of the keys; doctor: "+d.Cause)
+		t.Notes = append(t.Notes, ghost.Name+" holds none of the keys; doctor: "+d.Cause)
 	}
 	return t, nil
 }

@@ -55,7 +55,7 @@ func partitionRound(ctx context.Context, c *cluster.Cluster, r int) (t verdict.T
 		t.Unmet = "before the cut: " + unmet
 		return t, nil
 	}
-	a, b, cut := c.Members[0], c.Members[1], c.Members[2]
+	a, b, cut := c.Members[0], c.Members[1], c.Members[len(c.Members)-1]
 	if err := c.Cut(ctx, cut); err != nil {
 		return t, err
 	}
@@ -75,7 +75,7 @@ func partitionRound(ctx context.Context, c *cluster.Cluster, r int) (t verdict.T
 	}
 	all := append(append([]string{}, left...), right...)
 	// The majority side still replicates among itself.
-	if seen := spread(ctx, []*cluster.Member{a, b}, clusterTable, left, convergeTimeout); len(seen) < len(left) {
+	if seen := spread(ctx, c.Members[:len(c.Members)-1], clusterTable, left, convergeTimeout); len(seen) < len(left) {
 		t.Notes = append(t.Notes, fmt.Sprintf("during the cut only %d of %d keys written on %s reached %s", len(seen), len(left), a.Name, b.Name))
 	}
 	// The doctor should see the partition once HAProxy notices it (no heartbeat).
