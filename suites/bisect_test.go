@@ -94,22 +94,30 @@ var _ = Describe("harp bisect", Label("bisect", "issue:3517", "slow"), Ordered, 
 		Expect(filepath.Join(debRun, "issue-3517.md")).To(BeAnExistingFile())
 	})
 
-	It("names the commit that brought the bug back, skipping one that does not build", func(ctx SpecContext) {
+	It("names the commit that brought the bug back, skipping one that does not build, and with --find-fix the one that fixed it", func(ctx SpecContext) {
 		repo, commits := haproxyRepo(ctx)
-		s := harp(nil, "bisect", "--suite", "issue:3517", "--repo", repo, "--good", commits[0], "--bad", "HEAD", "--trials", "1",
+		s := harp(nil, "bisect", "--suite", "issue:3517", "--repo", repo, "--good", commits[0], "--bad", commits[5], "--trials", "1",
 			"--reports", GinkgoT().TempDir())
 		Eventually(s).WithTimeout(20 * time.Minute).Should(gexec.Exit(0))
 		out := string(s.Out.Contents())
 		Expect(out).To(ContainSubstring("**first bad build (the issue reproduces from here on)**: `" + commits[4][:12] + "` peers: stop every section with one latch"))
 		Expect(out).To(MatchRegexp("`" + commits[2][:12] + " build: break the build on purpose` \\| ERROR \\| 0/0 \\| skip"))
 		Expect(out).To(ContainSubstring("Range: " + commits[0][:12] + " .. " + commits[5][:12] + " (6 builds)"))
+
+		// The fix comes back in the last commit: the first good one after the bug.
+		s = harp(nil, "bisect", "--suite", "issue:3517", "--repo", repo, "--bad", commits[4], "--good", "HEAD", "--find-fix", "--trials", "1",
+			"--reports", GinkgoT().TempDir())
+		Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(0))
+		out = string(s.Out.Contents())
+		Expect(out).To(ContainSubstring("**first good build (the issue is fixed from here on)**: `" + commits[6][:12] + "` peers: per-section soft-stop latches again"))
+		Expect(out).To(MatchRegexp("`" + commits[4][:12] + " [^`]*` \\| REPRODUCED \\| 1/1 \\| bad"))
 	}, SpecTimeout(25*time.Minute))
 })
 
 // haproxyRepo makes a git repository of real HAProxy trees: 3.0.11 with
 // harp's #3517 fix, a documentation change, a commit that does not build,
-// its revert, the commit that takes the fix out again (the bug), and one
-// more ordinary commit. It returns the commits oldest first.
+// its revert, the commit that takes the fix out again (the bug), one more
+// ordinary commit, and the fix again. It returns the commits oldest first.
 func haproxyRepo(ctx context.Context) (string, []string) {
 	GinkgoHelper()
 	m, err := builder.Mirror(ctx)
@@ -152,6 +160,8 @@ func haproxyRepo(ctx context.Context) (string, []string) {
 	commit("peers: stop every section with one latch")
 	appendFile(doc, "harp: another ordinary change.\n")
 	commit("doc: another ordinary change")
+	sh("patch", "-p1", "--batch", "-i", fix3517)
+	commit("peers: per-section soft-stop latches again")
 	return repo, commits
 }
 
