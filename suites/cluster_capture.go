@@ -84,9 +84,14 @@ func captureSituation(ctx context.Context, c *cluster.Cluster, sit, dir string) 
 	}
 	spread(ctx, []*cluster.Member{a, b}, clusterTable, ks, convergeTimeout)
 	switch sit {
-	case "healthy", "tables", "user-socket":
+	case "healthy", "user-socket":
+		// Until the doctor, on admin sockets, finds nothing to say.
+		node.Poll(ctx, convergeTimeout, 200*time.Millisecond, func() (bool, error) {
+			d, err := diagnose(ctx, c)
+			return err == nil && d.Healthy, nil
+		})
+	case "tables":
 		spread(ctx, c.Members, clusterTable, ks, convergeTimeout)
-		time.Sleep(time.Second) // let the last acks come back: nothing to poll for
 	case "partition":
 		// Until HAProxy has noticed the cut (no heartbeat).
 		node.Poll(ctx, partitionSeen, 500*time.Millisecond, func() (bool, error) {

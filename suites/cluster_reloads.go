@@ -75,7 +75,17 @@ func reloadsRound(ctx context.Context, c *cluster.Cluster, r int, pre []string) 
 				Timeout: 5 * time.Second, KeyHeader: "x-key", Keys: keys(fmt.Sprintf("load-%s-", m.Name), 10)})
 		}()
 	}
-	time.Sleep(time.Second) // let the load start writing before the first reload
+	// The load is writing on every node before the first reload.
+	var firsts []string
+	for _, m := range c.Members {
+		firsts = append(firsts, fmt.Sprintf("load-%s-000", m.Name))
+	}
+	if seen := spread(ctx, c.Members, clusterTable, firsts, convergeTimeout); len(seen) < len(firsts) {
+		stopLoad()
+		wg.Wait()
+		t.Unmet = fmt.Sprintf("the write load never showed on every node (%d of %d nodes' first keys everywhere)", len(seen), len(firsts))
+		return t, nil
+	}
 	t.Notes = append(t.Notes, "before the reloads: "+presence(ctx, c.Members, pre))
 
 	var notesMu sync.Mutex // reloads run concurrently in the simultaneous round
