@@ -6,16 +6,13 @@
 package doctor
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
+	"github.com/harp-project/harp/harness/node"
 )
 
 // Instance is what one runtime socket told.
@@ -46,23 +43,7 @@ func Dial(addr string) Query {
 		netw = "unix" // a socket file (admin.sock, /run/haproxy/admin.sock)
 	}
 	return func(ctx context.Context, cmd string) (string, error) {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		var d net.Dialer
-		conn, err := d.DialContext(ctx, netw, a)
-		if err != nil {
-			return "", err
-		}
-		defer conn.Close()
-		if dl, ok := ctx.Deadline(); ok {
-			conn.SetDeadline(dl)
-		}
-		if _, err := io.WriteString(conn, cmd+"\n"); err != nil {
-			return "", err
-		}
-		var buf bytes.Buffer
-		_, err = io.Copy(&buf, conn)
-		return buf.String(), err
+		return node.Ask(ctx, netw, a, cmd)
 	}
 }
 

@@ -248,10 +248,22 @@ func (n *Node) exchange(ctx context.Context, target, addr, cmd string) (string, 
 }
 
 func roundTrip(ctx context.Context, addr, cmd string) (string, error) {
+	out, err := Ask(ctx, "tcp", addr, cmd)
+	if err == nil && out == "" && !strings.HasPrefix(cmd, "set ") && !strings.Contains(cmd, " set ") {
+		// Docker's port proxy accepts before HAProxy listens, then closes.
+		return "", fmt.Errorf("%s: empty answer to %q", addr, cmd)
+	}
+	return out, err
+}
+
+// Ask sends one command to an HAProxy CLI (master or stats socket,
+// "tcp" or "unix") on a fresh connection and reads the answer until the
+// server closes: the CLI's non-interactive mode.
+func Ask(ctx context.Context, network, addr, cmd string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	conn, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return "", err
 	}
@@ -263,15 +275,11 @@ func roundTrip(ctx context.Context, addr, cmd string) (string, error) {
 		return "", err
 	}
 	// The master CLI answers only once the client has finished sending.
-	if tc, ok := conn.(*net.TCPConn); ok {
-		tc.CloseWrite()
+	if cw, ok := conn.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
 	}
 	var buf bytes.Buffer
 	_, err = io.Copy(&buf, conn)
-	if err == nil && buf.Len() == 0 && !strings.HasPrefix(cmd, "set ") && !strings.Contains(cmd, " set ") {
-		// Docker's port proxy accepts before HAProxy listens, then closes.
-		return "", fmt.Errorf("%s: empty answer to %q", addr, cmd)
-	}
 	return buf.String(), err
 }
 
