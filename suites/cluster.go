@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/doctor"
@@ -328,8 +329,8 @@ func mark(c *cluster.Cluster) marks {
 	return m
 }
 
-func (mk marks) exchanges() []node.Exchange {
-	var all []node.Exchange
+func (mk marks) exchanges() []cli.Exchange {
+	var all []cli.Exchange
 	for m, from := range mk {
 		for _, e := range m.Node.Transcript(from) {
 			e.Target = m.Name + " " + e.Target

@@ -11,8 +11,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/node"
 )
 
 // Instance is what one runtime socket told.
@@ -43,7 +43,7 @@ func Dial(addr string) Query {
 		netw = "unix" // a socket file (admin.sock, /run/haproxy/admin.sock)
 	}
 	return func(ctx context.Context, cmd string) (string, error) {
-		return node.Ask(ctx, netw, a, cmd)
+		return cli.Ask(ctx, netw, a, cmd)
 	}
 }
 

@@ -4,14 +4,10 @@
 package node
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net"
 	"net/netip"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -23,6 +19,7 @@ import (
 	tcnetwork "github.com/testcontainers/testcontainers-go/network"
 	"github.com/testcontainers/testcontainers-go/wait"
 
+	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/engine"
 	"github.com/harp-project/harp/harness/text"
@@ -63,15 +60,6 @@ type Options struct {
 	Args []string
 }
 
-// Exchange is one runtime CLI command and its answer, kept for reports.
-type Exchange struct {
-	At      time.Time `json:"at"`
-	Target  string    `json:"target"` // master, stats, or worker <pid>
-	Command string    `json:"command"`
-	Output  string    `json:"output"`
-	Err     string    `json:"error,omitempty"`
-}
-
 // Node is a running HAProxy master-worker instance: a container (Start), or
 // a local process (StartLocal, for baselines).
 type Node struct {
@@ -81,8 +69,7 @@ type Node struct {
 	masterAddr string
 	statsAddr  string
 
-	mu         sync.Mutex
-	transcript []Exchange
+	log cli.Log
 }
 
 func init() {
@@ -237,18 +224,16 @@ func (n *Node) CurrentWorker(ctx context.Context) (int, error) {
 // non-interactive mode) and reads the answer until the server closes.
 func (n *Node) exchange(ctx context.Context, target, addr, cmd string) (string, error) {
 	out, err := roundTrip(ctx, addr, cmd)
-	ex := Exchange{At: time.Now(), Target: target, Command: cmd, Output: out}
+	ex := cli.Exchange{At: time.Now(), Target: target, Command: cmd, Output: out}
 	if err != nil {
 		ex.Err = err.Error()
 	}
-	n.mu.Lock()
-	n.transcript = append(n.transcript, ex)
-	n.mu.Unlock()
+	n.log.Add(ex)
 	return out, err
 }
 
 func roundTrip(ctx context.Context, addr, cmd string) (string, error) {
-	out, err := Ask(ctx, "tcp", addr, cmd)
+	out, err := cli.Ask(ctx, "tcp", addr, cmd)
 	if err == nil && out == "" && !strings.HasPrefix(cmd, "set ") && !strings.Contains(cmd, " set ") {
 		// Docker's port proxy accepts before HAProxy listens, then closes.
 		return "", fmt.Errorf("%s: empty answer to %q", addr, cmd)
@@ -256,49 +241,11 @@ func roundTrip(ctx context.Context, addr, cmd string) (string, error) {
 	return out, err
 }
 
-// Ask sends one command to an HAProxy CLI (master or stats socket,
-// "tcp" or "unix") on a fresh connection and reads the answer until the
-// server closes: the CLI's non-interactive mode.
-func Ask(ctx context.Context, network, addr, cmd string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, network, addr)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		conn.SetDeadline(dl)
-	}
-	if _, err := io.WriteString(conn, cmd+"\n"); err != nil {
-		return "", err
-	}
-	// The master CLI answers only once the client has finished sending.
-	if cw, ok := conn.(interface{ CloseWrite() error }); ok {
-		cw.CloseWrite()
-	}
-	var buf bytes.Buffer
-	_, err = io.Copy(&buf, conn)
-	return buf.String(), err
-}
-
 // Transcript returns the exchanges since index from (see Mark).
-func (n *Node) Transcript(from int) []Exchange {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if from > len(n.transcript) {
-		from = len(n.transcript)
-	}
-	return append([]Exchange(nil), n.transcript[from:]...)
-}
+func (n *Node) Transcript(from int) []cli.Exchange { return n.log.Since(from) }
 
 // Mark is the current transcript length, to slice one trial's exchanges.
-func (n *Node) Mark() int {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return len(n.transcript)
-}
+func (n *Node) Mark() int { return n.log.Mark() }
 
 // Signal sends a signal to the master.
 func (n *Node) Signal(ctx context.Context, sig syscall.Signal) error { return n.be.signal(ctx, sig) }

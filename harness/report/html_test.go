@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/verdict"
 )
 
@@ -32,7 +32,7 @@ func htmlSample() Run {
 				Steps:  []string{"start with two peers sections", "reload"},
 				Trials: []verdict.Trial{{N: 1, Violation: "first/marker lost", Duration: 1500 * time.Millisecond,
 					Blocks: []verdict.Block{{Title: "show peers", Text: "0x55d first: 1 entries\n"}},
-					Exchanges: []node.Exchange{
+					Exchanges: []cli.Exchange{
 						{At: at, Target: "master", Command: "show proc", Output: "#<PID> <type>\n8 worker\n"},
 						{At: at, Target: "worker 8", Command: "@!8 show peers", Output: "peers-poll-early"},
 						{At: at, Target: "worker 8", Command: "@!8 show peers", Output: "peers-poll-last"},

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/verdict"
 )
 
@@ -239,8 +239,8 @@ func Markdown(run Run) string {
 
 // Trim folds polling out of a transcript: `show proc` polls are dropped and
 // a run of the same command keeps only its last answer.
-func Trim(ex []node.Exchange) []node.Exchange {
-	var out []node.Exchange
+func Trim(ex []cli.Exchange) []cli.Exchange {
+	var out []cli.Exchange
 	for _, e := range ex {
 		if e.Command == "show proc" {
 			continue

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/verdict"
 )
 
@@ -21,7 +21,7 @@ func TestLine(t *testing.T) {
 }
 
 func TestTrimFoldsPolls(t *testing.T) {
-	ex := []node.Exchange{
+	ex := []cli.Exchange{
 		{Target: "master", Command: "show proc"},
 		{Target: "worker 8", Command: "@!8 show peers", Output: "first"},
 		{Target: "worker 8", Command: "@!8 show peers", Output: "last"},
@@ -78,7 +78,7 @@ func sampleRun(id string) Run {
 		Version: "3.0.11-1+deb13u4", Verdict: verdict.Reproduced, TrialsRun: 3, TrialsViolated: 3, Reason: "first/marker lost in 3 of 3 reloads",
 		Noun: "reloads", Steps: []string{"start with two peers sections", "reload"}, Config: "global\n  master-worker\n", VV: "HAProxy version 3.0.11-1+deb13u4",
 		Trials: []verdict.Trial{{N: 1, Violation: "first/marker lost", Notes: []string{"new worker 12 listed"},
-			Exchanges: []node.Exchange{{At: at, Target: "master", Command: "show proc"}, {At: at, Target: "worker 12", Command: "@!12 show table first/marker", Output: "# table: first/marker, type: string, size:1024, used:0"}}}},
+			Exchanges: []cli.Exchange{{At: at, Target: "master", Command: "show proc"}, {At: at, Target: "worker 12", Command: "@!12 show table first/marker", Output: "# table: first/marker, type: string, size:1024, used:0"}}}},
 	}, {
 		Suite: "3519", Upstream: "haproxy/haproxy#3519", Build: "deb:trixie", Name: "3.0.11-1+deb13u4", Verdict: verdict.Pass, TrialsRun: 5,
 	}}}
@@ -162,7 +162,7 @@ func TestIssueMarkdown(t *testing.T) {
 		big.Results = append(big.Results, r)
 	}
 	for range 12 {
-		big.Results[0].Trials[0].Exchanges = append(big.Results[0].Trials[0].Exchanges, node.Exchange{Target: "worker 12", Command: "show peers",
+		big.Results[0].Trials[0].Exchanges = append(big.Results[0].Trials[0].Exchanges, cli.Exchange{Target: "worker 12", Command: "show peers",
 			Output: strings.Repeat(strings.Repeat("y", 3000)+"\n", 20)})
 	}
 	md, _ = IssueMarkdown(big, "3517")

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/cli"
 )
 
 // Verdict is the answer for one suite on one build.
@@ -54,12 +54,12 @@ type Trial struct {
 	Unmet string `json:"unmet,omitempty"`
 	// Remark is something else worth saying that does not change the
 	// verdict (e.g. the old worker crashed after it had taught its tables).
-	Remark    string          `json:"remark,omitempty"`
-	Duration  time.Duration   `json:"duration_ns"`
-	Notes     []string        `json:"notes,omitempty"`    // what was observed, for the report
-	Blocks    []Block         `json:"blocks,omitempty"`   // runtime output the report shows whole
-	Evidence  map[string]any  `json:"evidence,omitempty"` // parsed runtime output
-	Exchanges []node.Exchange `json:"transcript,omitempty"`
+	Remark    string         `json:"remark,omitempty"`
+	Duration  time.Duration  `json:"duration_ns"`
+	Notes     []string       `json:"notes,omitempty"`    // what was observed, for the report
+	Blocks    []Block        `json:"blocks,omitempty"`   // runtime output the report shows whole
+	Evidence  map[string]any `json:"evidence,omitempty"` // parsed runtime output
+	Exchanges []cli.Exchange `json:"transcript,omitempty"`
 }
 
 // Block is a piece of runtime output a report shows as it was.

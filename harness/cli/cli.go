@@ -1,0 +1,82 @@
+// Package cli holds what every package shares about HAProxy's runtime CLI:
+// one command and its answer (Exchange), sending one command on a fresh
+// connection (Ask), and a transcript of exchanges (Log). It depends on
+// nothing but the standard library, so verdicts, reports and the doctor
+// compile without Docker.
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"sync"
+	"time"
+)
+
+// Exchange is one runtime CLI command and its answer, kept for reports.
+type Exchange struct {
+	At      time.Time `json:"at"`
+	Target  string    `json:"target"` // master, stats, or worker <pid>
+	Command string    `json:"command"`
+	Output  string    `json:"output"`
+	Err     string    `json:"error,omitempty"`
+}
+
+// Ask sends one command to an HAProxy CLI (master or stats socket,
+// "tcp" or "unix") on a fresh connection and reads the answer until the
+// server closes: the CLI's non-interactive mode. It gives up after 10 s.
+func Ask(ctx context.Context, network, addr, cmd string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	if _, err := io.WriteString(conn, cmd+"\n"); err != nil {
+		return "", err
+	}
+	// The master CLI answers only once the client has finished sending.
+	if cw, ok := conn.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	}
+	var buf bytes.Buffer
+	_, err = io.Copy(&buf, conn)
+	return buf.String(), err
+}
+
+// Log is a transcript: exchanges in the order they happened. Safe for
+// concurrent use.
+type Log struct {
+	mu  sync.Mutex
+	all []Exchange
+}
+
+// Add appends an exchange.
+func (l *Log) Add(e Exchange) {
+	l.mu.Lock()
+	l.all = append(l.all, e)
+	l.mu.Unlock()
+}
+
+// Mark is the current length, to slice one trial's exchanges (see Since).
+func (l *Log) Mark() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.all)
+}
+
+// Since returns the exchanges from index from (a Mark) on.
+func (l *Log) Since(from int) []Exchange {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if from > len(l.all) {
+		from = len(l.all)
+	}
+	return append([]Exchange(nil), l.all[from:]...)
+}
