@@ -24,7 +24,8 @@ import (
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/spec"
 	"github.com/harp-project/harp/images"
-	"github.com/harp-project/harp/suites"
+	"github.com/harp-project/harp/suites/issue3517"
+	"github.com/harp-project/harp/suites/issue3519"
 )
 
 const (
@@ -114,10 +115,10 @@ func BenchmarkSuites(b *testing.B) {
 	c.Terminate(ctx)
 	say("bare container start: %.2f s", start.Seconds())
 
-	compare(ctx, b, docker, builder, runID, suites.Issue3517, "buggy (3.0.11 from source)", "src:deb:3.0.11", say)
-	compare(ctx, b, docker, builder, runID, suites.Issue3517, "fixed (3.0.11 + harp's fix)", "src:deb:3.0.11,patch="+fix, say)
-	compare(ctx, b, docker, builder, runID, suites.Issue3519, "buggy (3.0.11 from source)", "src:deb:3.0.11", say)
-	compare(ctx, b, docker, builder, runID, suites.Issue3519, "fixed (3.0.11 + harp's fix)", "src:deb:3.0.11,patch="+fix3519, say)
+	compare(ctx, b, docker, builder, runID, issue3517.Suite, "buggy (3.0.11 from source)", "src:deb:3.0.11", say)
+	compare(ctx, b, docker, builder, runID, issue3517.Suite, "fixed (3.0.11 + harp's fix)", "src:deb:3.0.11,patch="+fix, say)
+	compare(ctx, b, docker, builder, runID, issue3519.Suite, "buggy (3.0.11 from source)", "src:deb:3.0.11", say)
+	compare(ctx, b, docker, builder, runID, issue3519.Suite, "fixed (3.0.11 + harp's fix)", "src:deb:3.0.11,patch="+fix3519, say)
 	b.ReportMetric(cold.Seconds(), "cold-build-s")
 	fmt.Println("\nharp benchmark (one run, baselines measured alongside):")
 	for _, l := range lines {

@@ -35,6 +35,7 @@ func cmdBisect(ctx context.Context, args []string) int {
 	retries := fs.Int("retries", 1, "reruns of an INCONCLUSIVE step before it is skipped")
 	opts := fs.String("src-options", "", "patch=FILE and make=VAR=VALUE options for every commit built, comma-separated")
 	reports := fs.String("reports", "reports", "directory for reports")
+	pf := paramFlags(fs)
 	if !flags(fs, args) {
 		return 3
 	}
@@ -49,6 +50,10 @@ func cmdBisect(ctx context.Context, args []string) int {
 		return fail("bisect: --suite %q selects %d suites; it must select exactly one", *filter, len(suites))
 	}
 	suite := suites[0]
+	params, err := pf.values(suites)
+	if err != nil {
+		return fail("%v", err)
+	}
 	oldEnd, newEnd := *good, *bad
 	if *findFix {
 		oldEnd, newEnd = *bad, *good
@@ -89,7 +94,7 @@ func cmdBisect(ctx context.Context, args []string) int {
 	}
 	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " ")}
 	defer engine.SweepRun(context.WithoutCancel(ctx), docker, run.ID)
-	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: *trials}
+	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: *trials, Params: params}
 	exportDir := filepath.Join(builder.Cache, "bisect")
 	oracle := func(ctx context.Context, c bisect.Candidate) report.Result {
 		fail := func(err error) report.Result {

@@ -27,13 +27,13 @@ import (
 	"github.com/harp-project/harp/harness/spec"
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/images"
-	_ "github.com/harp-project/harp/suites"
+	_ "github.com/harp-project/harp/suites/all"
 )
 
 const usage = `harp: regression and conformance harness for real HAProxy builds
 
-  harp run     --label-filter FILTER --haproxy SPECS [--trials N] [--reports DIR]
-  harp matrix  --builds SPECS --suites FILTER [--jobs N] [--shard i/n] [--reports DIR]
+  harp run     --label-filter FILTER --haproxy SPECS [--trials N] [--param NAME=VALUE]... [--reports DIR]
+  harp matrix  --builds SPECS --suites FILTER [--jobs N] [--shard i/n] [--param NAME=VALUE]... [--reports DIR]
   harp merge   [--reports DIR] RUN-DIR...   merge shard outputs into one report
   harp nightly [--extra SPECS] [--suites FILTER] [--jobs N] [--reports DIR]
                every build the Debian mirror serves, compared with the previous nightly
@@ -46,7 +46,8 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
                diagnose stick-table replication between live instances
   harp images  --haproxy SPECS          build (or find) the images, print their tags
   harp builds                           HAProxy builds the Debian mirror serves
-  harp suites                           registered suites and their labels
+  harp suites  [--markdown | --readme FILE]
+               registered suites: id, title, labels, trials, parameters, steps
   harp capture --haproxy SPECS --out DIR record runtime output for parser tests
   harp sweep   [--all]                  remove containers left by killed runs
 
@@ -84,9 +85,7 @@ func main() {
 	case "builds":
 		code = cmdBuilds(ctx)
 	case "suites":
-		for _, s := range scenario.All() {
-			fmt.Printf("#%-6s %-30s %-12s %s\n", s.ID, strings.Join(s.Labels, ","), s.Owner, s.Title)
-		}
+		code = cmdSuites(os.Args[2:])
 	case "capture":
 		code = cmdCapture(ctx, os.Args[2:])
 	case "sweep":
@@ -141,6 +140,7 @@ func cmdRun(ctx context.Context, args []string) int {
 	builds := fs.String("haproxy", "deb:latest", "build specs")
 	trials := fs.Int("trials", 0, "trials per suite (0: the suite's default)")
 	reports := fs.String("reports", "reports", "directory for reports")
+	pf := paramFlags(fs)
 	if !flags(fs, args) {
 		return 3
 	}
@@ -148,6 +148,10 @@ func cmdRun(ctx context.Context, args []string) int {
 		return fail("run: --label-filter is required (e.g. --label-filter issue:3517)")
 	}
 	suites, err := scenario.Select(*filter)
+	if err != nil {
+		return fail("%v", err)
+	}
+	params, err := pf.values(suites)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -161,7 +165,7 @@ func cmdRun(ctx context.Context, args []string) int {
 	}
 	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " ")}
 	defer engine.SweepRun(context.WithoutCancel(ctx), docker, run.ID)
-	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: *trials}
+	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: *trials, Params: params}
 	run.Results = r.Run(ctx, suites, specs)
 	return finish(*reports, run)
 }
@@ -183,10 +187,15 @@ func cmdMatrix(ctx context.Context, args []string) int {
 	jobs := fs.Int("jobs", max(runtime.NumCPU()/2, 1), "builds run at the same time")
 	shard := fs.String("shard", "1/1", "run shard i of n of the cells (i/n)")
 	reports := fs.String("reports", "reports", "directory for reports")
+	pf := paramFlags(fs)
 	if !flags(fs, args) {
 		return 3
 	}
 	suites, err := selectSuites(*filter)
+	if err != nil {
+		return fail("%v", err)
+	}
+	params, err := pf.values(suites)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -206,7 +215,7 @@ func cmdMatrix(ctx context.Context, args []string) int {
 	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " ")}
 	defer engine.SweepRun(context.WithoutCancel(ctx), docker, run.ID)
 	progress.Printf("matrix: %d cells (shard %d/%d), %d builds at a time", len(cells), i, n, *jobs)
-	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID}
+	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Params: params}
 	run.Results = r.RunCells(ctx, cells, *jobs)
 	return finish(*reports, run)
 }

@@ -63,27 +63,6 @@ func Collect(ctx context.Context, name, socket string, q Query) (Instance, error
 	if in.Name == "" {
 		in.Name = socket
 	}
-	ask := func(cmd string) (string, bool) {
-		out, err := q(ctx, cmd)
-		in.Raw[cmd] = out
-		switch {
-		case err != nil:
-			in.Errors[cmd] = err.Error()
-		case denied(out) || strings.TrimSpace(out) == "" && cmd != "show peers":
-			in.Errors[cmd] = strings.TrimSpace(firstLine(out))
-			for _, l := range strings.Split(out, "\n") {
-				if denied(l) {
-					in.Errors[cmd] = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "#"))
-				}
-			}
-			if in.Errors[cmd] == "" {
-				in.Errors[cmd] = "empty answer"
-			}
-		default:
-			return out, true
-		}
-		return out, false
-	}
 	out, err := q(ctx, "show info")
 	if err != nil {
 		return in, fmt.Errorf("%s: cannot reach the runtime socket: %w", socket, err)
@@ -94,31 +73,62 @@ func Collect(ctx context.Context, name, socket string, q Query) (Instance, error
 	} else {
 		in.Errors["show info"] = err.Error()
 	}
-	if out, ok := ask("show peers"); ok {
+	if out, ok := in.ask(ctx, q, "show peers"); ok {
 		if secs, err := cliout.ParsePeers(out); err == nil {
 			in.Sections = secs
 		} else {
 			in.Errors["show peers"] = err.Error()
 		}
 	}
-	if out, ok := ask("show table"); ok {
-		ts, err := cliout.ParseTables(out)
-		if err != nil {
-			in.Errors["show table"] = err.Error()
-		}
-		for _, t := range ts {
-			cmd := "show table " + t.Name
-			if out, ok := ask(cmd); ok {
-				if full, err := cliout.ParseTable(out); err == nil {
-					t = full
-				} else {
-					in.Errors[cmd] = err.Error()
-				}
-			}
-			in.Tables = append(in.Tables, t)
-		}
+	if out, ok := in.ask(ctx, q, "show table"); ok {
+		in.readTables(ctx, q, out)
 	}
 	return in, nil
+}
+
+// ask sends cmd and keeps the answer; ok is false when the socket failed
+// or refused, with its reason (its own words when it gave some) in Errors.
+// An empty show peers is an answer: no section.
+func (in *Instance) ask(ctx context.Context, q Query, cmd string) (string, bool) {
+	out, err := q(ctx, cmd)
+	in.Raw[cmd] = out
+	switch {
+	case err != nil:
+		in.Errors[cmd] = err.Error()
+	case denied(out) || strings.TrimSpace(out) == "" && cmd != "show peers":
+		in.Errors[cmd] = strings.TrimSpace(firstLine(out))
+		for _, l := range strings.Split(out, "\n") {
+			if denied(l) {
+				in.Errors[cmd] = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "#"))
+			}
+		}
+		if in.Errors[cmd] == "" {
+			in.Errors[cmd] = "empty answer"
+		}
+	default:
+		return out, true
+	}
+	return out, false
+}
+
+// readTables reads each table show table lists; a table whose contents
+// are refused is kept with its header alone.
+func (in *Instance) readTables(ctx context.Context, q Query, list string) {
+	ts, err := cliout.ParseTables(list)
+	if err != nil {
+		in.Errors["show table"] = err.Error()
+	}
+	for _, t := range ts {
+		cmd := "show table " + t.Name
+		if out, ok := in.ask(ctx, q, cmd); ok {
+			if full, err := cliout.ParseTable(out); err == nil {
+				t = full
+			} else {
+				in.Errors[cmd] = err.Error()
+			}
+		}
+		in.Tables = append(in.Tables, t)
+	}
 }
 
 func firstLine(s string) string { l, _, _ := strings.Cut(strings.TrimSpace(s), "\n"); return l }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/harp-project/harp/harness/cliout"
 )
 
 // fromCapture answers the doctor's commands from what a real node said
@@ -212,5 +214,228 @@ func TestStandaloneTablesDoNotDiverge(t *testing.T) {
 	d := Diagnose([]Instance{inst("lb1", "192.0.2.1"), inst("lb2", "192.0.2.2")})
 	if !d.Healthy || d.Has("divergence") || !d.Has("no-peers") {
 		t.Errorf("%s", d.Text())
+	}
+}
+
+// The typed fields let callers find a finding without reading its message.
+func TestFindingsNameInstanceAndTable(t *testing.T) {
+	for _, v := range versions(t) {
+		t.Run(v, func(t *testing.T) {
+			d := situation(t, v, "identity")
+			if f, ok := d.Find(Identity, "node3", ""); !ok || f.Instance != "node3" || f.Table != "cluster/tbl" {
+				t.Errorf("identity: %+v %v\n%s", f, ok, d.Text())
+			}
+			if f, ok := d.Find(Identity, "node1", ""); ok {
+				t.Errorf("identity: node1 is fine: %+v", f)
+			}
+
+			d = situation(t, v, "tables")
+			if f, ok := d.Find(TableDefinition, "", "cluster/keytype"); !ok || f.Table != "cluster/keytype" || f.Instance != "" {
+				t.Errorf("tables: %+v %v\n%s", f, ok, d.Text())
+			}
+			if _, ok := d.Find(TableDefinition, "", "cluster/tbl"); ok {
+				t.Errorf("tables: cluster/tbl is defined alike\n%s", d.Text())
+			}
+
+			// Which end reports the cut differs between builds; either
+			// end finds it.
+			d = situation(t, v, "partition")
+			f, ok := d.Find(LinkDown, "node3", "")
+			if !ok || f.Instance == "" || f.Peer == "" || f.Instance != "node3" && f.Peer != "node3" {
+				t.Errorf("partition: %+v %v\n%s", f, ok, d.Text())
+			}
+			if _, ok := d.Find(Divergence, "", "cluster/tbl"); !ok {
+				t.Errorf("partition: no divergence of cluster/tbl\n%s", d.Text())
+			}
+
+			d = situation(t, v, "user-socket")
+			if f, ok := d.Find(SocketLevel, "node3", ""); !ok || f.Instance != "node3" {
+				t.Errorf("user socket: %+v %v", f, ok)
+			}
+		})
+	}
+}
+
+func TestJSONCarriesTypedFields(t *testing.T) {
+	b, err := json.Marshal(situation(t, "3.4.7-1", "identity"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"level":"problem","code":"identity","instance":"node3","table":"cluster/tbl","message":"node3: tables`, `"code":"link-down","instance":"node1","peer":"node3"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("json lacks %s: %s", want, b)
+		}
+	}
+}
+
+func TestFind(t *testing.T) {
+	d := Diagnosis{Findings: []Finding{
+		{Code: LinkDown, Instance: "a", Peer: "b", Message: "1"},
+		{Code: Divergence, Table: "s/t", Message: "2"},
+		{Code: Divergence, Table: "s/u", Message: "3"},
+	}}
+	for _, c := range []struct {
+		code            Code
+		instance, table string
+		want            string
+	}{
+		{LinkDown, "", "", "1"}, {LinkDown, "a", "", "1"}, {LinkDown, "b", "", "1"}, {LinkDown, "c", "", ""},
+		{Divergence, "", "", "2"}, {Divergence, "", "s/u", "3"}, {Divergence, "a", "s/u", ""}, {Identity, "", "", ""},
+	} {
+		f, ok := d.Find(c.code, c.instance, c.table)
+		if f.Message != c.want || ok != (c.want != "") {
+			t.Errorf("Find(%s, %q, %q) = %q %v, want %q", c.code, c.instance, c.table, f.Message, ok, c.want)
+		}
+	}
+}
+
+// Hand-built instances for the checks, one at a time.
+
+func peer(name string, local, up bool) cliout.Peer {
+	p := cliout.Peer{Name: name, Local: local, Addr: name + ":10000", LastStatus: "NONE", LastHdshk: "<NEVER>"}
+	if up {
+		p.LastStatus, p.Session = "ESTA", true
+	}
+	return p
+}
+
+func node(name string, tables []string, peers ...cliout.Peer) Instance {
+	in := Instance{Name: name, Node: name, Errors: map[string]string{}}
+	if len(peers) > 0 {
+		in.Sections = []cliout.PeersSection{{Name: "s", Peers: peers}}
+	}
+	for _, t := range tables {
+		in.Tables = append(in.Tables, cliout.Table{Name: t, Type: "ip", Size: 100})
+	}
+	return in
+}
+
+func TestSocketLevel(t *testing.T) {
+	a, b := node("a", nil), node("b", nil)
+	b.Errors = map[string]string{"show peers": "Permission denied", "show table s/t": "Permission denied", "show info": "odd"}
+	fs := socketLevel([]Instance{a, b})
+	if len(fs) != 1 || fs[0].Code != SocketLevel || fs[0].Instance != "b" || len(fs[0].Evidence) != 2 {
+		t.Errorf("%+v", fs)
+	}
+}
+
+func TestNoPeers(t *testing.T) {
+	local := []Instance{node("a", []string{"local"})}
+	if fs := noPeers(local, peeringOf(local), false); len(fs) != 1 || fs[0].Code != NoPeers || fs[0].Level != Warning {
+		t.Errorf("local tables: %+v", fs)
+	}
+	if fs := noPeers(local, peeringOf(local), true); len(fs) != 0 {
+		t.Errorf("blind: %+v", fs)
+	}
+	dropped := []Instance{node("a", []string{"s/t"})}
+	if fs := noPeers(dropped, peeringOf(dropped), false); len(fs) != 0 {
+		t.Errorf("a dropped section: %+v", fs)
+	}
+}
+
+func TestIdentity(t *testing.T) {
+	ins := []Instance{
+		node("a", nil, peer("x", false, false)), // no local peer
+		node("b", []string{"s/t"}),              // section dropped, one table
+		node("c", []string{"s/t", "s/u"}),       // section dropped, two tables
+		node("d", []string{"s/t"}, peer("d", true, false)),
+	}
+	refused := node("e", []string{"s/t"})
+	refused.Errors["show peers"] = "Permission denied"
+	ins = append(ins, refused)
+	fs := identity(ins, peeringOf(ins))
+	var got []string
+	for _, f := range fs {
+		got = append(got, fmt.Sprintf("%s %s %q", f.Code, f.Instance, f.Table))
+	}
+	want := `[identity a "" identity b "s/t" identity c ""]`
+	if fmt.Sprint(got) != want || !strings.Contains(fs[1].Message, "(other instances run it)") {
+		t.Errorf("got %v, want %s\n%+v", got, want, fs)
+	}
+}
+
+func TestDuplicateIdentity(t *testing.T) {
+	ins := []Instance{node("b", nil, peer("x", true, false)), node("a", nil, peer("x", true, false)), node("c", nil, peer("y", true, false))}
+	fs := duplicateIdentity(peeringOf(ins))
+	if len(fs) != 1 || fs[0].Code != IdentityDuplicate || fs[0].Instance != "" || fs[0].Message != "section s: a, b all call themselves x: each instance needs its own peer name" {
+		t.Errorf("%+v", fs)
+	}
+}
+
+func TestLinksDown(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ins  []Instance
+		want string
+		peer string
+		ev   int
+	}{
+		{"partition", []Instance{node("a", nil, peer("a", true, false), peer("b", false, false)), node("b", nil, peer("b", true, false), peer("a", false, false))},
+			"no session between a and b from either end", "b", 2},
+		{"half open", []Instance{node("a", nil, peer("a", true, false), peer("b", false, false)), node("b", nil, peer("b", true, false), peer("a", false, true))},
+			"although b's end looks up", "b", 2},
+		{"peer lines differ", []Instance{node("a", nil, peer("a", true, false), peer("b", false, false)), node("b", nil, peer("b", true, false), peer("c", false, true))},
+			"b does not list a as a peer", "b", 1},
+		{"not examined", []Instance{node("a", nil, peer("a", true, false), peer("z", false, false))},
+			"no examined instance is z", "z", 1},
+	} {
+		p := peeringOf(c.ins)
+		fs := linksDown(links(c.ins, p), p)
+		if len(fs) != 1 || fs[0].Code != LinkDown || fs[0].Instance != "a" || fs[0].Peer != c.peer || len(fs[0].Evidence) != c.ev || !strings.Contains(fs[0].Message, c.want) {
+			t.Errorf("%s: %+v", c.name, fs)
+		}
+	}
+}
+
+func TestTableChecks(t *testing.T) {
+	ins := []Instance{node("a", nil), node("b", nil), node("c", nil)}
+	v := TableView{Name: "s/t", Definitions: map[string]string{"a": "type ip size 100", "b": "type string size 100"},
+		Used: map[string]int{"a": 2, "b": 1}, Missing: map[string]int{"b": 1}, Keys: 2, Diverging: 1, Percent: 50}
+	if fs := tableDefinition(v); len(fs) != 1 || fs[0].Code != TableDefinition || fs[0].Table != "s/t" || len(fs[0].Evidence) != 2 {
+		t.Errorf("definition: %+v", fs)
+	}
+	if fs := tableMissing(v, ins); len(fs) != 1 || fs[0].Code != TableMissing || fs[0].Instance != "c" || fs[0].Table != "s/t" {
+		t.Errorf("missing: %+v", fs)
+	}
+	ins[2].Errors["show table"] = "Permission denied" // unknown, not absent
+	if fs := tableMissing(v, ins); len(fs) != 0 {
+		t.Errorf("missing on a refusing socket: %+v", fs)
+	}
+	if fs := divergence(v); len(fs) != 1 || fs[0].Code != Divergence || fs[0].Table != "s/t" || !strings.Contains(fs[0].Message, "1 of 2 keys (50%)") {
+		t.Errorf("divergence: %+v", fs)
+	}
+	v.Definitions["b"], v.Diverging = "type ip size 100", 0
+	if fs := append(tableDefinition(v), divergence(v)...); len(fs) != 0 {
+		t.Errorf("agreeing table: %+v", fs)
+	}
+	p := peering{sections: map[string]bool{"s": true}}
+	for name, want := range map[string]bool{"s/t": true, "local": false, "other/t": false} {
+		if replicated(TableView{Name: name}, p, false) != want {
+			t.Errorf("replicated(%s) != %v", name, want)
+		}
+	}
+	if !replicated(TableView{Name: "other/t"}, p, true) {
+		t.Errorf("a dropped section's table is replicated")
+	}
+}
+
+func TestLikelyCauseAndHealthy(t *testing.T) {
+	div := Finding{Level: Problem, Code: Divergence, Message: "diverges"}
+	down := Finding{Level: Problem, Code: LinkDown, Message: "down"}
+	if c := likelyCause([]Finding{div, down}); c != "down" {
+		t.Errorf("link before divergence: %q", c)
+	}
+	if c := likelyCause([]Finding{div}); !strings.HasPrefix(c, "diverges; every link is up") {
+		t.Errorf("divergence alone: %q", c)
+	}
+	warn := Finding{Level: Warning, Code: NoPeers}
+	if c := likelyCause([]Finding{warn}); c != "" {
+		t.Errorf("a warning is no cause: %q", c)
+	}
+	if fs := healthy(2, nil); len(fs) != 1 || fs[0].Code != Healthy || fs[0].Level != OK || !strings.HasPrefix(fs[0].Message, "2 instance(s)") {
+		t.Errorf("healthy: %+v", fs)
+	}
+	if fs := healthy(1, []Finding{warn}); len(fs) != 0 {
+		t.Errorf("no peers, nothing checked: %+v", fs)
 	}
 }

@@ -234,7 +234,7 @@ func (n *Node) exchange(ctx context.Context, target, addr, cmd string) (string, 
 
 func roundTrip(ctx context.Context, addr, cmd string) (string, error) {
 	out, err := cli.Ask(ctx, "tcp", addr, cmd)
-	if err == nil && out == "" && !strings.HasPrefix(cmd, "set ") && !strings.Contains(cmd, " set ") {
+	if err == nil && out == "" && !silentOnSuccess(cmd) {
 		// Docker's port proxy accepts before HAProxy listens, then closes.
 		return "", fmt.Errorf("%s: empty answer to %q", addr, cmd)
 	}
@@ -267,3 +267,17 @@ func (n *Node) Exits(ctx context.Context) ([]cliout.WorkerExit, error) {
 
 // Stop removes the node (container, or process group).
 func (n *Node) Stop(ctx context.Context) error { return n.be.stop(ctx) }
+
+// silentOnSuccess says whether a command answers nothing when it works
+// (set table, clear table, ...), addressed to a worker or not.
+func silentOnSuccess(cmd string) bool {
+	if strings.HasPrefix(cmd, "@!") {
+		_, cmd, _ = strings.Cut(cmd, " ")
+	}
+	verb, _, _ := strings.Cut(cmd, " ")
+	switch verb {
+	case "set", "clear", "del", "add", "enable", "disable", "shutdown":
+		return true
+	}
+	return false
+}

@@ -17,10 +17,23 @@ type Reload struct {
 	OldGone   time.Duration `json:"old_gone_ns"` // signal to old worker gone
 }
 
-// Reload sends SIGUSR2 to the master, waits until the master lists a new
-// current worker, then until the old worker has left `show proc` or the
-// deadline passed. Both are observed on the master CLI.
+// How a reload is asked for.
+type How string
+
+const (
+	BySignal    How = "SIGUSR2"           // the signal to the master
+	ByMasterCLI How = "master CLI reload" // the master CLI's `reload` command
+)
+
+// Reload sends SIGUSR2 to the master; see ReloadBy.
 func (n *Node) Reload(ctx context.Context, timeout time.Duration) (Reload, error) {
+	return n.ReloadBy(ctx, BySignal, timeout)
+}
+
+// ReloadBy asks the master to reload, waits until it lists a new current
+// worker, then until the old worker has left `show proc` or the deadline
+// passed. Both are observed on the master CLI.
+func (n *Node) ReloadBy(ctx context.Context, how How, timeout time.Duration) (Reload, error) {
 	var r Reload
 	old, err := n.CurrentWorker(ctx)
 	if err != nil {
@@ -28,8 +41,17 @@ func (n *Node) Reload(ctx context.Context, timeout time.Duration) (Reload, error
 	}
 	r.OldPID = old
 	t0 := time.Now()
-	if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
-		return r, fmt.Errorf("sending SIGUSR2: %w", err)
+	switch how {
+	case BySignal:
+		if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
+			return r, fmt.Errorf("sending SIGUSR2: %w", err)
+		}
+	case ByMasterCLI:
+		// The master re-executes and may close the connection before it
+		// answers: the new worker in `show proc` is the answer that counts.
+		n.Master(ctx, "reload")
+	default:
+		return r, fmt.Errorf("unknown way to reload: %q", how)
 	}
 	err = Poll(ctx, timeout, 50*time.Millisecond, func() (bool, error) {
 		if running, code, err := n.Running(ctx); err == nil && !running {
@@ -46,7 +68,7 @@ func (n *Node) Reload(ctx context.Context, timeout time.Duration) (Reload, error
 		return false, nil
 	})
 	if err != nil {
-		return r, fmt.Errorf("no new worker after SIGUSR2: %w", err)
+		return r, fmt.Errorf("no new worker after %s: %w", how, err)
 	}
 	r.NewUp = time.Since(t0)
 	err = Poll(ctx, timeout, 50*time.Millisecond, func() (bool, error) {

@@ -25,6 +25,9 @@ type Runner struct {
 	Builder *images.Builder
 	RunID   string
 	Trials  int // 0: each suite's default
+	// Params are suite parameters by name (NODES=5), checked against the
+	// selected suites before the run (scenario.CheckParams).
+	Params map[string]string
 	// Local runs nodes as local processes (src: and bin: builds only): the
 	// baseline that `make bench` compares containers against.
 	Local bool
@@ -99,14 +102,22 @@ func (r *Runner) RunOne(ctx context.Context, s *scenario.Scenario, img *images.I
 	if trials <= 0 {
 		trials = s.Trials
 	}
-	env := &scenario.Env{Image: img, Docker: r.Docker, Builder: r.Builder, RunID: r.RunID, Trials: trials, Logf: progress.Printf,
+	env := &scenario.Env{Suite: s, Image: img, Docker: r.Docker, Builder: r.Builder, RunID: r.RunID, Trials: trials, Logf: progress.Printf,
 		Start: func(ctx context.Context, o node.Options) (*node.Node, error) { return node.Start(ctx, r.Docker, o) }}
 	if r.Local {
 		env.Start = node.StartLocal
 	}
-	progress.Printf("#%s on %s: %d %s", s.ID, img.Name, trials, s.Noun)
 	t0 := time.Now()
-	out := s.Run(ctx, env)
+	params, err := scenario.ValuesFor(s.Params, r.Params)
+	env.Params = params
+	var out verdict.Outcome
+	if err != nil {
+		out.Err = err
+	} else {
+		progress.Printf("%s on %s: %d %s", s.Name(), img.Name, trials, s.Noun)
+		out = s.Run(ctx, env)
+		env.Close(context.WithoutCancel(ctx))
+	}
 	if ctx.Err() != nil && out.Err == nil {
 		out.Err = fmt.Errorf("interrupted: %w", ctx.Err())
 	}
@@ -115,6 +126,6 @@ func (r *Runner) RunOne(ctx context.Context, s *scenario.Scenario, img *images.I
 		Suite: s.ID, Upstream: s.Upstream, Title: s.Title, Build: img.Spec.Raw, Image: img.Tag,
 		Version: img.Version, Name: img.Name, Verdict: v, TrialsRun: len(out.Trials), TrialsViolated: violated,
 		Reason: reason, DurationS: time.Since(t0).Seconds(), Noun: s.Noun, VV: img.VV, Config: env.Config,
-		Steps: s.Steps, Trials: out.Trials,
+		Steps: s.StepsWith(params), Trials: out.Trials,
 	}
 }

@@ -1,59 +1,77 @@
-// Package scenario is the registry of suites: each suite is a plain value
-// (name, upstream issue, labels, shape, run function), one per upstream
-// issue, selected by ginkgo label filters.
+// Package scenario is harp's suite toolkit: the registry of suites (plain
+// values found by ginkgo label filters), their parameters, the environment
+// a run gets (nodes and clusters started for it and stopped after it), and
+// the trial loop every suite shares.
 package scenario
 
 import (
-	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
-	"github.com/moby/moby/client"
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/harp-project/harp/harness/node"
+	"context"
+
 	"github.com/harp-project/harp/harness/verdict"
-	"github.com/harp-project/harp/images"
 )
 
-// Scenario is one suite.
+// Scenario is one suite: an upstream issue, or a property every build must
+// keep.
 type Scenario struct {
-	ID       string   // stable id, e.g. "3517"
-	Upstream string   // upstream issue reference
-	Title    string   // upstream issue title
-	Owner    string   // who to ask about it
-	Labels   []string // ginkgo labels: issue:3517, area:peers, slow
-	Trials   int      // default number of trials
-	Noun     string   // what a trial is called in verdicts: "reloads"
-	// Steps describe setup, trigger and expectation, for reports.
-	Steps []string
-	Run   func(ctx context.Context, env *Env) verdict.Outcome
+	ID       string // stable id: make test-<ID>, label issue:<ID>
+	Upstream string // upstream issue reference, or the property's name
+	Title    string // upstream issue title
+	Summary  string // one line: what the suite checks (README's table)
+	// Labels select the suite (area:peers, slow); issue:<ID> is added by
+	// Register.
+	Labels []string
+	Trials int    // default number of trials
+	Noun   string // what trials are called in verdicts, plural: "reloads"
+	Params []Param
+	// Steps describe setup, trigger and expectation, for reports; StepsFor,
+	// when set, builds them from the run's parameters instead.
+	Steps    []string
+	StepsFor func(p Values) []string
+	Run      func(ctx context.Context, env *Env) verdict.Outcome
 }
 
-// Env is what a run function gets.
-type Env struct {
-	Image *images.Image
-	// Docker and Builder serve suites that need more than HAProxy nodes
-	// (a backend container, a network).
-	Docker  *client.Client
-	Builder *images.Builder
-	// Start starts a node of Image: a container, or for baselines a local
-	// process. Suites start every node through it.
-	Start  func(ctx context.Context, o node.Options) (*node.Node, error)
-	RunID  string
-	Trials int
-	// Config is set by the run function to the config it rendered.
-	Config string
-	// Logf prints progress.
-	Logf func(format string, args ...any)
+// StepsWith gives the steps for a run with these parameters.
+func (s *Scenario) StepsWith(p Values) []string {
+	if s.StepsFor != nil {
+		return s.StepsFor(p)
+	}
+	return s.Steps
+}
+
+// Defaults are the suite's parameters with no value given.
+func (s *Scenario) Defaults() Values {
+	v, _ := ValuesFor(s.Params, nil)
+	return v
+}
+
+// Name is how progress lines call the suite: #3517, cluster-partition.
+func (s *Scenario) Name() string {
+	if strings.Trim(s.ID, "0123456789") == "" {
+		return "#" + s.ID
+	}
+	return s.ID
 }
 
 var registry = map[string]*Scenario{}
 
-// Register adds a suite; ids must be unique.
+// Register adds a suite; ids must be unique, and what the runner needs
+// must be there.
 func Register(s *Scenario) *Scenario {
-	if _, dup := registry[s.ID]; dup {
+	switch {
+	case s.ID == "" || s.Title == "" || s.Run == nil || s.Noun == "" || s.Trials < 1:
+		panic("scenario: suite " + s.ID + " needs an ID, a Title, a Noun, Trials and Run")
+	case registry[s.ID] != nil:
 		panic("scenario: duplicate id " + s.ID)
+	}
+	if !slices.Contains(s.Labels, "issue:"+s.ID) {
+		s.Labels = append([]string{"issue:" + s.ID}, s.Labels...)
 	}
 	registry[s.ID] = s
 	return s
@@ -87,7 +105,8 @@ func Select(filter string) ([]*Scenario, error) {
 		for _, s := range All() {
 			known = append(known, s.Labels...)
 		}
-		return nil, fmt.Errorf("label filter %q selects no suite; labels in use: %v", filter, known)
+		slices.Sort(known)
+		return nil, fmt.Errorf("label filter %q selects no suite; labels in use: %s", filter, strings.Join(slices.Compact(known), " "))
 	}
 	return out, nil
 }

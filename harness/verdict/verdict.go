@@ -58,7 +58,7 @@ type Trial struct {
 	Duration  time.Duration  `json:"duration_ns"`
 	Notes     []string       `json:"notes,omitempty"`    // what was observed, for the report
 	Blocks    []Block        `json:"blocks,omitempty"`   // runtime output the report shows whole
-	Evidence  map[string]any `json:"evidence,omitempty"` // parsed runtime output
+	Evidence  any            `json:"evidence,omitempty"` // what the suite observed, typed per suite
 	Exchanges []cli.Exchange `json:"transcript,omitempty"`
 }
 

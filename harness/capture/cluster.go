@@ -1,4 +1,4 @@
-package suites
+package capture
 
 import (
 	"context"
@@ -12,16 +12,15 @@ import (
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/doctor"
 	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/images"
 )
 
-// ClusterSituations are the situations `harp capture` records from real
+// Situations are the situations `harp capture` records from real
 // clusters, for the doctor's tests: what each node's runtime socket says.
-var ClusterSituations = []string{"healthy", "identity", "partition", "tables", "user-socket"}
+var Situations = []string{"healthy", "identity", "partition", "tables", "user-socket"}
 
-// CaptureFile names the file a command's answer is kept in.
-func CaptureFile(cmd string) string {
+// File names the file a command's answer is kept in.
+func File(cmd string) string {
 	b := []byte(cmd)
 	for i, c := range b {
 		if c == ' ' || c == '/' {
@@ -31,12 +30,11 @@ func CaptureFile(cmd string) string {
 	return string(b) + ".txt"
 }
 
-// CaptureCluster makes each situation on a 3-node cluster of img and
+// Clusters makes each situation on a 3-node cluster of img and
 // records every node's answers to the doctor's commands under
 // dir/cluster/<situation>/<node>/.
-func CaptureCluster(ctx context.Context, docker *client.Client, img *images.Image, runID, dir string) error {
-	env := &scenario.Env{Image: img, Docker: docker, RunID: runID, Logf: func(string, ...any) {}}
-	for _, sit := range ClusterSituations {
+func Clusters(ctx context.Context, docker *client.Client, img *images.Image, runID, dir string) error {
+	for _, sit := range Situations {
 		o := cluster.Options{}
 		switch sit {
 		case "identity":
@@ -48,14 +46,12 @@ func CaptureCluster(ctx context.Context, docker *client.Client, img *images.Imag
 			o.Nodes = cluster.Nodes(3)
 			o.Nodes[2].Tables = []cluster.Table{same, {Name: "keytype", Type: "ip", Store: "gpc0"}}
 		}
-		c, out, ok := startCluster(ctx, env, o, sit != "identity")
-		if !ok {
-			if out.Err != nil {
-				return fmt.Errorf("%s: %w", sit, out.Err)
-			}
-			return fmt.Errorf("%s: %s", sit, out.Unmet)
+		o.Image, o.RunID = img, runID
+		c, err := startCluster(ctx, docker, o, sit != "identity")
+		if err != nil {
+			return fmt.Errorf("%s: %w", sit, err)
 		}
-		err := captureSituation(ctx, c, sit, filepath.Join(dir, "cluster", sit))
+		err = captureSituation(ctx, c, sit, filepath.Join(dir, "cluster", sit))
 		c.Stop(context.WithoutCancel(ctx))
 		if err != nil {
 			return fmt.Errorf("%s: %w", sit, err)
@@ -66,37 +62,38 @@ func CaptureCluster(ctx context.Context, docker *client.Client, img *images.Imag
 
 func captureSituation(ctx context.Context, c *cluster.Cluster, sit, dir string) error {
 	a, b, third := c.Members[0], c.Members[1], c.Members[2]
-	ks := keys("cap-", 10)
+	ks := cluster.Keys("cap-", 10)
 	if sit == "partition" {
 		if err := c.Cut(ctx, third); err != nil {
 			return err
 		}
 		defer c.Heal(context.WithoutCancel(ctx), third)
 	}
-	if err := setKeys(ctx, a, clusterTable, ks, "data.gpc0 1"); err != nil {
+	if err := a.SetKeys(ctx, cluster.DefaultTable, ks, "data.gpc0 1"); err != nil {
 		return err
 	}
 	if sit == "tables" {
 		ips := []string{"192.0.2.1", "192.0.2.2", "192.0.2.3"}
-		if err := setKeys(ctx, a, "cluster/keytype", ips, "data.gpc0 1"); err != nil {
+		if err := a.SetKeys(ctx, "cluster/keytype", ips, "data.gpc0 1"); err != nil {
 			return err
 		}
 	}
-	spread(ctx, []*cluster.Member{a, b}, clusterTable, ks, convergeTimeout)
+	cluster.Spread(ctx, []*cluster.Member{a, b}, cluster.DefaultTable, ks, cluster.ConvergeTimeout)
 	switch sit {
 	case "healthy", "user-socket":
 		// Until the doctor, on admin sockets, finds nothing to say.
-		node.Poll(ctx, convergeTimeout, 200*time.Millisecond, func() (bool, error) {
-			d, err := diagnose(ctx, c)
+		node.Poll(ctx, cluster.ConvergeTimeout, 200*time.Millisecond, func() (bool, error) {
+			d, err := c.Diagnose(ctx)
 			return err == nil && d.Healthy, nil
 		})
 	case "tables":
-		spread(ctx, c.Members, clusterTable, ks, convergeTimeout)
+		cluster.Spread(ctx, c.Members, cluster.DefaultTable, ks, cluster.ConvergeTimeout)
 	case "partition":
 		// Until HAProxy has noticed the cut (no heartbeat).
-		node.Poll(ctx, partitionSeen, 500*time.Millisecond, func() (bool, error) {
-			d, err := diagnose(ctx, c)
-			return err == nil && linkDownTo(d, third.Name), nil
+		node.Poll(ctx, 20*time.Second, 500*time.Millisecond, func() (bool, error) {
+			d, err := c.Diagnose(ctx)
+			_, down := d.Find(doctor.LinkDown, third.Name, "")
+			return err == nil && down, nil
 		})
 	}
 	for _, m := range c.Members {
@@ -117,10 +114,30 @@ func captureSituation(ctx context.Context, c *cluster.Cluster, sit, dir string) 
 			return err
 		}
 		for cmd, raw := range in.Raw {
-			if err := os.WriteFile(filepath.Join(nd, CaptureFile(cmd)), []byte(raw), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(nd, File(cmd)), []byte(raw), 0o644); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// startCluster starts a cluster and waits for its sockets, and with mesh
+// for every link and resync; on failure nothing is left running.
+func startCluster(ctx context.Context, docker *client.Client, o cluster.Options, mesh bool) (*cluster.Cluster, error) {
+	c, err := cluster.Start(ctx, docker, o)
+	if err != nil {
+		return nil, err
+	}
+	err = c.WaitSockets(ctx, 15*time.Second)
+	if err == nil && mesh {
+		if unmet := c.WaitMesh(ctx, cluster.MeshTimeout); unmet != "" {
+			err = fmt.Errorf("%s", unmet)
+		}
+	}
+	if err != nil {
+		c.Stop(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return c, nil
 }

@@ -1,4 +1,6 @@
-package suites
+// Package issue3519 encodes haproxy/haproxy#3519: "Peers: releasing a
+// superseded connection clears the replacement alive flag".
+package issue3519
 
 import (
 	"context"
@@ -15,19 +17,18 @@ import (
 	"github.com/harp-project/harp/harness/verdict"
 )
 
-// Issue3519: "Peers: releasing a superseded connection clears the
-// replacement alive flag". When a peer connects again while its previous
+// When a peer connects again while its previous
 // session is up (a collision), HAProxy keeps the new session and kills the
 // old one; releasing the old applet clears the peer's alive flag although
 // the peer now belongs to the new session, so at the next reconnect check
 // (50 to 2049 ms later, the collision backoff) the sync task takes the
 // replacement for dead and kills it.
-var Issue3519 = scenario.Register(&scenario.Scenario{
+var Suite = scenario.Register(&scenario.Scenario{
 	ID:       "3519",
 	Upstream: "haproxy/haproxy#3519",
 	Title:    "Peers: releasing a superseded connection clears the replacement alive flag",
-	Owner:    "area:peers",
-	Labels:   []string{"issue:3519", "area:peers"},
+	Summary:  "harp's peers client connects as `remote` twice (a collision); the replacement must stay established 2.5 s, beside a control connection that must too",
+	Labels:   []string{"area:peers"},
 	Trials:   5,
 	Noun:     "trials",
 	Steps: []string{
@@ -36,63 +37,67 @@ var Issue3519 = scenario.Register(&scenario.Scenario{
 		"Expectation: the replacement stays established for the whole window: its socket stays open and `show peers` shows the remote peer established (last_status ESTA with a running session).",
 		"Control, in the same run: the same trial with one handshake and no replacement must stay established for the window; if it does not, the verdict is INCONCLUSIVE.",
 	},
-	Run: run3519,
+	Run: run,
 })
 
 const (
-	watch3519     = 2500 * time.Millisecond
-	settle3519    = 15 * time.Second
-	quiet3519     = time.Second // show peers rounds timers down to seconds
-	section3519   = "sync"
-	localPeer3519 = "local"
-	remote3519    = "remote"
+	watch     = 2500 * time.Millisecond
+	settle    = 15 * time.Second
+	quiet     = time.Second // show peers rounds timers down to seconds
+	section   = "sync"
+	localPeer = "local"
+	remote    = "remote"
 )
 
-// Config3519 renders the suite's config.
-func Config3519() (string, error) {
-	return config.Render("peer.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": localPeer3519, "Section": section3519,
-		"PeerPort": 10000, "Remote": remote3519, "DeadPort": 10999, "Table": "marker", "Store": "gpc0"})
+// Config renders the suite's config.
+func Config() (string, error) {
+	return config.Render("peer.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": localPeer, "Section": section,
+		"PeerPort": 10000, "Remote": remote, "DeadPort": 10999, "Table": "marker", "Store": "gpc0"})
 }
 
-func run3519(ctx context.Context, env *scenario.Env) verdict.Outcome {
-	cfg, err := Config3519()
-	n, out, ok := startSingle(ctx, env, node.Options{Config: cfg, Name: "node-3519", Ports: []string{"10000/tcp"}}, err, 1)
-	if !ok {
-		return out
+// Evidence is what one trial (beside its control) recorded.
+type Evidence struct {
+	Control       verdict.Trial `json:"control"` // its own evidence is the control's
+	RemoteBefore  string        `json:"remote_before,omitempty"`
+	RemoteAfter   string        `json:"remote_after,omitempty"`
+	ClosedAfterMs int64         `json:"closed_after_ms,omitempty"`
+}
+
+func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+	cfg, err := Config()
+	if err != nil {
+		return verdict.Outcome{Err: err}
 	}
-	defer n.Stop(context.WithoutCancel(ctx))
+	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"10000/tcp"}}, 1)
+	if n == nil {
+		return verdict.Outcome{Unmet: unmet, Err: err}
+	}
 	addr, err := n.Addr(ctx, "10000/tcp")
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
 	p := &peerProbe{n: n, addr: addr}
 	if unmet := p.waitResync(ctx); unmet != "" {
-		out.Unmet = unmet
-		return out
+		return verdict.Outcome{Unmet: unmet}
 	}
 	controlsFailed := 0
-	for i := 1; i <= env.Trials; i++ {
+	out := env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
 		// Control first, then the trial, each on fresh connections.
-		c, err := p.cleanTrial(ctx, i, false)
+		c, err := p.cleanTrial(ctx, t.N, false)
 		if err != nil {
-			out.Err = fmt.Errorf("control %d: %w", i, err)
-			return out
+			return fmt.Errorf("control: %w", err)
 		}
 		if c.Violation != "" || c.Unmet != "" {
 			controlsFailed++
 		}
-		env.Logf("#3519 on %s: control %d of %d: %s", env.Image.Name, i, env.Trials, trialSummary(c))
-		t, err := p.cleanTrial(ctx, i, true)
-		if err != nil {
-			out.Err = fmt.Errorf("trial %d: %w", i, err)
-			return out
-		}
-		t.Evidence["control"] = c
-		out.Trials = append(out.Trials, t)
-		env.Logf("#3519 on %s: trial %d of %d: %s", env.Image.Name, i, env.Trials, trialSummary(t))
-	}
+		env.Logf("#3519 on %s: control %d of %d: %s", env.Image.Name, t.N, env.Trials, scenario.Summary(c))
+		tr, err := p.cleanTrial(ctx, t.N, true)
+		tr.Evidence.(*Evidence).Control = c
+		t.Trial = tr
+		return err
+	})
 	if controlsFailed > 0 {
-		out.ControlFailed = fmt.Sprintf("control (one connection, no replacement) closed early in %d of %d trials", controlsFailed, env.Trials)
+		out.ControlFailed = fmt.Sprintf("control (one connection, no replacement) closed early in %d of %d trials", controlsFailed, len(out.Trials))
 	}
 	return out
 }
@@ -104,47 +109,30 @@ type peerProbe struct {
 }
 
 func (p *peerProbe) hello() peers.Hello {
-	return peers.Hello{Remote: localPeer3519, Local: remote3519, PID: os.Getpid()}
+	return peers.Hello{Remote: localPeer, Local: remote, PID: os.Getpid()}
 }
 
 // remote reads the remote peer's state from `show peers`.
-func (p *peerProbe) remote(ctx context.Context) (cliout.Peer, cliout.PeersSection, error) {
-	pid, err := p.n.CurrentWorker(ctx)
+func (p *peerProbe) remote(ctx context.Context) (cliout.Peer, error) {
+	s, err := p.n.Section(ctx, node.Current, section)
 	if err != nil {
-		return cliout.Peer{}, cliout.PeersSection{}, err
+		return cliout.Peer{}, err
 	}
-	raw, err := p.n.Worker(ctx, pid, "show peers")
-	if err != nil {
-		return cliout.Peer{}, cliout.PeersSection{}, err
-	}
-	secs, err := cliout.ParsePeers(raw)
-	if err != nil {
-		return cliout.Peer{}, cliout.PeersSection{}, err
-	}
-	s, ok := cliout.FindSection(secs, section3519)
+	r, ok := s.Peer(remote)
 	if !ok {
-		return cliout.Peer{}, s, fmt.Errorf("show peers lists no section %q", section3519)
+		return r, fmt.Errorf("show peers lists no peer %q", remote)
 	}
-	r, ok := s.Peer(remote3519)
-	if !ok {
-		return r, s, fmt.Errorf("show peers lists no peer %q", remote3519)
-	}
-	return r, s, nil
+	return r, nil
 }
 
 // waitResync waits until the section's initial resync is finished, so
 // that HAProxy will not ask the client to teach it during a trial.
 func (p *peerProbe) waitResync(ctx context.Context) string {
-	var flags uint64
-	err := node.Poll(ctx, 20*time.Second, 200*time.Millisecond, func() (bool, error) {
-		_, s, err := p.remote(ctx)
-		flags = s.Flags
-		return err == nil && s.ResyncFinished(), nil
-	})
+	_, unmet, err := p.n.WaitResync(ctx, node.Current, 20*time.Second, section)
 	if err != nil {
-		return fmt.Sprintf("initial resync of section %s never finished (flags=0x%x after 20s)", section3519, flags)
+		return err.Error()
 	}
-	return ""
+	return unmet
 }
 
 // established waits until `show peers` shows the remote peer established.
@@ -152,7 +140,7 @@ func (p *peerProbe) established(ctx context.Context) (cliout.Peer, error) {
 	var r cliout.Peer
 	err := node.Poll(ctx, 5*time.Second, 50*time.Millisecond, func() (bool, error) {
 		var err error
-		r, _, err = p.remote(ctx)
+		r, err = p.remote(ctx)
 		return err == nil && r.Established(), nil
 	})
 	return r, err
@@ -183,16 +171,16 @@ const collided = "collision with HAProxy's own session"
 // settled waits until no session of the remote peer is up (neither a
 // trial's nor HAProxy's own attempt to connect to the dead port, which
 // lasts about 3 s of every 5) and HAProxy's next attempt is at least
-// quiet3519 away (its `reconnect` timer): a handshake made then collides
+// quiet away (its `reconnect` timer): a handshake made then collides
 // with nothing, and once it is established HAProxy stops attempting.
 func (p *peerProbe) settled(ctx context.Context) error {
-	return node.Poll(ctx, settle3519, 100*time.Millisecond, func() (bool, error) {
-		r, _, err := p.remote(ctx)
+	return node.Poll(ctx, settle, 100*time.Millisecond, func() (bool, error) {
+		r, err := p.remote(ctx)
 		if err != nil || r.Session {
 			return false, nil
 		}
 		d, never, ok := r.Delay("reconnect")
-		return ok && (never || d >= quiet3519), nil
+		return ok && (never || d >= quiet), nil
 	})
 }
 
@@ -202,17 +190,13 @@ func (p *peerProbe) settled(ctx context.Context) error {
 // be set up or the evidence disagreed.
 func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.Trial, err error) {
 	t.N = n
-	t.Evidence = map[string]any{}
-	mark, t0 := p.n.Mark(), time.Now()
-	defer func() {
-		t.Duration = time.Since(t0)
-		t.Exchanges = p.n.Transcript(mark)
-	}()
+	ev := &Evidence{}
+	t.Evidence = ev
 	if err := p.settled(ctx); err != nil {
 		t.Unmet = "a session of the remote peer from the previous trial never ended"
 		return t, nil
 	}
-	r0, _, err := p.remote(ctx)
+	r0, err := p.remote(ctx)
 	if err != nil {
 		return t, err
 	}
@@ -251,7 +235,7 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 		first.Close()
 	}
 	start := time.Now()
-	before, _, err := p.remote(ctx)
+	before, err := p.remote(ctx)
 	if err != nil {
 		return t, err
 	}
@@ -259,14 +243,14 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 		t.Unmet = fmt.Sprintf("%s: coll went from %d to %d, want %d", collided, coll, before.Int("coll"), want)
 		return t, nil
 	}
-	t.Evidence["remote_before"] = before.Raw
+	ev.RemoteBefore = before.Raw
 	t.Blocks = append(t.Blocks, verdict.Block{Title: "show peers, remote peer, before the window", Text: before.Raw})
 	t.Notes = append(t.Notes, "remote peer before the window: "+summary(before))
 	if !before.Established() {
 		t.Unmet = "show peers does not show the watched session established before the window"
 		return t, nil
 	}
-	timer := time.NewTimer(watch3519)
+	timer := time.NewTimer(watch)
 	defer timer.Stop()
 	closed := false
 	select {
@@ -276,11 +260,11 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 	case <-ctx.Done():
 		return t, ctx.Err()
 	}
-	after, _, err := p.remote(ctx)
+	after, err := p.remote(ctx)
 	if err != nil {
 		return t, err
 	}
-	t.Evidence["remote_after"] = after.Raw
+	ev.RemoteAfter = after.Raw
 	t.Blocks = append(t.Blocks, verdict.Block{Title: "show peers, remote peer, after the window", Text: after.Raw})
 	t.Notes = append(t.Notes, "remote peer after the window: "+summary(after))
 	what := "replacement"
@@ -293,15 +277,15 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 		t.Unmet = fmt.Sprintf("harp's client ended the %s session itself: %v", what, why)
 	case closed && !after.Established():
 		at, why := watched.ClosedAt()
-		t.Violation = fmt.Sprintf("%s closed by HAProxy within %s", what, watch3519)
+		t.Violation = fmt.Sprintf("%s closed by HAProxy within %s", what, watch)
 		t.Notes = append(t.Notes, fmt.Sprintf("%s closed %s after the first socket was closed (%v)", what, at.Sub(start).Round(time.Millisecond), why))
-		t.Evidence["closed_after_ms"] = at.Sub(start).Milliseconds()
+		ev.ClosedAfterMs = at.Sub(start).Milliseconds()
 	case closed:
 		t.Unmet = fmt.Sprintf("the %s socket closed but show peers still shows the peer established", what)
 	case !after.Established():
 		t.Unmet = fmt.Sprintf("the %s socket is open but show peers shows the peer not established", what)
 	default:
-		t.Notes = append(t.Notes, fmt.Sprintf("%s established for the whole %s window", what, watch3519))
+		t.Notes = append(t.Notes, fmt.Sprintf("%s established for the whole %s window", what, watch))
 	}
 	return t, nil
 }

@@ -1,0 +1,204 @@
+// Package capture records real runtime output of HAProxy builds for the
+// parser and doctor tests (fixtures/captures/<version>/), as `harp capture`
+// runs it.
+package capture
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/harp-project/harp/harness/cliout"
+	"github.com/harp-project/harp/harness/config"
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/images"
+)
+
+// AfterReload records `show peers` of a config's peers sections in the new
+// worker once every section's resync after a reload is finished (with
+// #3517's config: what that suite judges), into dir/file.
+func AfterReload(ctx context.Context, cli *client.Client, img *images.Image, runID, cfg string, sections []string, dir, file string) error {
+	n, err := node.Start(ctx, cli, node.Options{Image: img, Config: cfg, RunID: runID, Name: "capture-3517"})
+	if err != nil {
+		return err
+	}
+	defer n.Stop(context.WithoutCancel(ctx))
+	finished := func(pid int) (string, error) {
+		var out string
+		err := node.Poll(ctx, 20*time.Second, 100*time.Millisecond, func() (bool, error) {
+			raw, err := n.Worker(ctx, pid, "show peers")
+			if err != nil {
+				return false, nil
+			}
+			secs, err := cliout.ParsePeers(raw)
+			out = raw
+			done := err == nil && len(secs) == len(sections)
+			for _, s := range secs {
+				done = done && s.ResyncFinished()
+			}
+			return done, nil
+		})
+		return out, err
+	}
+	pid, err := n.CurrentWorker(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := finished(pid); err != nil {
+		return err
+	}
+	for _, section := range sections {
+		if _, err := n.Worker(ctx, pid, "set table "+section+"/marker key 192.0.2.1 data.gpc0 1"); err != nil {
+			return err
+		}
+	}
+	r, err := n.Reload(ctx, 20*time.Second)
+	if err != nil {
+		return err
+	}
+	out, err := finished(r.NewPID)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, file), []byte(out), 0o644)
+}
+
+// Node records one build's answers to the commands harp parses, on a node
+// of capture.cfg.tmpl, into dir: show info, show proc (with an old worker
+// still alive), show peers, show table, show threads, show stat, and the
+// master's log around a reload, a stalled thread and a worker crash.
+func Node(ctx context.Context, cli *client.Client, img *images.Image, runID, dir string) error {
+	cfg, err := config.Render("capture.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": "harp"})
+	if err != nil {
+		return err
+	}
+	n, err := node.Start(ctx, cli, node.Options{Image: img, Config: cfg, RunID: runID, Name: "capture", Ports: []string{"8080/tcp"}})
+	if err != nil {
+		return err
+	}
+	defer n.Stop(context.WithoutCancel(ctx))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	files := map[string]string{"haproxy-vv.txt": img.VV, "haproxy.cfg": cfg}
+	// save(name)(output, err) keeps one command's output as a capture file.
+	save := func(name string) func(string, error) error {
+		return func(out string, err error) error {
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			files[name] = out
+			return nil
+		}
+	}
+	pid, err := n.CurrentWorker(ctx)
+	if err != nil {
+		return err
+	}
+	w := func(cmd string) (string, error) { return n.Worker(ctx, pid, cmd) }
+	if err := save("show-info.txt")(w("show info")); err != nil {
+		return err
+	}
+	for _, k := range []string{"192.0.2.1", "192.0.2.2"} {
+		if _, err := w("set table cluster/counters key " + k + " data.gpc0 7"); err != nil {
+			return err
+		}
+	}
+	// Real traffic tracked by the table: one connection through the frontend.
+	hold, err := n.Addr(ctx, "8080/tcp")
+	if err != nil {
+		return err
+	}
+	conn, err := net.DialTimeout("tcp", hold, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// The held connection reaches the stats socket: ask something so the
+	// session is established end to end.
+	fmt.Fprintf(conn, "prompt\n")
+	if err := save("show-peers.txt")(w("show peers")); err != nil {
+		return err
+	}
+	if err := save("show-table.txt")(w("show table cluster/counters")); err != nil {
+		return err
+	}
+	if err := save("show-table-list.txt")(w("show table")); err != nil {
+		return err
+	}
+	if err := save("show-threads.txt")(w("show threads")); err != nil {
+		return err
+	}
+	if err := save("show-stat.txt")(w("show stat")); err != nil {
+		return err
+	}
+	if err := save("show-proc.txt")(n.Master(ctx, "show proc")); err != nil {
+		return err
+	}
+	// Reload while the connection keeps the old worker alive.
+	if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
+		return err
+	}
+	var withOld string
+	err = node.Poll(ctx, 20*time.Second, 100*time.Millisecond, func() (bool, error) {
+		out, err := n.Master(ctx, "show proc")
+		withOld = out
+		return err == nil && strings.Contains(out, "# old workers\n") && strings.Count(out, "worker") >= 2 && !strings.Contains(out, "# old workers\n# programs"), nil
+	})
+	if err != nil {
+		return fmt.Errorf("old worker never listed: %w\n%s", err, withOld)
+	}
+	files["show-proc-old-worker.txt"] = withOld
+	newPID, err := n.CurrentWorker(ctx)
+	if err != nil {
+		return err
+	}
+	if err := save("show-peers-after-reload.txt")(n.Worker(ctx, newPID, "show peers")); err != nil {
+		return err
+	}
+	conn.Close()
+	_ = node.Poll(ctx, 20*time.Second, 100*time.Millisecond, func() (bool, error) {
+		p, err := n.Procs(ctx)
+		return err == nil && len(p.OldWorkers) == 0, nil
+	})
+	// A stalled thread, as the watchdog reports it (3.1 and later warn after
+	// 100 ms; older builds say nothing): `debug dev loop` needs expert mode.
+	if _, err := n.Stats(ctx, "expert-mode on; debug dev loop 300"); err != nil {
+		progress.Printf("debug dev loop: %v", err)
+	}
+	_ = node.Poll(ctx, 3*time.Second, 100*time.Millisecond, func() (bool, error) {
+		logs, err := n.Logs(ctx)
+		return len(cliout.ParseStalls(logs)) > 0, err
+	})
+	// A worker crash, as the master logs it: `debug dev panic` needs expert mode.
+	if _, err := n.Stats(ctx, "expert-mode on; debug dev panic"); err != nil {
+		progress.Printf("debug dev panic: %v (expected: the worker dies)", err)
+	}
+	_ = node.Poll(ctx, 20*time.Second, 100*time.Millisecond, func() (bool, error) {
+		exits, err := n.Exits(ctx)
+		for _, e := range exits {
+			if e.Code >= 128 {
+				return true, nil
+			}
+		}
+		return false, err
+	})
+	logs, err := n.Logs(ctx)
+	if err := save("master-log.txt")(logs, err); err != nil {
+		return err
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,154 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/cliout"
+)
+
+// Which process a typed query asks.
+const (
+	// Current is the worker the master lists as current, looked up with
+	// `show proc` before the command.
+	Current = -1
+	// StatsSocket is whichever worker holds the stats socket.
+	StatsSocket = 0
+)
+
+// Query runs a runtime command on a worker: a pid (through the master
+// CLI), Current, or StatsSocket. Every exchange goes into the transcript.
+func (n *Node) Query(ctx context.Context, pid int, cmd string) (string, error) {
+	switch pid {
+	case StatsSocket:
+		return n.Stats(ctx, cmd)
+	case Current:
+		p, err := n.CurrentWorker(ctx)
+		if err != nil {
+			return "", err
+		}
+		pid = p
+	}
+	return n.Worker(ctx, pid, cmd)
+}
+
+// Peers is `show peers`, parsed.
+func (n *Node) Peers(ctx context.Context, pid int) ([]cliout.PeersSection, error) {
+	raw, err := n.Query(ctx, pid, "show peers")
+	if err != nil {
+		return nil, err
+	}
+	return cliout.ParsePeers(raw)
+}
+
+// Section is one peers section of `show peers`.
+func (n *Node) Section(ctx context.Context, pid int, name string) (cliout.PeersSection, error) {
+	secs, err := n.Peers(ctx, pid)
+	if err != nil {
+		return cliout.PeersSection{}, err
+	}
+	s, ok := cliout.FindSection(secs, name)
+	if !ok {
+		return s, fmt.Errorf("show peers lists no section %q", name)
+	}
+	return s, nil
+}
+
+// Table is `show table <name>`, entries included, parsed.
+func (n *Node) Table(ctx context.Context, pid int, name string) (cliout.Table, error) {
+	raw, err := n.Query(ctx, pid, "show table "+name)
+	if err != nil {
+		return cliout.Table{}, fmt.Errorf("show table %s: %w", name, err)
+	}
+	return cliout.ParseTable(raw)
+}
+
+// Info is `show info`, parsed.
+func (n *Node) Info(ctx context.Context, pid int) (cliout.Info, error) {
+	raw, err := n.Query(ctx, pid, "show info")
+	if err != nil {
+		return nil, fmt.Errorf("show info: %w", err)
+	}
+	return cliout.ParseInfo(raw)
+}
+
+// Stat is `show stat`, parsed.
+func (n *Node) Stat(ctx context.Context, pid int) ([]cliout.StatRow, error) {
+	raw, err := n.Query(ctx, pid, "show stat")
+	if err != nil {
+		return nil, fmt.Errorf("show stat: %w", err)
+	}
+	return cliout.ParseStat(raw)
+}
+
+// SetEntry writes an entry: `set table <table> key <key> <data>` (data
+// such as "data.gpc0 1"). Any answer is HAProxy refusing it (*Refused).
+func (n *Node) SetEntry(ctx context.Context, pid int, table, key, data string) error {
+	return n.silent(ctx, pid, strings.TrimSpace(fmt.Sprintf("set table %s key %s %s", table, key, data)))
+}
+
+// ClearEntry removes one entry (`clear table <table> key <key>`).
+func (n *Node) ClearEntry(ctx context.Context, pid int, table, key string) error {
+	return n.silent(ctx, pid, fmt.Sprintf("clear table %s key %s", table, key))
+}
+
+// silent runs a command whose success is an empty answer.
+func (n *Node) silent(ctx context.Context, pid int, cmd string) error {
+	out, err := n.Query(ctx, pid, cmd)
+	if err == nil && strings.TrimSpace(out) != "" {
+		return &Refused{Command: cmd, Answer: strings.TrimSpace(out)}
+	}
+	return err
+}
+
+// WaitResync polls `show peers` on a worker until every named section
+// reports its initial resync finished (flags 0x1|0x2). unmet says which
+// never did, or that show peers kept failing; err is a section missing
+// or the run ending. A process that has not finished its resync has
+// nothing to teach its successor: suites wait for it before a reload.
+func (n *Node) WaitResync(ctx context.Context, pid int, timeout time.Duration, sections ...string) (secs []cliout.PeersSection, unmet string, err error) {
+	pending, lastErr := "", ""
+	err = Poll(ctx, timeout, 100*time.Millisecond, func() (bool, error) {
+		got, err := n.Peers(ctx, pid)
+		if err != nil {
+			lastErr = err.Error()
+			return false, nil
+		}
+		secs, pending, lastErr = got, "", ""
+		for _, want := range sections {
+			s, ok := cliout.FindSection(secs, want)
+			if !ok {
+				return false, fmt.Errorf("show peers lists no section %q", want)
+			}
+			if !s.ResyncFinished() {
+				pending = fmt.Sprintf("initial resync of section %s never finished (flags=0x%x after %s)", s.Name, s.Flags, timeout)
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	switch {
+	case err == nil:
+		return secs, "", nil
+	case errors.Is(err, ErrDeadline) && lastErr != "":
+		return secs, fmt.Sprintf("show peers on worker %d kept failing for %s: %s", pid, timeout, lastErr), nil
+	case errors.Is(err, ErrDeadline):
+		return secs, pending, nil
+	}
+	return secs, "", err
+}
+
+// Refused is HAProxy answering a command with a refusal (a CLI error
+// message), as opposed to the command not reaching it.
+type Refused struct{ Command, Answer string }
+
+func (r *Refused) Error() string { return fmt.Sprintf("%s refused: %s", r.Command, r.Answer) }
+
+// IsRefused says whether err is HAProxy refusing a command.
+func IsRefused(err error) bool {
+	var r *Refused
+	return errors.As(err, &r)
+}

@@ -1,0 +1,59 @@
+package all_test
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/harp-project/harp/harness/scenario"
+	_ "github.com/harp-project/harp/suites/all"
+	"github.com/harp-project/harp/suites/internal/discover"
+)
+
+// Every suite directory is imported: a stale list would hide a suite.
+func TestImportListIsCurrent(t *testing.T) {
+	want, err := discover.Source("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("suites.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("suites/all/suites.go is stale: run `make generate`\nwant:\n%s", want)
+	}
+}
+
+// README's suite table is the registry's: a stale one fails here.
+func TestReadmeTableIsCurrent(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := scenario.WithTable(string(readme), scenario.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want != string(readme) {
+		t.Errorf("README.md's suites table is stale: run `make readme`")
+	}
+}
+
+// What every registered suite must have for make, reports and selection.
+func TestEverySuiteIsComplete(t *testing.T) {
+	for _, s := range scenario.All() {
+		if s.Upstream == "" || s.Summary == "" || len(s.StepsWith(s.Defaults())) == 0 {
+			t.Errorf("suite %s lacks an upstream, a summary or steps", s.ID)
+		}
+		if strings.ContainsAny(s.ID, " '\"$/") {
+			t.Errorf("suite id %q cannot be a make target", s.ID)
+		}
+		for _, p := range s.Params {
+			if err := p.Check(p.Default); p.Default != "" && err != nil {
+				t.Errorf("suite %s: its own default fails: %v", s.ID, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,115 @@
+// Package convergence: a peers section replicates every stick-table update
+// to every peer (doc/peers-v2.0.txt, "stick-table update messages"): an
+// entry written on one node, by the runtime API or by traffic tracking a
+// counter, appears on every node with the same data.
+package convergence
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/harp-project/harp/harness/cluster"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+var Suite = scenario.Register(&scenario.Scenario{
+	ID:       "cluster-convergence",
+	Upstream: "peers replication conformance: convergence",
+	Title:    "Entries written on one node appear on every node of a peers cluster",
+	Summary:  "per round 40 keys by `set table` on one node and 10 keys tracked by HTTP traffic on another: every key on every node within 15 s with the same data; time to converge (median, max)",
+	Labels:   []string{"area:peers-cluster"},
+	Trials:   3,
+	Noun:     "rounds",
+	Params:   []scenario.Param{scenario.NodesParam},
+	StepsFor: func(p scenario.Values) []string {
+		return []string{
+			fmt.Sprintf("Setup: %d nodes on a private network, each with its own address and peer line, the same peers section `cluster` with table `tbl` (type string len 32, store gpc0,http_req_cnt); HTTP frontend tracking the x-key header in it. Wait until every link is established.", p.Int("NODES")),
+			"Trigger, per round: on one node (a different one each round) `set table cluster/tbl key c<r>NNN data.gpc0 <r>` for 40 keys; on the next node, 3 HTTP requests for each of 10 keys h<r>NNN (tracked: http_req_cnt 3).",
+			"Expectation: within 15 s every key is on every node, with gpc0 = <r> and http_req_cnt = 3 everywhere. Measured: time for each key to be on every node (median, max).",
+		}
+	},
+	Run: run,
+})
+
+// Evidence is what one round measured.
+type Evidence struct {
+	Keys      int   `json:"keys"`
+	Converged int   `json:"converged"`
+	MedianMs  int64 `json:"median_ms"`
+	MaxMs     int64 `json:"max_ms"`
+}
+
+func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+	c, unmet, err := env.StartCluster(ctx, cluster.Options{}, true)
+	if c == nil {
+		return verdict.Outcome{Unmet: unmet, Err: err}
+	}
+	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error { return round(ctx, c, t) })
+}
+
+func round(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error {
+	r := t.N
+	writer, tracker := c.Members[(r-1)%len(c.Members)], c.Members[r%len(c.Members)]
+	cli, web := cluster.Keys(fmt.Sprintf("c%d-", r), 40), cluster.Keys(fmt.Sprintf("h%d-", r), 10)
+	all := append(append([]string{}, cli...), web...)
+	// Write while watching, so each key's delay is measured from its own write.
+	w := cluster.Write(ctx, func(ctx context.Context, wrote func(string)) error {
+		if err := writer.SetKeys(ctx, cluster.DefaultTable, cli, "data.gpc0 "+strconv.Itoa(r), wrote); err != nil {
+			return err
+		}
+		return tracker.HTTPKeys(ctx, web, 3, wrote)
+	})
+	at := cluster.Spread(ctx, c.Members, cluster.DefaultTable, all, cluster.ConvergeTimeout)
+	written, err := w.Done()
+	if err != nil {
+		return err
+	}
+	seen := Since(at, written)
+	med, worst := Durations(seen)
+	t.Notef("40 keys set on %s, 10 keys tracked by 30 requests on %s: %d of %d on every node; time to converge median %s, max %s",
+		writer.Name, tracker.Name, len(seen), len(all), med.Round(time.Millisecond), worst.Round(time.Millisecond))
+	t.Evidence = &Evidence{Keys: len(all), Converged: len(seen), MedianMs: med.Milliseconds(), MaxMs: worst.Milliseconds()}
+	if len(seen) < len(all) {
+		miss, err := cluster.Missing(ctx, c.Members, cluster.DefaultTable, all)
+		if err != nil {
+			return err
+		}
+		t.Violation = fmt.Sprintf("%d of %d keys not on every node after %s (%s)", len(all)-len(seen), len(all), cluster.ConvergeTimeout, cluster.MissingCounts(miss))
+	} else if t.Violation, err = cluster.WrongData(ctx, c.Members, cluster.DefaultTable,
+		map[string]cluster.Want{"gpc0": {Keys: cli, Value: strconv.Itoa(r)}, "http_req_cnt": {Keys: web, Value: "3"}}); err != nil {
+		return err
+	}
+	if d, err := c.Diagnose(ctx); err == nil {
+		t.Show("harp doctor after the round", d.Text())
+	}
+	return nil
+}
+
+// Since turns the times keys were seen everywhere into delays after their
+// own writes; a key seen before its write was recorded counts as 0.
+func Since(seen, written map[string]time.Time) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for k, at := range seen {
+		if w, ok := written[k]; ok {
+			out[k] = max(at.Sub(w), 0)
+		}
+	}
+	return out
+}
+
+// Durations sums up times to converge: median and max.
+func Durations(ds map[string]time.Duration) (median, maximum time.Duration) {
+	var all []time.Duration
+	for _, d := range ds {
+		all = append(all, d)
+	}
+	if len(all) == 0 {
+		return 0, 0
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	return all[len(all)/2], all[len(all)-1]
+}

@@ -1,0 +1,180 @@
+// Package partition: a peer cut off keeps its own writes and misses the
+// others'; once the network heals, the peers reconnect and push what the
+// other side has not acknowledged, so the tables converge again.
+package partition
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/harp-project/harp/harness/cluster"
+	"github.com/harp-project/harp/harness/doctor"
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+var Suite = scenario.Register(&scenario.Scenario{
+	ID:       "cluster-partition",
+	Upstream: "peers replication conformance: partition and heal",
+	Title:    "Tables converge again after a network partition heals",
+	Summary:  "the last node cut off the network, 20 keys written on each side, heal: every key on every node within 30 s; divergence during the cut, time until the doctor saw it, time to reconverge",
+	Labels:   []string{"area:peers-cluster"},
+	Trials:   1,
+	Noun:     "partitions",
+	Params:   []scenario.Param{scenario.NodesParam},
+	StepsFor: func(p scenario.Values) []string {
+		last := fmt.Sprintf("node%d", p.Int("NODES"))
+		return []string{
+			fmt.Sprintf("Setup: the %d-node cluster of cluster-convergence; wait until every link is established.", p.Int("NODES")),
+			fmt.Sprintf("Trigger: disconnect %s from the cluster network (it keeps running; harp still reaches its CLI). Write 20 keys on node1 and 20 on %s while cut; wait until harp's doctor sees the links to %s down (at most 20 s) and measure the divergence.", last, last, last),
+			fmt.Sprintf("Heal: reconnect %s at its own address.", last),
+			"Expectation: within 30 s every key written on either side is on every node. Measured: divergence during the cut, time until the doctor saw the partition, time to reconverge.",
+		}
+	},
+	Run: run,
+})
+
+const (
+	partitionSeen = 20 * time.Second
+	healTimeout   = 30 * time.Second
+)
+
+// Evidence is what one partition recorded.
+type Evidence struct {
+	DoctorSawPartition bool          `json:"doctor_saw_partition"`
+	DoctorCodes        []doctor.Code `json:"doctor_codes_during_cut"`
+	DivergencePct      float64       `json:"divergence_pct"`
+	ReconvergeMs       int64         `json:"reconverge_ms,omitempty"`
+	Reconverged        bool          `json:"reconverged"`
+}
+
+func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+	c, unmet, err := env.StartCluster(ctx, cluster.Options{}, true)
+	if c == nil {
+		return verdict.Outcome{Unmet: unmet, Err: err}
+	}
+	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error { return partition(ctx, c, t) })
+}
+
+func partition(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error {
+	ev := &Evidence{}
+	t.Evidence = ev
+	if unmet := c.WaitMesh(ctx, cluster.MeshTimeout); unmet != "" {
+		t.Unmet = "before the cut: " + unmet
+		return nil
+	}
+	a, cut := c.Members[0], c.Members[len(c.Members)-1]
+	if err := c.Cut(ctx, cut); err != nil {
+		return err
+	}
+	healed := false
+	defer func() {
+		if !healed {
+			c.Heal(context.WithoutCancel(ctx), cut)
+		}
+	}()
+	tCut := time.Now()
+	left, right := cluster.Keys(fmt.Sprintf("p%d-a", t.N), 20), cluster.Keys(fmt.Sprintf("p%d-c", t.N), 20)
+	if err := a.SetKeys(ctx, cluster.DefaultTable, left, "data.gpc0 1"); err != nil {
+		return err
+	}
+	if err := cut.SetKeys(ctx, cluster.DefaultTable, right, "data.gpc0 2"); err != nil {
+		return err
+	}
+	all := append(append([]string{}, left...), right...)
+	// The majority side still replicates among itself.
+	if seen := cluster.Spread(ctx, c.Members[:len(c.Members)-1], cluster.DefaultTable, left, cluster.ConvergeTimeout); len(seen) < len(left) {
+		t.Notef("during the cut only %d of %d keys written on %s reached the other connected nodes", len(seen), len(left), a.Name)
+	}
+	during, err := seePartition(ctx, c, cut)
+	if err != nil {
+		return err
+	}
+	ev.DoctorSawPartition, ev.DoctorCodes = linkDownTo(during, cut.Name), codes(during)
+	if !ev.DoctorSawPartition {
+		t.Unmet = fmt.Sprintf("the cut did not take: harp doctor still saw the links to %s up %s after it", cut.Name, partitionSeen)
+		return nil
+	}
+	t.Notef("harp doctor saw the links to %s down %s after the cut", cut.Name, time.Since(tCut).Round(100*time.Millisecond))
+	// The cut is real only if what was written on the cut side stayed there.
+	if leaked, err := cluster.Missing(ctx, []*cluster.Member{a}, cluster.DefaultTable, right); err != nil {
+		return err
+	} else if len(leaked[a.Name]) < len(right) {
+		t.Unmet = fmt.Sprintf("the cut did not take: %d keys written on %s during the cut reached %s", len(right)-len(leaked[a.Name]), cut.Name, a.Name)
+		return nil
+	}
+	for _, tv := range during.Tables {
+		if tv.Name == cluster.DefaultTable {
+			t.Notef("divergence during the cut: %d of %d keys (%.0f%%) not on every node", tv.Diverging, tv.Keys, tv.Percent)
+			ev.DivergencePct = tv.Percent
+		}
+	}
+	t.Show("harp doctor during the cut", during.Text())
+	if err := c.Heal(ctx, cut); err != nil {
+		return err
+	}
+	healed = true
+	return reconverge(ctx, c, t, ev, all)
+}
+
+// seePartition polls the doctor until it sees the links to the cut node
+// down, or partitionSeen passed; the last diagnosis is returned either way.
+func seePartition(ctx context.Context, c *cluster.Cluster, cut *cluster.Member) (doctor.Diagnosis, error) {
+	var during doctor.Diagnosis
+	err := node.Poll(ctx, partitionSeen, 500*time.Millisecond, func() (bool, error) {
+		d, err := c.Diagnose(ctx)
+		during = d
+		return err == nil && linkDownTo(d, cut.Name), err
+	})
+	if err != nil && !errors.Is(err, node.ErrDeadline) {
+		return during, err
+	}
+	return during, nil
+}
+
+// reconverge waits for every key on every node after the heal.
+func reconverge(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, ev *Evidence, all []string) error {
+	tHeal := time.Now()
+	at := cluster.Spread(ctx, c.Members, cluster.DefaultTable, all, healTimeout)
+	var last time.Time
+	for _, x := range at {
+		if x.After(last) {
+			last = x
+		}
+	}
+	if len(at) < len(all) {
+		miss, err := cluster.Missing(ctx, c.Members, cluster.DefaultTable, all)
+		if err != nil {
+			return err
+		}
+		t.Violation = fmt.Sprintf("%d of %d keys not on every node %s after the heal (%s)", len(all)-len(at), len(all), healTimeout, cluster.MissingCounts(miss))
+	} else {
+		ev.Reconverged, ev.ReconvergeMs = true, last.Sub(tHeal).Milliseconds()
+		t.Notef("reconverged %s after the heal: all %d keys on every node", last.Sub(tHeal).Round(10*time.Millisecond), len(all))
+	}
+	if d, err := c.Diagnose(ctx); err == nil {
+		t.Show("harp doctor after the heal", d.Text())
+	}
+	return nil
+}
+
+// linkDownTo says whether the doctor reports a link to a member down.
+func linkDownTo(d doctor.Diagnosis, name string) bool {
+	for _, l := range d.Links {
+		if !l.Established && (l.Peer == name || l.From == name) {
+			return true
+		}
+	}
+	return false
+}
+
+func codes(d doctor.Diagnosis) []doctor.Code {
+	var out []doctor.Code
+	for _, f := range d.Findings {
+		out = append(out, f.Code)
+	}
+	return out
+}

@@ -1,0 +1,193 @@
+// Package reloads: a reloaded node's new process learns its tables from
+// the old one (local peer), else from the remote peers; entries written
+// before a reload must survive it on every node, whether the nodes reload
+// one after another or all at once, and while traffic keeps writing.
+package reloads
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harp-project/harp/harness/cluster"
+	"github.com/harp-project/harp/harness/load"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/text"
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+var Suite = scenario.Register(&scenario.Scenario{
+	ID:       "cluster-reloads",
+	Upstream: "peers replication conformance: rolling and simultaneous reloads",
+	Title:    "Entries written before reloads survive them on every node, under write load",
+	Summary:  "50 keys, write load from vegeta on every node, reloads one after another then all at once: every key survives on every node",
+	Labels:   []string{"area:peers-cluster"},
+	Trials:   2,
+	Noun:     "rounds",
+	Params:   []scenario.Param{scenario.NodesParam},
+	StepsFor: func(p scenario.Values) []string {
+		return []string{
+			fmt.Sprintf("Setup: the %d-node cluster of cluster-convergence; wait until every link is established; 50 keys set on node1 with gpc0 7, checked on every node.", p.Int("NODES")),
+			"Write load: vegeta sends 50 requests/s to each node, each tracking one of 10 keys of its own (http_req_cnt grows), for the whole round.",
+			"Trigger: odd rounds reload the nodes one after another (SIGUSR2, each waited for on the master CLI, the next once the cluster has meshed again); even rounds reload all of them at once.",
+			"Expectation: once the cluster has meshed again, all 50 keys are on every node with gpc0 7.",
+		}
+	},
+	Run: run,
+})
+
+const reloadTimeout = 20 * time.Second
+
+func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+	c, unmet, err := env.StartCluster(ctx, cluster.Options{}, true)
+	if c == nil {
+		return verdict.Outcome{Unmet: unmet, Err: err}
+	}
+	pre := cluster.Keys("pre-", 50)
+	if err := c.Members[0].SetKeys(ctx, cluster.DefaultTable, pre, "data.gpc0 7"); err != nil {
+		return verdict.Outcome{Err: err}
+	}
+	if seen := cluster.Spread(ctx, c.Members, cluster.DefaultTable, pre, cluster.ConvergeTimeout); len(seen) < len(pre) {
+		return verdict.Outcome{Unmet: fmt.Sprintf("before the reloads only %d of %d keys were on every node", len(seen), len(pre))}
+	}
+	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error { return round(ctx, c, t, pre) })
+}
+
+// Evidence is how one round reloaded.
+type Evidence struct {
+	Reloads string `json:"reloads"` // one after another, all at once
+}
+
+func round(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, pre []string) error {
+	how := "one after another"
+	if t.N%2 == 0 {
+		how = "all at once"
+	}
+	t.Evidence = &Evidence{Reloads: how}
+	stop := writeLoad(ctx, c)
+	// The load is writing on every node before the first reload.
+	var firsts []string
+	for _, m := range c.Members {
+		firsts = append(firsts, fmt.Sprintf("load-%s-000", m.Name))
+	}
+	if seen := cluster.Spread(ctx, c.Members, cluster.DefaultTable, firsts, cluster.ConvergeTimeout); len(seen) < len(firsts) {
+		stop()
+		t.Unmet = fmt.Sprintf("the write load never showed on every node (%d of %d nodes' first keys everywhere)", len(seen), len(firsts))
+		return nil
+	}
+	t.Notef("before the reloads: %s", cluster.Presence(ctx, c.Members, cluster.DefaultTable, pre))
+	errs := reload(ctx, c, t, how == "all at once", pre)
+	results := stop()
+	for _, m := range c.Members {
+		if exits, err := m.Node.Exits(ctx); err == nil {
+			for _, e := range exits {
+				if e.Code != 0 {
+					t.Notef("%s: %s", m.Name, e.Line)
+				}
+			}
+		}
+		if logs, err := m.Node.Logs(ctx); err == nil {
+			t.Show(m.Name+" master log (last lines)", text.LastLines(logs, 12))
+		}
+	}
+	for i, res := range results {
+		t.Notef("write load on %s: %s", c.Members[i].Name, res)
+		if res.Requests == 0 || res.Success == 0 {
+			errs = append(errs, fmt.Sprintf("no write load reached %s (%s)", c.Members[i].Name, res))
+		}
+	}
+	if len(errs) > 0 {
+		t.Unmet = "reloads " + how + ": " + strings.Join(errs, "; ")
+		return nil
+	}
+	return survived(ctx, c, t, how, pre)
+}
+
+// writeLoad sends vegeta load to every node, each tracking keys of its
+// own, until stop is called, which returns each node's result.
+func writeLoad(ctx context.Context, c *cluster.Cluster) (stop func() []load.Result) {
+	loadCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	results := make([]load.Result, len(c.Members))
+	for i, m := range c.Members {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], _ = load.Attack(loadCtx, load.Options{URL: "http://" + m.HTTP + "/", Rate: 50, Duration: time.Minute,
+				Timeout: 5 * time.Second, KeyHeader: "x-key", Keys: cluster.Keys(fmt.Sprintf("load-%s-", m.Name), 10)})
+		}()
+	}
+	return func() []load.Result {
+		cancel()
+		wg.Wait()
+		return results
+	}
+}
+
+// reload reloads every node, all at once or one after another (the next
+// once the cluster has meshed again, as an operator would); it returns
+// what went wrong.
+func reload(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, simultaneous bool, pre []string) (errs []string) {
+	var mu sync.Mutex // reloads run concurrently in the simultaneous round
+	one := func(m *cluster.Member) bool {
+		rl, err := m.Node.Reload(ctx, reloadTimeout)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", m.Name, err))
+			return false
+		}
+		t.Notef("%s: new worker %d listed %s after SIGUSR2", m.Name, rl.NewPID, rl.NewUp.Round(time.Millisecond))
+		return true
+	}
+	if simultaneous {
+		var wg sync.WaitGroup
+		for _, m := range c.Members {
+			wg.Add(1)
+			go func() { defer wg.Done(); one(m) }()
+		}
+		wg.Wait()
+		return errs
+	}
+	for _, m := range c.Members {
+		if !one(m) {
+			break
+		}
+		if unmet := c.WaitMesh(ctx, cluster.MeshTimeout); unmet != "" {
+			return append(errs, "after reloading "+m.Name+": "+unmet)
+		}
+		t.Notef("after reloading %s: %s", m.Name, cluster.Presence(ctx, c.Members, cluster.DefaultTable, pre))
+	}
+	return errs
+}
+
+// survived checks, once the cluster has meshed again, that every key
+// written before is on every node with its data.
+func survived(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, how string, pre []string) error {
+	if unmet := c.WaitMesh(ctx, cluster.MeshTimeout); unmet != "" {
+		t.Unmet = "after the reloads: " + unmet
+		return nil
+	}
+	// The new processes have learnt what they will learn once meshed; give
+	// a resync its bounded time before counting losses.
+	seen := cluster.Spread(ctx, c.Members, cluster.DefaultTable, pre, cluster.ConvergeTimeout)
+	if len(seen) < len(pre) {
+		miss, err := cluster.Missing(ctx, c.Members, cluster.DefaultTable, pre)
+		if err != nil {
+			return err
+		}
+		t.Violation = fmt.Sprintf("after reloading %s, %d of %d keys written before are not on every node (%s)", how, len(pre)-len(seen), len(pre), cluster.MissingCounts(miss))
+	} else if bad, err := cluster.WrongData(ctx, c.Members, cluster.DefaultTable, map[string]cluster.Want{"gpc0": {Keys: pre, Value: "7"}}); err != nil {
+		return err
+	} else if bad != "" {
+		t.Violation = bad
+	} else {
+		t.Notef("after reloading %s: all %d keys on every node with gpc0 7", how, len(pre))
+	}
+	if d, err := c.Diagnose(ctx); err == nil {
+		t.Show("harp doctor after the reloads", d.Text())
+	}
+	return nil
+}
