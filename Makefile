@@ -1,6 +1,9 @@
 # harp: make test-<issue> runs one issue suite against a build; make test runs
 # harp's own tests. HAPROXY takes build specs (see README.md).
 HAPROXY ?= deb:latest
+# Recipes read HAPROXY from the environment ("$$HAPROXY"): a quote in a
+# build spec never reaches the shell as code.
+export HAPROXY
 TRIALS  ?= 0
 LABELS  ?=
 GO      ?= go
@@ -10,34 +13,38 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches -type f)
 
-.PHONY: test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture test-3517 test-3519 test-listener-livelock vet
+.PHONY: test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture vet generate readme
 
 build: $(HARP)
 
 deps:
 	@scripts/deps.sh
 
+# The suites' import list is generated from suites/ first: a new suite
+# directory is all it takes.
 $(HARP): $(GO_SOURCES)
+	$(GO) run ./suites/all/gen
 	$(GO) build -o $(HARP) ./cmd/harp
 
-## test-<issue>: one upstream issue's suite, e.g. make test-3517 HAPROXY=deb:trixie
-##   test-3517  multiple peers sections lose stick tables on reload
-##   test-3519  releasing a superseded peers connection clears the replacement alive flag
-##   test-cluster-convergence  entries written on one node appear on every node
-##   test-cluster-partition    tables converge again after a partition heals
-##   test-cluster-identity     a node whose local peer name matches no peer line
-##   test-cluster-tables       mismatched table definitions: what is exchanged
-##   test-cluster-reloads      entries survive rolling and simultaneous reloads
-CLUSTER_SUITES := cluster-convergence cluster-partition cluster-identity cluster-tables cluster-reloads
-.PHONY: $(addprefix test-,$(CLUSTER_SUITES))
-test-3517 test-3519 $(addprefix test-,$(CLUSTER_SUITES)): test-%: deps $(HARP)
-	$(HARP) run --label-filter 'issue:$*' --haproxy '$(HAPROXY)' --trials $(TRIALS)
+## generate: suites/all/suites.go, the import of every suite directory
+generate:
+	$(GO) run ./suites/all/gen
+
+## readme: README's suites table, from the registry (a unit test fails when stale)
+readme: $(HARP)
+	$(HARP) suites --readme README.md
+
+## test-<suite>: one registered suite (bin/harp suites lists them), e.g.
+##   make test-3517 HAPROXY=deb:trixie
+##   make test-cluster-partition NODES=5
+##   make test-listener-livelock THREADS=2 MAXCONN=100 RATE=300 DURATION=4s
+## A suite's parameters are make variables of the same names.
+test-%: deps $(HARP)
+	$(HARP) run --label-filter 'issue:$*' --haproxy "$$HAPROXY" --trials '$(TRIALS)' --params-from-env
 
 ## test-cluster: every peers-cluster suite (NODES nodes, default 3, on a private network)
-NODES ?=
-export HARP_CLUSTER_NODES ?= $(NODES)
 test-cluster: deps $(HARP)
-	$(HARP) run --label-filter 'area:peers-cluster' --haproxy '$(HAPROXY)' --trials $(TRIALS)
+	$(HARP) run --label-filter 'area:peers-cluster' --haproxy "$$HAPROXY" --trials '$(TRIALS)' --params-from-env
 
 ## doctor: diagnose replication between live instances, e.g.
 ##   make doctor SOCKETS='/run/haproxy/admin.sock 10.0.0.2:9999'
@@ -51,7 +58,7 @@ GOOD  ?= deb:bookworm
 BAD   ?= deb:experimental
 REPO  ?=
 bisect: deps $(HARP)
-	$(HARP) bisect --suite '$(SUITE)' --good '$(GOOD)' --bad '$(BAD)' $(if $(REPO),--repo '$(REPO)') $(if $(FIND_FIX),--find-fix) --trials $(TRIALS)
+	$(HARP) bisect --suite '$(SUITE)' --good '$(GOOD)' --bad '$(BAD)' $(if $(REPO),--repo '$(REPO)') $(if $(FIND_FIX),--find-fix) --trials '$(TRIALS)' --params-from-env
 
 ## report: make report ISSUE=3517 [RUN=reports/<id>] [POST=owner/repo#N]
 ISSUE ?= 3517
@@ -60,27 +67,24 @@ POST  ?=
 report: $(HARP)
 	$(HARP) report --issue '$(ISSUE)' --run '$(RUN)' $(if $(POST),--post '$(POST)')
 
-## test-listener-livelock: the listener livelock at maxconn under vegeta load.
-##   THREADS (16) GROUPS (=THREADS) LAYOUT (groups|shards|binds) VARIANT (frontend|process)
-##   RATE (1000/s) DURATION (15s) TIMEOUT (30s) MAXCONN (4000) CPUSET (all) SERVICE (100ms)
-test-listener-livelock: deps $(HARP)
-	HARP_LIVELOCK_THREADS='$(THREADS)' HARP_LIVELOCK_GROUPS='$(GROUPS)' HARP_LIVELOCK_LAYOUT='$(LAYOUT)' \
-	HARP_LIVELOCK_VARIANT='$(VARIANT)' HARP_LIVELOCK_RATE='$(RATE)' HARP_LIVELOCK_DURATION='$(DURATION)' \
-	HARP_LIVELOCK_MAXCONN='$(MAXCONN)' HARP_LIVELOCK_CPUSET='$(CPUSET)' HARP_LIVELOCK_SERVICE='$(SERVICE)' HARP_LIVELOCK_TIMEOUT='$(TIMEOUT)' \
-	$(HARP) run --label-filter 'issue:listener-livelock' --haproxy '$(HAPROXY)'
-
 ## test: unit tests, then the self-tests that run real suites on real builds
 test: deps vet unit selftest
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags selftest ./...
 
+# Everything that needs no Docker: parsers, judges, parameters, registry.
 unit:
-	$(GO) test -count=1 $$($(GO) list ./... | grep -v /suites)
+	$(GO) test -count=1 ./...
 
-# LABELS narrows the self-tests with a ginkgo label filter, e.g. LABELS=issue:3517
+# The self-tests run real suites on real builds: every package with files
+# built by the selftest tag, one package at a time (they share the CPUs
+# with HAProxy). LABELS narrows them with a ginkgo label filter, e.g.
+# LABELS=issue:3517.
+SELFTEST_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' '^//go:build selftest' suites harness cmd)))
 selftest:
-	$(GO) test -v -count=1 -timeout 45m ./suites -ginkgo.v $(if $(LABELS),-ginkgo.label-filter='$(LABELS)')
+	$(GO) test -tags selftest -v -count=1 -p 1 -timeout 60m $(addprefix ./,$(SELFTEST_PKGS)) -ginkgo.v $(if $(LABELS),-ginkgo.label-filter='$(LABELS)')
 
 ## fuzz: the peers protocol decoder and encoder, FUZZTIME each (go test -fuzz)
 FUZZTIME ?= 20s

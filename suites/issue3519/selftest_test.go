@@ -1,24 +1,28 @@
-package suites_test
+//go:build selftest
+
+package issue3519_test
 
 import (
 	"context"
+	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/harp-project/harp/harness/selftest"
 	"github.com/harp-project/harp/harness/verdict"
-	"github.com/harp-project/harp/suites"
+	"github.com/harp-project/harp/suites/issue3519"
 )
 
-var fix3519 = fixPatch("3519-peers-alive-flag-owner-only.diff")
+func TestSelf(t *testing.T) { selftest.Run(t, "#3519 on real builds") }
 
-var _ = Describe("#3519 releasing a superseded peers connection clears the replacement alive flag", Label("issue:3519", "area:peers"), func() {
-	// Observed: every build served here (2.6.12 to 3.4.7) clears the flag
-	// unconditionally and kills the replacement 0.5 to 2 s after the first
-	// socket closes; the controls stay up; harp's fix passes.
+// Observed: every build served here (2.6.12 to 3.4.7) clears the flag
+// unconditionally and kills the replacement 0.5 to 2 s after the first
+// socket closes; the controls stay up; harp's fix passes.
+var _ = selftest.Describe(issue3519.Suite, func() {
 	DescribeTable("the verdict each real build gives",
 		func(ctx context.Context, build string, want verdict.Verdict) {
-			r := run(ctx, suites.Issue3519, image(ctx, build))
+			r := selftest.Verdict(ctx, issue3519.Suite, selftest.Image(ctx, build))
 			Expect(r.Verdict).To(Equal(want), r.Line())
 			Expect(r.TrialsRun).To(Equal(5), r.Line())
 			if want == verdict.Reproduced {
@@ -29,15 +33,15 @@ var _ = Describe("#3519 releasing a superseded peers connection clears the repla
 			for _, t := range r.Trials {
 				// Every trial ran beside a control that held, with both
 				// show peers blocks recorded.
-				Expect(t.Evidence).To(HaveKey("control"))
-				Expect(t.Evidence["control"]).To(HaveField("Violation", BeEmpty()))
-				Expect(t.Evidence).To(HaveKey("remote_before"))
-				Expect(t.Evidence).To(HaveKey("remote_after"))
+				ev := t.Evidence.(*issue3519.Evidence)
+				Expect(ev.Control.Violation).To(BeEmpty())
+				Expect(ev.RemoteBefore).NotTo(BeEmpty())
+				Expect(ev.RemoteAfter).NotTo(BeEmpty())
 			}
 		},
 		Entry("Debian bookworm (2.6.12)", "deb:bookworm", verdict.Reproduced),
 		Entry("Debian trixie (3.0.11)", "deb:trixie", verdict.Reproduced),
 		Entry("Debian experimental (3.4.7)", "deb:experimental", verdict.Reproduced),
-		Entry("3.0.11 from Debian's source with harp's fix", "src:deb:3.0.11,patch="+fix3519, verdict.Pass),
+		Entry("3.0.11 from Debian's source with harp's fix", "src:deb:3.0.11,patch="+selftest.Fix("3519-peers-alive-flag-owner-only.diff"), verdict.Pass),
 	)
 })

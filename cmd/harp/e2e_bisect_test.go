@@ -1,4 +1,6 @@
-package suites_test
+//go:build selftest
+
+package main_test
 
 import (
 	"context"
@@ -16,6 +18,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
+
+	"github.com/harp-project/harp/harness/selftest"
 )
 
 // harp bisect with #3517 as the oracle, on real builds: across the Debian
@@ -31,7 +35,7 @@ var _ = Describe("harp bisect", Label("bisect", "issue:3517", "slow"), Ordered, 
 	})
 
 	It("names 3.0.11 as the first Debian build that loses tables", func() {
-		s := harp(nil, "bisect", "--suite", "issue:3517", "--good", "deb:bookworm", "--bad", "deb:experimental", "--trials", "1", "--reports", reports)
+		s := selftest.Harp(nil, "bisect", "--suite", "issue:3517", "--good", "deb:bookworm", "--bad", "deb:experimental", "--trials", "1", "--reports", reports)
 		Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(0))
 		out := string(s.Out.Contents())
 		// Range in Debian's order, both ends checked, then the middle.
@@ -64,16 +68,16 @@ var _ = Describe("harp bisect", Label("bisect", "issue:3517", "slow"), Ordered, 
 		}))
 		defer api.Close()
 
-		s := harp([]string{"GITHUB_TOKEN=", "GH_TOKEN="}, "report", "--issue", "3517", "--run", debRun, "--post", "haproxy/haproxy#3517")
+		s := selftest.Harp([]string{"GITHUB_TOKEN=", "GH_TOKEN="}, "report", "--issue", "3517", "--run", debRun, "--post", "haproxy/haproxy#3517")
 		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(3))
 		Expect(s.Err.Contents()).To(ContainSubstring("GITHUB_TOKEN"))
 
-		s = harp([]string{"GITHUB_TOKEN=wrong", "HARP_GITHUB_API=" + api.URL}, "report", "--issue", "3517", "--run", debRun, "--post", "haproxy/haproxy#3517")
+		s = selftest.Harp([]string{"GITHUB_TOKEN=wrong", "HARP_GITHUB_API=" + api.URL}, "report", "--issue", "3517", "--run", debRun, "--post", "haproxy/haproxy#3517")
 		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(3))
 		Expect(s.Err.Contents()).To(ContainSubstring("401"))
 		Expect(s.Err.Contents()).NotTo(ContainSubstring("wrong"))
 
-		s = harp([]string{"GITHUB_TOKEN=good-token", "HARP_GITHUB_API=" + api.URL}, "report", "--issue", "haproxy/haproxy#3517", "--run", debRun, "--post", "haproxy/haproxy#3517")
+		s = selftest.Harp([]string{"GITHUB_TOKEN=good-token", "HARP_GITHUB_API=" + api.URL}, "report", "--issue", "haproxy/haproxy#3517", "--run", debRun, "--post", "haproxy/haproxy#3517")
 		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(0))
 		Expect(s.Err.Contents()).To(ContainSubstring("posted https://github.example/haproxy/haproxy/issues/3517#issuecomment-1"))
 		mu.Lock()
@@ -96,7 +100,7 @@ var _ = Describe("harp bisect", Label("bisect", "issue:3517", "slow"), Ordered, 
 
 	It("names the commit that brought the bug back, skipping one that does not build, and with --find-fix the one that fixed it", func(ctx SpecContext) {
 		repo, commits := haproxyRepo(ctx)
-		s := harp(nil, "bisect", "--suite", "issue:3517", "--repo", repo, "--good", commits[0], "--bad", commits[5], "--trials", "1",
+		s := selftest.Harp(nil, "bisect", "--suite", "issue:3517", "--repo", repo, "--good", commits[0], "--bad", commits[5], "--trials", "1",
 			"--reports", GinkgoT().TempDir())
 		Eventually(s).WithTimeout(20 * time.Minute).Should(gexec.Exit(0))
 		out := string(s.Out.Contents())
@@ -105,7 +109,7 @@ var _ = Describe("harp bisect", Label("bisect", "issue:3517", "slow"), Ordered, 
 		Expect(out).To(ContainSubstring("Range: " + commits[0][:12] + " .. " + commits[5][:12] + " (6 builds)"))
 
 		// The fix comes back in the last commit: the first good one after the bug.
-		s = harp(nil, "bisect", "--suite", "issue:3517", "--repo", repo, "--bad", commits[4], "--good", "HEAD", "--find-fix", "--trials", "1",
+		s = selftest.Harp(nil, "bisect", "--suite", "issue:3517", "--repo", repo, "--bad", commits[4], "--good", "HEAD", "--find-fix", "--trials", "1",
 			"--reports", GinkgoT().TempDir())
 		Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(0))
 		out = string(s.Out.Contents())
@@ -120,7 +124,7 @@ var _ = Describe("harp bisect", Label("bisect", "issue:3517", "slow"), Ordered, 
 // ordinary commit, and the fix again. It returns the commits oldest first.
 func haproxyRepo(ctx context.Context) (string, []string) {
 	GinkgoHelper()
-	m, err := builder.Mirror(ctx)
+	m, err := selftest.Builder.Mirror(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	b, err := m.Resolve(ctx, "3.0.11")
 	Expect(err).NotTo(HaveOccurred())

@@ -1,4 +1,6 @@
-package suites_test
+//go:build selftest
+
+package peers_test
 
 import (
 	"context"
@@ -12,6 +14,7 @@ import (
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/peers"
+	"github.com/harp-project/harp/harness/selftest"
 )
 
 // harp's peers client against real HAProxy builds: handshake, heartbeats
@@ -25,7 +28,7 @@ var _ = Describe("the peers protocol client", Label("area:peers", "peers-client"
 				cfg, err := config.Render("peer.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": "local", "Section": "sync",
 					"PeerPort": 10000, "Remote": "remote", "DeadPort": 10999, "Table": "marker", "Store": "gpc0,conn_cnt,http_req_rate(10s)"})
 				Expect(err).NotTo(HaveOccurred())
-				n, err = node.Start(ctx, docker, node.Options{Image: image(ctx, build), Config: cfg, RunID: runID, Name: "peer-client", Ports: []string{"10000/tcp"}})
+				n, err = node.Start(ctx, selftest.Docker, node.Options{Image: selftest.Image(ctx, build), Config: cfg, RunID: selftest.RunID, Name: "peer-client", Ports: []string{"10000/tcp"}})
 				Expect(err).NotTo(HaveOccurred())
 				DeferCleanup(func() { n.Stop(context.Background()) })
 				addr, err = n.Addr(ctx, "10000/tcp")

@@ -1,9 +1,10 @@
-package suites_test
+//go:build selftest
+
+package main_test
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -18,23 +19,13 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/harp-project/harp/harness/engine"
+	"github.com/harp-project/harp/harness/selftest"
 )
-
-// harp runs the harp command from the repository root.
-func harp(env []string, args ...string) *gexec.Session {
-	GinkgoHelper()
-	cmd := exec.Command(harpBin, args...)
-	cmd.Dir = GinkgoT().TempDir()
-	cmd.Env = append(os.Environ(), env...)
-	s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	return s
-}
 
 // containersOf lists the containers a harp process owns.
 func containersOf(ctx context.Context, pid int) int {
 	GinkgoHelper()
-	res, err := docker.ContainerList(ctx, client.ContainerListOptions{All: true,
+	res, err := selftest.Docker.ContainerList(ctx, client.ContainerListOptions{All: true,
 		Filters: client.Filters{}.Add("label", engine.LabelPID+"="+strconv.Itoa(pid))})
 	Expect(err).NotTo(HaveOccurred())
 	return len(res.Items)
@@ -43,7 +34,7 @@ func containersOf(ctx context.Context, pid int) int {
 var _ = Describe("bad input gets a clear error and leaves nothing running", Label("errors"), func() {
 	DescribeTable("`harp run` exits 3 (ERROR) and names the problem",
 		func(build string, env []string, want string) {
-			s := harp(env, "run", "--label-filter", "issue:3517", "--haproxy", build)
+			s := selftest.Harp(env, "run", "--label-filter", "issue:3517", "--haproxy", build)
 			Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(3))
 			Expect(string(s.Out.Contents()) + string(s.Err.Contents())).To(ContainSubstring(want))
 			Expect(containersOf(context.Background(), s.Command.Process.Pid)).To(BeZero())
@@ -53,26 +44,26 @@ var _ = Describe("bad input gets a clear error and leaves nothing running", Labe
 		Entry("missing source", "src:/nonexistent/haproxy.tar.gz", nil, "no such source directory or tarball"),
 		Entry("missing patch file", "src:deb:3.0.11,patch=/nonexistent/fix.diff", nil, "patch file /nonexistent/fix.diff"),
 		Entry("patch that does not apply, with its reject", "src:deb:2.6.12,patch="+fix3517, nil, "does not apply"),
-		Entry("compile error, with the log's tail", "src:deb:2.6.12,patch="+filepath.Join(root, "suites", "testdata", "break-compile.diff"), nil,
+		Entry("compile error, with the log's tail", "src:deb:2.6.12,patch="+filepath.Join(selftest.Root(), "cmd", "harp", "testdata", "break-compile.diff"), nil,
 			"#error harp self-test: this patch breaks the build on purpose"),
-		Entry("Docker not reachable", "deb:bookworm", []string{"DOCKER_HOST=unix:///nonexistent/docker.sock"}, "Docker is not reachable"),
+		Entry("Docker not reachable", "deb:bookworm", []string{"DOCKER_HOST=unix:///nonexistent/selftest.Docker.sock"}, "Docker is not reachable"),
 	)
 
 	It("shows the reject of a patch that does not apply", func() {
-		s := harp(nil, "images", "--haproxy", "src:deb:2.6.12,patch="+fix3517)
+		s := selftest.Harp(nil, "images", "--haproxy", "src:deb:2.6.12,patch="+fix3517)
 		Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(3))
 		Expect(s.Err).To(gbytes.Say(`(?s)does not apply.*FAILED.*src/peers.c.rej.*@@`))
 	})
 
 	It("refuses a label filter that selects no suite", func() {
-		s := harp(nil, "run", "--label-filter", "issue:0000", "--haproxy", "deb:bookworm")
+		s := selftest.Harp(nil, "run", "--label-filter", "issue:0000", "--haproxy", "deb:bookworm")
 		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(3))
 		Expect(s.Err).To(gbytes.Say("selects no suite"))
 	})
 
 	It("removes its containers when interrupted mid-run", func(ctx context.Context) {
-		image(ctx, "deb:bookworm") // built beforehand, so the run reaches its trials
-		s := harp(nil, "run", "--label-filter", "issue:3517", "--haproxy", "deb:bookworm")
+		selftest.Image(ctx, "deb:bookworm") // built beforehand, so the run reaches its trials
+		s := selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--haproxy", "deb:bookworm")
 		pid := s.Command.Process.Pid
 		Eventually(func() int { return containersOf(ctx, pid) }).WithTimeout(time.Minute).WithPolling(100 * time.Millisecond).Should(Equal(1))
 		s.Signal(syscall.SIGINT)
@@ -82,7 +73,7 @@ var _ = Describe("bad input gets a clear error and leaves nothing running", Labe
 	})
 
 	It("sweeps containers a killed run left behind", func(ctx context.Context) {
-		img := image(ctx, "deb:bookworm")
+		img := selftest.Image(ctx, "deb:bookworm")
 		// A container owned by a process that no longer exists.
 		dead := exec.Command("true")
 		Expect(dead.Run()).To(Succeed())
@@ -93,14 +84,14 @@ var _ = Describe("bad input gets a clear error and leaves nothing running", Labe
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { c.Terminate(context.Background()) })
 		Expect(containersOf(ctx, dead.Process.Pid)).To(Equal(1))
-		s := harp(nil, "sweep")
+		s := selftest.Harp(nil, "sweep")
 		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(0))
 		Expect(containersOf(ctx, dead.Process.Pid)).To(BeZero())
 	})
 
 	It("reuses an image it already built", func(ctx context.Context) {
-		first := image(ctx, "deb:bookworm")
-		again := image(ctx, "deb:bookworm")
+		first := selftest.Image(ctx, "deb:bookworm")
+		again := selftest.Image(ctx, "deb:bookworm")
 		Expect(again.Reused).To(BeTrue())
 		Expect(again.Tag).To(Equal(first.Tag))
 		Expect(again.VV).To(ContainSubstring("HAProxy version 2.6.12"))

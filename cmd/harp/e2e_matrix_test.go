@@ -1,4 +1,6 @@
-package suites_test
+//go:build selftest
+
+package main_test
 
 import (
 	"encoding/json"
@@ -9,6 +11,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
+
+	"github.com/harp-project/harp/harness/selftest"
 )
 
 // harp matrix over two builds, cut in two shards, merged back into one
@@ -19,7 +23,7 @@ var _ = Describe("harp matrix, shards and merge", Label("matrix"), func() {
 		var dirs []string
 		for _, shard := range []string{"1/2", "2/2"} {
 			// The livelock suite answers at once here (2 CPUs < 16 threads).
-			s := harp(nil, "matrix", "--builds", "deb:bookworm deb:experimental", "--suites", "issue:listener-livelock",
+			s := selftest.Harp(nil, "matrix", "--builds", "deb:bookworm deb:experimental", "--suites", "issue:listener-livelock",
 				"--shard", shard, "--jobs", "2", "--reports", reports)
 			Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(2)) // INCONCLUSIVE
 			Expect(s.Out.Contents()).To(ContainSubstring("INCONCLUSIVE: "))
@@ -33,7 +37,7 @@ var _ = Describe("harp matrix, shards and merge", Label("matrix"), func() {
 			Expect(sum.Results).To(HaveLen(1), "one cell per shard")
 			Expect(filepath.Join(reports, latest, "junit.xml")).To(BeAnExistingFile())
 		}
-		s := harp(nil, append([]string{"merge", "--reports", reports}, dirs...)...)
+		s := selftest.Harp(nil, append([]string{"merge", "--reports", reports}, dirs...)...)
 		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(2))
 		Expect(s.Out.Contents()).To(ContainSubstring("2.6.12-1+deb12u3"))
 		Expect(s.Out.Contents()).To(ContainSubstring("3.4.7-1"))
@@ -44,7 +48,7 @@ var _ = Describe("harp nightly", Label("matrix"), func() {
 	It("finds the served builds itself and compares with the previous nightly", func() {
 		reports := GinkgoT().TempDir()
 		for i := 0; i < 2; i++ {
-			s := harp(nil, "nightly", "--suites", "issue:listener-livelock", "--jobs", "2", "--reports", reports)
+			s := selftest.Harp(nil, "nightly", "--suites", "issue:listener-livelock", "--jobs", "2", "--reports", reports)
 			Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(2))
 			// The four builds the mirror serves, found at run time.
 			for _, v := range []string{"2.6.12-1+deb12u3", "3.0.11-1+deb13u4", "3.2.26-1", "3.4.7-1"} {

@@ -1,0 +1,115 @@
+// Package selftest is what harp's self-tests share: they run real suites
+// on real HAProxy builds (Docker) and assert the verdicts those builds
+// really give. Each suite package has one file of them, built with the
+// `selftest` tag (make selftest), selected by the suite's own labels.
+package selftest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/moby/moby/client"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
+
+	"github.com/harp-project/harp/harness/cache"
+	"github.com/harp-project/harp/harness/engine"
+	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/runner"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/images"
+)
+
+var (
+	// Docker, Builder and RunID are set by Run before any spec.
+	Docker  *client.Client
+	Builder *images.Builder
+	RunID   string
+
+	harpOnce sync.Once
+	harpBin  string
+	harpErr  error
+)
+
+// Run runs the package's specs; everything they started is removed after.
+func Run(t *testing.T, name string) {
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	ctx := context.Background()
+	var err error
+	if Docker, err = engine.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(cache.Dir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	Builder = &images.Builder{Docker: Docker, Cache: cache.Dir()}
+	RunID = "selftest-" + report.NewID()
+	defer func() {
+		engine.SweepRun(ctx, Docker, RunID)
+		gexec.CleanupBuildArtifacts()
+	}()
+	ginkgo.RunSpecs(t, name)
+}
+
+// Describe is a container for a suite's self-tests, labelled with the
+// suite's own labels (so `make selftest LABELS=issue:3517` selects it).
+func Describe(s *scenario.Scenario, body func(), decorations ...any) bool {
+	return ginkgo.Describe(s.Name()+": "+s.Title, append(decorations, ginkgo.Label(s.Labels...), body)...)
+}
+
+// Image builds (or finds) the image for a build spec.
+func Image(ctx context.Context, raw string) *images.Image {
+	ginkgo.GinkgoHelper()
+	s, err := spec.Parse(raw)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	img, err := Builder.Ensure(ctx, s)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return img
+}
+
+// Verdict runs one suite on one build, as `harp run` would, with
+// parameters NAME=VALUE.
+func Verdict(ctx context.Context, s *scenario.Scenario, img *images.Image, params ...string) report.Result {
+	ginkgo.GinkgoHelper()
+	given, err := scenario.ParseParams(params)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(scenario.CheckParams([]*scenario.Scenario{s}, given)).To(gomega.Succeed())
+	r := (&runner.Runner{Docker: Docker, Builder: Builder, RunID: RunID, Params: given}).RunOne(ctx, s, img)
+	ginkgo.AddReportEntry(r.Line())
+	ginkgo.GinkgoWriter.Println(r.Line())
+	return r
+}
+
+// Root is the repository root.
+func Root() string {
+	dir, _ := os.Getwd()
+	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+	}
+	return dir
+}
+
+// Fix is the path of a patch under fixtures/patches.
+func Fix(name string) string { return filepath.Join(Root(), "fixtures", "patches", name) }
+
+// Harp runs the harp command (built once) in a temporary directory, with
+// more environment variables.
+func Harp(env []string, args ...string) *gexec.Session {
+	ginkgo.GinkgoHelper()
+	harpOnce.Do(func() { harpBin, harpErr = gexec.Build("github.com/harp-project/harp/cmd/harp") })
+	gomega.Expect(harpErr).NotTo(gomega.HaveOccurred())
+	cmd := exec.Command(harpBin, args...)
+	cmd.Dir = ginkgo.GinkgoT().TempDir()
+	cmd.Env = append(os.Environ(), env...)
+	s, err := gexec.Start(cmd, ginkgo.GinkgoWriter, ginkgo.GinkgoWriter)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return s
+}
