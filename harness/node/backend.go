@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +27,8 @@ type backend interface {
 	state(ctx context.Context) (running bool, exitCode int, err error)
 	logs(ctx context.Context) (string, error)
 	stop(ctx context.Context) error
+	// kill signals one process of the node by its pid as the node sees it.
+	kill(ctx context.Context, pid int, sig syscall.Signal) error
 }
 
 type containerBackend struct {
@@ -65,6 +69,41 @@ func (b *containerBackend) logs(ctx context.Context) (string, error) {
 }
 
 func (b *containerBackend) stop(ctx context.Context) error { return b.c.Terminate(ctx) }
+
+// kill finds the process among the container's (docker top gives host
+// pids; /proc/<pid>/status's NSpid line ends with the pid the container
+// sees) and signals it from here: the images carry no kill command.
+func (b *containerBackend) kill(ctx context.Context, pid int, sig syscall.Signal) error {
+	top, err := b.docker.ContainerTop(ctx, b.c.GetContainerID(), client.ContainerTopOptions{})
+	if err != nil {
+		return err
+	}
+	col := slices.Index(top.Titles, "PID")
+	for _, p := range top.Processes {
+		if col < 0 || col >= len(p) {
+			break
+		}
+		host, _ := strconv.Atoi(p[col])
+		if status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", host)); err == nil && nsPID(string(status)) == pid {
+			return syscall.Kill(host, sig)
+		}
+	}
+	return fmt.Errorf("process %d not found among the container's (harp must run on the Docker host to signal it)", pid)
+}
+
+// nsPID is the innermost pid of a /proc/<pid>/status text (0 if none).
+func nsPID(status string) int {
+	for _, line := range strings.Split(status, "\n") {
+		if rest, ok := strings.CutPrefix(line, "NSpid:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				n, _ := strconv.Atoi(f[len(f)-1])
+				return n
+			}
+		}
+	}
+	return 0
+}
 
 // processBackend runs the master as a local process in its own process
 // group, for baselines that measure what the container costs.
@@ -173,6 +212,10 @@ func (b *processBackend) state(context.Context) (bool, int, error) {
 }
 
 func (b *processBackend) logs(context.Context) (string, error) { return b.out.String(), nil }
+
+func (b *processBackend) kill(_ context.Context, pid int, sig syscall.Signal) error {
+	return syscall.Kill(pid, sig)
+}
 
 // stop ends the whole process group (master and workers).
 func (b *processBackend) stop(ctx context.Context) error {

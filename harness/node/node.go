@@ -250,6 +250,12 @@ func (n *Node) Mark() int { return n.log.Mark() }
 // Signal sends a signal to the master.
 func (n *Node) Signal(ctx context.Context, sig syscall.Signal) error { return n.be.signal(ctx, sig) }
 
+// KillWorker sends a signal to one process of the node (a worker, by the
+// pid `show proc` gives): a trigger for suites about worker deaths.
+func (n *Node) KillWorker(ctx context.Context, pid int, sig syscall.Signal) error {
+	return n.be.kill(ctx, pid, sig)
+}
+
 // Running says whether the master still runs, else its exit code.
 func (n *Node) Running(ctx context.Context) (bool, int, error) { return n.be.state(ctx) }
 
@@ -276,7 +282,7 @@ func silentOnSuccess(cmd string) bool {
 	}
 	verb, _, _ := strings.Cut(cmd, " ")
 	switch verb {
-	case "set", "clear", "del", "add", "enable", "disable", "shutdown":
+	case "set", "clear", "del", "add", "enable", "disable", "shutdown", "reload":
 		return true
 	}
 	return false

@@ -1,0 +1,120 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/images"
+)
+
+func TestParams(t *testing.T) {
+	ps := []Param{NodesParam, Duration("DURATION", 15*time.Second, "how long"), OneOf("LAYOUT", "groups", "", "groups", "binds")}
+	v, err := ValuesFor(ps, map[string]string{"NODES": "5", "OTHER": "x"})
+	if err != nil || v.Int("NODES") != 5 || v.Duration("DURATION") != 15*time.Second || v.String("LAYOUT") != "groups" || !v.Given("NODES") || v.Given("LAYOUT") {
+		t.Fatalf("values: %+v, %v", v, err)
+	}
+	for given, want := range map[string]string{
+		"NODES=12":     `NODES="12": want a whole number from 3 to 9`,
+		"NODES=three":  `NODES="three": want a whole number from 3 to 9`,
+		"DURATION=-1s": "want a positive duration",
+		"LAYOUT=rings": "want one of groups, binds",
+	} {
+		name, val, _ := strings.Cut(given, "=")
+		if _, err := ValuesFor(ps, map[string]string{name: val}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", given, err, want)
+		}
+	}
+}
+
+func TestCheckParams(t *testing.T) {
+	a := &Scenario{ID: "a", Params: []Param{NodesParam}}
+	b := &Scenario{ID: "b"}
+	if err := CheckParams([]*Scenario{a, b}, map[string]string{"NODES": "4"}); err != nil {
+		t.Errorf("a parameter one selected suite takes: %v", err)
+	}
+	if err := CheckParams([]*Scenario{a}, map[string]string{"NODE": "4"}); err == nil || !strings.Contains(err.Error(), "NODE: no selected suite takes it (they take NODES)") {
+		t.Errorf("a typo: %v", err)
+	}
+	if err := CheckParams([]*Scenario{b}, map[string]string{"NODES": "4"}); err == nil || !strings.Contains(err.Error(), "take no parameters") {
+		t.Errorf("a suite without parameters: %v", err)
+	}
+	if err := CheckParams([]*Scenario{a}, map[string]string{"NODES": "2"}); err == nil || !strings.Contains(err.Error(), "suite a: NODES") {
+		t.Errorf("a refused value: %v", err)
+	}
+	if _, err := ParseParams([]string{"NODES"}); err == nil {
+		t.Error("a parameter without a value was accepted")
+	}
+	env := map[string]string{"NODES": "6", "THREADS": "4"}
+	got := FromEnv([]*Scenario{a}, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if len(got) != 1 || got["NODES"] != "6" {
+		t.Errorf("from the environment, only what the suites declare: %v", got)
+	}
+}
+
+func TestSteps(t *testing.T) {
+	s := &Scenario{ID: "x", Params: []Param{NodesParam}, StepsFor: func(p Values) []string { return []string{"cut node" + p.String("NODES")} }}
+	v, _ := ValuesFor(s.Params, map[string]string{"NODES": "5"})
+	if got := s.StepsWith(v); got[0] != "cut node5" {
+		t.Errorf("steps follow the run's parameters: %v", got)
+	}
+	if got := s.StepsWith(s.Defaults()); got[0] != "cut node3" {
+		t.Errorf("steps with the defaults: %v", got)
+	}
+}
+
+func TestReadmeTable(t *testing.T) {
+	s := []*Scenario{{ID: "9999", Upstream: "haproxy/haproxy#9999", Title: "a | b", Summary: "checks", Labels: []string{"issue:9999"}, Trials: 2, Noun: "runs", Params: []Param{NodesParam}}}
+	out, err := WithTable("intro\n"+TableBegin+"\nold\n"+TableEnd+"\nrest\n", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "| #9999 | haproxy/haproxy#9999: a \\| b | `issue:9999` | 2 runs | `NODES` | checks |") || strings.Contains(out, "old") || !strings.HasSuffix(out, TableEnd+"\nrest\n") {
+		t.Errorf("table:\n%s", out)
+	}
+	if _, err := WithTable("no markers", s); err == nil {
+		t.Error("a README without markers was accepted")
+	}
+}
+
+func TestRegisterAddsTheIssueLabel(t *testing.T) {
+	s := Register(&Scenario{ID: "selftest-register", Title: "t", Noun: "runs", Trials: 1, Labels: []string{"area:x"},
+		Run: func(context.Context, *Env) verdict.Outcome { return verdict.Outcome{} }})
+	defer delete(registry, s.ID)
+	if len(s.Labels) != 2 || s.Labels[0] != "issue:selftest-register" {
+		t.Errorf("labels: %v", s.Labels)
+	}
+	if got, err := Select("issue:selftest-register"); err != nil || len(got) != 1 {
+		t.Errorf("select: %v, %v", got, err)
+	}
+	if _, err := Select("issue:nothing-here"); err == nil || !strings.Contains(err.Error(), "labels in use") {
+		t.Errorf("a filter that selects nothing: %v", err)
+	}
+}
+
+func TestRunTrials(t *testing.T) {
+	var lines []string
+	env := &Env{Suite: &Scenario{ID: "3517", Noun: "reloads"}, Image: &images.Image{Name: "3.4.7-1"}, Trials: 3,
+		Logf: func(f string, a ...any) { lines = append(lines, f) }}
+	out := env.RunTrials(context.Background(), func(ctx context.Context, tr *Trial) error {
+		tr.Notef("round %d", tr.N)
+		if tr.N == 2 {
+			tr.Violation = "lost"
+			return Stop
+		}
+		return nil
+	})
+	if len(out.Trials) != 2 || out.Err != nil || out.Trials[1].Violation != "lost" || out.Trials[0].Notes[0] != "round 1" || len(lines) != 2 {
+		t.Errorf("Stop ends after the trial: %+v, %d progress lines", out, len(lines))
+	}
+	out = env.RunTrials(context.Background(), func(ctx context.Context, tr *Trial) error { return errors.New("show proc: timeout") })
+	if len(out.Trials) != 1 || out.Err == nil || out.Err.Error() != "reload 1: show proc: timeout" {
+		t.Errorf("a harness error ends the run, named after its trial: %+v", out)
+	}
+	if v, _, _ := verdict.Decide(out, "reloads"); v != verdict.Error {
+		t.Errorf("a harness error is an ERROR, not %s", v)
+	}
+}
