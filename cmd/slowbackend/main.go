@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/harp-project/harp/harness/backend"
+	"github.com/harp-project/harp/harness/slowhttp"
 )
 
 func main() {
@@ -17,7 +17,7 @@ func main() {
 	serial := flag.Bool("serial", true, "serve one request at a time")
 	fast := flag.Bool("fast", false, "answer at once, in parallel")
 	flag.Parse()
-	h := backend.New(backend.Options{Service: *service, Serial: *serial, Fast: *fast})
+	h := slowhttp.New(slowhttp.Options{Service: *service, Serial: *serial, Fast: *fast})
 	log.Printf("slowbackend on %s: service %s serial=%v fast=%v", *listen, *service, *serial, *fast)
 	log.Fatal(http.ListenAndServe(*listen, h))
 }

@@ -65,7 +65,7 @@ type Options struct {
 type Node struct {
 	Name       string
 	Image      *images.Image
-	be         backend
+	be         runtime
 	masterAddr string
 	statsAddr  string
 
@@ -125,7 +125,7 @@ func Start(ctx context.Context, docker *client.Client, o Options) (*Node, error)
 		}
 		return nil, fmt.Errorf("starting %s on %s: %w", o.Name, o.Image.Name, err)
 	}
-	be := &containerBackend{docker: docker, c: c}
+	be := &containerRuntime{docker: docker, c: c}
 	n := &Node{Name: o.Name, Image: o.Image, be: be}
 	if n.masterAddr, err = be.addr(ctx, MasterPort); err == nil {
 		n.statsAddr, err = be.addr(ctx, StatsPort)
@@ -148,7 +148,7 @@ func (n *Node) ready(ctx context.Context, o Options, err error) (*Node, error) {
 
 // ContainerID is the node's container (empty for a local process).
 func (n *Node) ContainerID() string {
-	if b, ok := n.be.(*containerBackend); ok {
+	if b, ok := n.be.(*containerRuntime); ok {
 		return b.c.GetContainerID()
 	}
 	return ""

@@ -194,13 +194,13 @@ func startBackend(ctx context.Context, env *scenario.Env, service time.Duration)
 		return nil, fmt.Errorf("creating a network: %w", err)
 	}
 	env.Cleanup(func(ctx context.Context) { nw.Remove(ctx) })
-	tag, err := env.Builder.Backend(ctx)
+	tag, err := env.Builder.SlowHTTPImage(ctx)
 	if err != nil {
 		return nil, err
 	}
 	be, err := testcontainers.Run(ctx, tag, tcnetwork.WithNetwork([]string{"backend"}, nw),
 		testcontainers.WithLabels(engine.Labels(env.RunID)),
-		testcontainers.WithEntrypoint(images.BackendBinary), testcontainers.WithCmd("-service", service.String()),
+		testcontainers.WithEntrypoint(images.SlowHTTPBinary), testcontainers.WithCmd("-service", service.String()),
 		testcontainers.WithWaitStrategy(wait.ForLog("slowbackend on").WithStartupTimeout(30*time.Second)))
 	if be != nil {
 		env.Cleanup(func(ctx context.Context) { be.Terminate(ctx) })

@@ -1,4 +1,4 @@
-package backend
+package slowhttp
 
 import (
 	"net/http"

@@ -20,8 +20,8 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 )
 
-// backend is what runs the master: a container or a local process.
-type backend interface {
+// runtime is what runs the master: a container or a local process.
+type runtime interface {
 	addr(ctx context.Context, port string) (string, error)
 	signal(ctx context.Context, sig syscall.Signal) error
 	state(ctx context.Context) (running bool, exitCode int, err error)
@@ -31,12 +31,12 @@ type backend interface {
 	kill(ctx context.Context, pid int, sig syscall.Signal) error
 }
 
-type containerBackend struct {
+type containerRuntime struct {
 	docker *client.Client
 	c      *testcontainers.DockerContainer
 }
 
-func (b *containerBackend) addr(ctx context.Context, port string) (string, error) {
+func (b *containerRuntime) addr(ctx context.Context, port string) (string, error) {
 	p, err := b.c.MappedPort(ctx, port)
 	if err != nil {
 		return "", err
@@ -45,12 +45,12 @@ func (b *containerBackend) addr(ctx context.Context, port string) (string, error
 }
 
 // signal goes to PID 1 of the container: the master.
-func (b *containerBackend) signal(ctx context.Context, sig syscall.Signal) error {
+func (b *containerRuntime) signal(ctx context.Context, sig syscall.Signal) error {
 	_, err := b.docker.ContainerKill(ctx, b.c.GetContainerID(), client.ContainerKillOptions{Signal: fmt.Sprint(int(sig))})
 	return err
 }
 
-func (b *containerBackend) state(ctx context.Context) (bool, int, error) {
+func (b *containerRuntime) state(ctx context.Context) (bool, int, error) {
 	st, err := b.c.State(ctx)
 	if err != nil {
 		return false, 0, err
@@ -58,7 +58,7 @@ func (b *containerBackend) state(ctx context.Context) (bool, int, error) {
 	return st.Running, st.ExitCode, nil
 }
 
-func (b *containerBackend) logs(ctx context.Context) (string, error) {
+func (b *containerRuntime) logs(ctx context.Context) (string, error) {
 	rc, err := b.c.Logs(ctx)
 	if err != nil {
 		return "", err
@@ -68,12 +68,12 @@ func (b *containerBackend) logs(ctx context.Context) (string, error) {
 	return string(data), err
 }
 
-func (b *containerBackend) stop(ctx context.Context) error { return b.c.Terminate(ctx) }
+func (b *containerRuntime) stop(ctx context.Context) error { return b.c.Terminate(ctx) }
 
 // kill finds the process among the container's (docker top gives host
 // pids; /proc/<pid>/status's NSpid line ends with the pid the container
 // sees) and signals it from here: the images carry no kill command.
-func (b *containerBackend) kill(ctx context.Context, pid int, sig syscall.Signal) error {
+func (b *containerRuntime) kill(ctx context.Context, pid int, sig syscall.Signal) error {
 	top, err := b.docker.ContainerTop(ctx, b.c.GetContainerID(), client.ContainerTopOptions{})
 	if err != nil {
 		return err
@@ -105,9 +105,9 @@ func nsPID(status string) int {
 	return 0
 }
 
-// processBackend runs the master as a local process in its own process
+// processRuntime runs the master as a local process in its own process
 // group, for baselines that measure what the container costs.
-type processBackend struct {
+type processRuntime struct {
 	cmd   *exec.Cmd
 	dir   string
 	ports map[string]string
@@ -146,7 +146,7 @@ func StartLocal(ctx context.Context, o Options) (*Node, error) {
 	if !strings.Contains(o.Config, statsLine) {
 		return nil, fmt.Errorf("config has no %q line to move", statsLine)
 	}
-	b := &processBackend{ports: map[string]string{}, done: make(chan struct{})}
+	b := &processRuntime{ports: map[string]string{}, done: make(chan struct{})}
 	for _, p := range []string{MasterPort, StatsPort} {
 		port, err := freePort()
 		if err != nil {
@@ -187,7 +187,7 @@ func freePort() (string, error) {
 	return port, err
 }
 
-func (b *processBackend) addr(_ context.Context, port string) (string, error) {
+func (b *processRuntime) addr(_ context.Context, port string) (string, error) {
 	if a, ok := b.ports[port]; ok {
 		return a, nil
 	}
@@ -198,11 +198,11 @@ func (b *processBackend) addr(_ context.Context, port string) (string, error) {
 	return "", fmt.Errorf("a local node publishes no port %s", port)
 }
 
-func (b *processBackend) signal(_ context.Context, sig syscall.Signal) error {
+func (b *processRuntime) signal(_ context.Context, sig syscall.Signal) error {
 	return b.cmd.Process.Signal(sig)
 }
 
-func (b *processBackend) state(context.Context) (bool, int, error) {
+func (b *processRuntime) state(context.Context) (bool, int, error) {
 	select {
 	case <-b.done:
 		return false, b.cmd.ProcessState.ExitCode(), nil
@@ -211,14 +211,14 @@ func (b *processBackend) state(context.Context) (bool, int, error) {
 	}
 }
 
-func (b *processBackend) logs(context.Context) (string, error) { return b.out.String(), nil }
+func (b *processRuntime) logs(context.Context) (string, error) { return b.out.String(), nil }
 
-func (b *processBackend) kill(_ context.Context, pid int, sig syscall.Signal) error {
+func (b *processRuntime) kill(_ context.Context, pid int, sig syscall.Signal) error {
 	return syscall.Kill(pid, sig)
 }
 
 // stop ends the whole process group (master and workers).
-func (b *processBackend) stop(ctx context.Context) error {
+func (b *processRuntime) stop(ctx context.Context) error {
 	defer os.RemoveAll(b.dir)
 	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGTERM)
 	select {

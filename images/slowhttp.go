@@ -11,12 +11,12 @@ import (
 	"github.com/harp-project/harp/harness/spec"
 )
 
-// BackendBinary is where the slow backend lives in its image.
-const BackendBinary = "/slowbackend"
+// SlowHTTPBinary is where harp's slow HTTP server lives in its image.
+const SlowHTTPBinary = "/slowbackend"
 
-// Backend builds (or finds) the image of harp's slow HTTP backend
+// SlowHTTPImage builds (or finds) the image of harp's slow HTTP server
 // (cmd/slowbackend): a static Go binary alone in an image, tagged by its hash.
-func (b *Builder) Backend(ctx context.Context) (string, error) {
+func (b *Builder) SlowHTTPImage(ctx context.Context) (string, error) {
 	dir := filepath.Join(b.Cache, "slowbackend")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -47,7 +47,7 @@ func (b *Builder) Backend(ctx context.Context) (string, error) {
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	if err := writeFiles(tmp, map[string]string{bin: BackendBinary}); err == nil {
+	if err := writeFiles(tmp, map[string]string{bin: SlowHTTPBinary}); err == nil {
 		_, err = tmp.Seek(0, 0)
 	}
 	if err == nil {
