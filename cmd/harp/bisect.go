@@ -18,92 +18,132 @@ import (
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/spec"
 	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/images"
 )
+
+// bisectArgs are cmdBisect's flags, checked.
+type bisectArgs struct {
+	suite           *scenario.Scenario
+	params          map[string]string
+	repo, old, new  string
+	findFix         bool
+	trials, retries int
+	srcOpts         spec.Spec
+	reports         string
+}
 
 // cmdBisect finds the first build (Debian version or commit) where a
 // suite's verdict changes. Exit status: 0 when the boundary was found, 2
 // when it could not be (an end did not behave as stated, skipped builds
 // hide it), 3 on errors.
 func cmdBisect(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("bisect", flag.ContinueOnError)
-	filter := fs.String("suite", "", "label filter selecting exactly one suite (e.g. issue:3517)")
-	good := fs.String("good", "", "a build (deb: spec) or commit (with --repo) where the issue does not reproduce")
-	bad := fs.String("bad", "", "a build or commit where it reproduces")
-	repo := fs.String("repo", "", "bisect the commits of this local HAProxy git repository")
-	findFix := fs.Bool("find-fix", false, "find the first good build after a bad one (--bad is the older end)")
-	trials := fs.Int("trials", 0, "trials per step (0: the suite's default); a step is bad when any trial reproduces, good only when all pass")
-	retries := fs.Int("retries", 1, "reruns of an INCONCLUSIVE step before it is skipped")
-	opts := fs.String("src-options", "", "patch=FILE and make=VAR=VALUE options for every commit built, comma-separated")
-	reports := fs.String("reports", "reports", "directory for reports")
-	pf := paramFlags(fs)
-	if !flags(fs, args) {
-		return 3
+	a, code := parseBisect(args)
+	if code != 0 {
+		return code
 	}
-	if *filter == "" || *good == "" || *bad == "" {
-		return fail("bisect: --suite, --good and --bad are required")
-	}
-	suites, err := scenario.Select(*filter)
-	if err != nil {
-		return fail("%v", err)
-	}
-	if len(suites) != 1 {
-		return fail("bisect: --suite %q selects %d suites; it must select exactly one", *filter, len(suites))
-	}
-	suite := suites[0]
-	params, err := pf.values(suites)
-	if err != nil {
-		return fail("%v", err)
-	}
-	oldEnd, newEnd := *good, *bad
-	if *findFix {
-		oldEnd, newEnd = *bad, *good
-	}
-	var srcOpts spec.Spec
-	if *opts != "" {
-		if srcOpts, err = spec.Parse("src:x," + *opts); err != nil {
-			return fail("bisect: --src-options: %v", err)
-		}
-		for _, p := range srcOpts.Patches {
-			if _, err := os.Stat(p); err != nil {
-				return fail("bisect: patch file %s: %v", p, err)
-			}
-		}
-	}
-
 	docker, builder, err := setup(ctx)
 	if err != nil {
 		return fail("%v", err)
 	}
-	var cands []bisect.Candidate
-	if *repo != "" {
-		cands, err = bisect.GitRange(ctx, *repo, oldEnd, newEnd)
-	} else {
-		var a, b spec.Spec
-		if a, err = spec.Parse(oldEnd); err == nil {
-			if b, err = spec.Parse(newEnd); err == nil {
-				m, merr := builder.Mirror(ctx)
-				if merr != nil {
-					return fail("%v", merr)
-				}
-				cands, err = bisect.DebRange(ctx, m, a, b)
-			}
-		}
-	}
+	cands, err := bisectRange(ctx, builder, a)
 	if err != nil {
 		return fail("bisect: %v", err)
 	}
 	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " ")}
 	defer engine.SweepRun(context.WithoutCancel(ctx), docker, run.ID)
-	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: *trials, Params: params}
+	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: a.trials, Params: a.params}
+	progress.Printf("bisect: #%s over %d builds (%s .. %s)", a.suite.ID, len(cands), cands[0].Label, cands[len(cands)-1].Label)
+	out := bisect.Run(ctx, cands, bisectOracle(a, r, builder, &run), bisect.Options{FindFix: a.findFix, Retries: a.retries, Logf: progress.Printf})
+	if err := writeBisect(a, run, out); err != nil {
+		return fail("writing reports: %v", err) // a bisect without its report is no answer
+	}
+	if out.First == nil {
+		return verdict.Inconclusive.ExitCode()
+	}
+	return 0
+}
+
+// parseBisect reads and checks the flags; code is non-zero on bad input.
+func parseBisect(args []string) (a bisectArgs, code int) {
+	fs := flag.NewFlagSet("bisect", flag.ContinueOnError)
+	filter := fs.String("suite", "", "label filter selecting exactly one suite (e.g. issue:3517)")
+	good := fs.String("good", "", "a build (deb: spec) or commit (with --repo) where the issue does not reproduce")
+	bad := fs.String("bad", "", "a build or commit where it reproduces")
+	fs.StringVar(&a.repo, "repo", "", "bisect the commits of this local HAProxy git repository")
+	fs.BoolVar(&a.findFix, "find-fix", false, "find the first good build after a bad one (--bad is the older end)")
+	fs.IntVar(&a.trials, "trials", 0, "trials per step (0: the suite's default); a step is bad when any trial reproduces, good only when all pass")
+	fs.IntVar(&a.retries, "retries", 1, "reruns of an INCONCLUSIVE step before it is skipped")
+	opts := fs.String("src-options", "", "patch=FILE and make=VAR=VALUE options for every commit built, comma-separated")
+	fs.StringVar(&a.reports, "reports", "reports", "directory for reports")
+	pf := paramFlags(fs)
+	if !flags(fs, args) {
+		return a, 3
+	}
+	if *filter == "" || *good == "" || *bad == "" {
+		return a, fail("bisect: --suite, --good and --bad are required")
+	}
+	suites, err := scenario.Select(*filter)
+	if err != nil {
+		return a, fail("%v", err)
+	}
+	if len(suites) != 1 {
+		return a, fail("bisect: --suite %q selects %d suites; it must select exactly one", *filter, len(suites))
+	}
+	a.suite = suites[0]
+	if a.params, err = pf.values(suites); err != nil {
+		return a, fail("%v", err)
+	}
+	a.old, a.new = *good, *bad
+	if a.findFix {
+		a.old, a.new = *bad, *good
+	}
+	if *opts != "" {
+		if a.srcOpts, err = spec.Parse("src:x," + *opts); err != nil {
+			return a, fail("bisect: --src-options: %v", err)
+		}
+		for _, p := range a.srcOpts.Patches {
+			if _, err := os.Stat(p); err != nil {
+				return a, fail("bisect: patch file %s: %v", p, err)
+			}
+		}
+	}
+	return a, 0
+}
+
+// bisectRange lists the candidates: commits of the repository, or the
+// Debian builds the mirror serves between the ends.
+func bisectRange(ctx context.Context, builder *images.Builder, a bisectArgs) ([]bisect.Candidate, error) {
+	if a.repo != "" {
+		return bisect.GitRange(ctx, a.repo, a.old, a.new)
+	}
+	old, err := spec.Parse(a.old)
+	if err != nil {
+		return nil, err
+	}
+	nw, err := spec.Parse(a.new)
+	if err != nil {
+		return nil, err
+	}
+	m, err := builder.Mirror(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return bisect.DebRange(ctx, m, old, nw)
+}
+
+// bisectOracle builds a candidate (exporting a commit first) and runs the
+// suite on it; every result goes into the run's report.
+func bisectOracle(a bisectArgs, r *runner.Runner, builder *images.Builder, run *report.Run) func(context.Context, bisect.Candidate) report.Result {
 	exportDir := filepath.Join(builder.Cache, "bisect")
-	oracle := func(ctx context.Context, c bisect.Candidate) report.Result {
+	s := a.suite
+	return func(ctx context.Context, c bisect.Candidate) report.Result {
 		fail := func(err error) report.Result {
-			return report.Result{Suite: suite.ID, Upstream: suite.Upstream, Title: suite.Title, Build: c.SpecRaw, Name: c.Label,
-				Verdict: verdict.Error, Reason: err.Error(), Noun: suite.Noun}
+			return report.Result{Suite: s.ID, Upstream: s.Upstream, Title: s.Title, Build: c.SpecRaw, Name: c.Label,
+				Verdict: verdict.Error, Reason: err.Error(), Noun: s.Noun}
 		}
 		if c.Commit != "" {
 			var err error
-			if c, err = bisect.Export(ctx, *repo, exportDir, c, srcOpts); err != nil {
+			if c, err = bisect.Export(ctx, a.repo, exportDir, c, a.srcOpts); err != nil {
 				return fail(err)
 			}
 		}
@@ -111,29 +151,31 @@ func cmdBisect(ctx context.Context, args []string) int {
 		if err != nil {
 			return fail(err)
 		}
-		res := r.RunOne(ctx, suite, img)
+		res := r.RunOne(ctx, s, img)
 		res.Name = c.Label
 		run.Results = append(run.Results, res)
 		return res
 	}
-	progress.Printf("bisect: #%s over %d builds (%s .. %s)", suite.ID, len(cands), cands[0].Label, cands[len(cands)-1].Label)
-	out := bisect.Run(ctx, cands, oracle, bisect.Options{FindFix: *findFix, Retries: *retries, Logf: progress.Printf})
+}
 
-	md := out.Markdown(suite.ID, suite.Title)
+// writeBisect prints bisect.md and writes it, bisect.json and the steps'
+// evidence into the run directory.
+func writeBisect(a bisectArgs, run report.Run, out bisect.Outcome) error {
+	md := out.Markdown(a.suite.ID, a.suite.Title)
 	fmt.Print("\n" + md)
-	dir, err := report.Write(*reports, run)
+	dir, err := report.Write(a.reports, run)
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
 	if err == nil {
-		data, _ := json.MarshalIndent(out, "", "  ")
-		os.WriteFile(filepath.Join(dir, "bisect.json"), append(data, '\n'), 0o644)
+		err = os.WriteFile(filepath.Join(dir, "bisect.json"), append(data, '\n'), 0o644)
+	}
+	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, "bisect.md"), []byte(md), 0o644)
 	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "harp: writing reports: %v\n", err)
-	} else {
+	if err == nil {
 		progress.Printf("report: %s/bisect.md (steps' evidence in %s)", dir, dir)
 	}
-	if out.First == nil {
-		return verdict.Inconclusive.ExitCode()
-	}
-	return 0
+	return err
 }

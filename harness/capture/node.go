@@ -89,30 +89,9 @@ func Node(ctx context.Context, cli *client.Client, img *images.Image, runID, dir
 		return err
 	}
 	files := map[string]string{"haproxy-vv.txt": img.VV, "haproxy.cfg": cfg}
-	// save(name)(output, err) keeps one command's output as a capture file.
-	save := func(name string) func(string, error) error {
-		return func(out string, err error) error {
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			files[name] = out
-			return nil
-		}
-	}
-	pid, err := n.CurrentWorker(ctx)
-	if err != nil {
-		return err
-	}
-	w := func(cmd string) (string, error) { return n.Worker(ctx, pid, cmd) }
-	if err := save("show-info.txt")(w("show info")); err != nil {
-		return err
-	}
-	for _, k := range []string{"192.0.2.1", "192.0.2.2"} {
-		if _, err := w("set table cluster/counters key " + k + " data.gpc0 7"); err != nil {
-			return err
-		}
-	}
-	// Real traffic tracked by the table: one connection through the frontend.
+	// Real traffic tracked by the table: one connection held through the
+	// frontend (it reaches the stats socket), which also keeps the old
+	// worker alive across the reload below.
 	hold, err := n.Addr(ctx, "8080/tcp")
 	if err != nil {
 		return err
@@ -122,33 +101,64 @@ func Node(ctx context.Context, cli *client.Client, img *images.Image, runID, dir
 		return err
 	}
 	defer conn.Close()
-	// The held connection reaches the stats socket: ask something so the
-	// session is established end to end.
 	fmt.Fprintf(conn, "prompt\n")
-	if err := save("show-peers.txt")(w("show peers")); err != nil {
+	if err := answers(ctx, n, files); err != nil {
 		return err
 	}
-	if err := save("show-table.txt")(w("show table cluster/counters")); err != nil {
+	if err := reloadWithOldWorker(ctx, n, files); err != nil {
 		return err
 	}
-	if err := save("show-table-list.txt")(w("show table")); err != nil {
+	conn.Close()
+	stallAndCrash(ctx, n)
+	logs, err := n.Logs(ctx)
+	if err != nil {
+		return fmt.Errorf("master-log.txt: %w", err)
+	}
+	files["master-log.txt"] = logs
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// answers records the current worker's answers to the commands harp
+// parses, after two entries were written in the tracked table.
+func answers(ctx context.Context, n *node.Node, files map[string]string) error {
+	pid, err := n.CurrentWorker(ctx)
+	if err != nil {
 		return err
 	}
-	if err := save("show-threads.txt")(w("show threads")); err != nil {
-		return err
+	for _, k := range []string{"192.0.2.1", "192.0.2.2"} {
+		if err := n.SetEntry(ctx, pid, "cluster/counters", k, "data.gpc0 7"); err != nil {
+			return err
+		}
 	}
-	if err := save("show-stat.txt")(w("show stat")); err != nil {
-		return err
+	for name, cmd := range map[string]string{"show-info.txt": "show info", "show-peers.txt": "show peers", "show-table.txt": "show table cluster/counters",
+		"show-table-list.txt": "show table", "show-threads.txt": "show threads", "show-stat.txt": "show stat"} {
+		out, err := n.Worker(ctx, pid, cmd)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		files[name] = out
 	}
-	if err := save("show-proc.txt")(n.Master(ctx, "show proc")); err != nil {
-		return err
+	out, err := n.Master(ctx, "show proc")
+	if err != nil {
+		return fmt.Errorf("show-proc.txt: %w", err)
 	}
-	// Reload while the connection keeps the old worker alive.
+	files["show-proc.txt"] = out
+	return nil
+}
+
+// reloadWithOldWorker reloads while a held connection keeps the old worker
+// alive, and records show proc listing it and the new worker's show peers.
+func reloadWithOldWorker(ctx context.Context, n *node.Node, files map[string]string) error {
 	if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
 		return err
 	}
 	var withOld string
-	err = node.Poll(ctx, 20*time.Second, 100*time.Millisecond, func() (bool, error) {
+	err := node.Poll(ctx, 20*time.Second, 100*time.Millisecond, func() (bool, error) {
 		out, err := n.Master(ctx, "show proc")
 		withOld = out
 		return err == nil && strings.Contains(out, "# old workers\n") && strings.Count(out, "worker") >= 2 && !strings.Contains(out, "# old workers\n# programs"), nil
@@ -161,16 +171,22 @@ func Node(ctx context.Context, cli *client.Client, img *images.Image, runID, dir
 	if err != nil {
 		return err
 	}
-	if err := save("show-peers-after-reload.txt")(n.Worker(ctx, newPID, "show peers")); err != nil {
-		return err
+	out, err := n.Worker(ctx, newPID, "show peers")
+	if err != nil {
+		return fmt.Errorf("show-peers-after-reload.txt: %w", err)
 	}
-	conn.Close()
+	files["show-peers-after-reload.txt"] = out
+	return nil
+}
+
+// stallAndCrash makes the master log a stalled thread (3.1 and later warn
+// after 100 ms; older builds say nothing) and a worker crash, both with
+// expert-mode debug commands, once the old worker has left.
+func stallAndCrash(ctx context.Context, n *node.Node) {
 	_ = node.Poll(ctx, 20*time.Second, 100*time.Millisecond, func() (bool, error) {
 		p, err := n.Procs(ctx)
 		return err == nil && len(p.OldWorkers) == 0, nil
 	})
-	// A stalled thread, as the watchdog reports it (3.1 and later warn after
-	// 100 ms; older builds say nothing): `debug dev loop` needs expert mode.
 	if _, err := n.Stats(ctx, "expert-mode on; debug dev loop 300"); err != nil {
 		progress.Printf("debug dev loop: %v", err)
 	}
@@ -178,7 +194,6 @@ func Node(ctx context.Context, cli *client.Client, img *images.Image, runID, dir
 		logs, err := n.Logs(ctx)
 		return len(cliout.ParseStalls(logs)) > 0, err
 	})
-	// A worker crash, as the master logs it: `debug dev panic` needs expert mode.
 	if _, err := n.Stats(ctx, "expert-mode on; debug dev panic"); err != nil {
 		progress.Printf("debug dev panic: %v (expected: the worker dies)", err)
 	}
@@ -191,14 +206,4 @@ func Node(ctx context.Context, cli *client.Client, img *images.Image, runID, dir
 		}
 		return false, err
 	})
-	logs, err := n.Logs(ctx)
-	if err := save("master-log.txt")(logs, err); err != nil {
-		return err
-	}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }
