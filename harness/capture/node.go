@@ -31,22 +31,18 @@ func AfterReload(ctx context.Context, cli *client.Client, img *images.Image, run
 		return err
 	}
 	defer n.Stop(context.WithoutCancel(ctx))
+	// The raw answer is what gets recorded: the transcript keeps it.
 	finished := func(pid int) (string, error) {
-		var out string
-		err := node.Poll(ctx, 20*time.Second, 100*time.Millisecond, func() (bool, error) {
-			raw, err := n.Worker(ctx, pid, "show peers")
-			if err != nil {
-				return false, nil
-			}
-			secs, err := cliout.ParsePeers(raw)
-			out = raw
-			done := err == nil && len(secs) == len(sections)
-			for _, s := range secs {
-				done = done && s.ResyncFinished()
-			}
-			return done, nil
-		})
-		return out, err
+		mark := n.Mark()
+		_, unmet, err := n.WaitResync(ctx, pid, 20*time.Second, sections...)
+		if err == nil && unmet != "" {
+			err = fmt.Errorf("%s", unmet)
+		}
+		ex := n.Transcript(mark)
+		if err != nil || len(ex) == 0 {
+			return "", err
+		}
+		return ex[len(ex)-1].Output, nil
 	}
 	pid, err := n.CurrentWorker(ctx)
 	if err != nil {
@@ -56,7 +52,7 @@ func AfterReload(ctx context.Context, cli *client.Client, img *images.Image, run
 		return err
 	}
 	for _, section := range sections {
-		if _, err := n.Worker(ctx, pid, "set table "+section+"/marker key 192.0.2.1 data.gpc0 1"); err != nil {
+		if err := n.SetEntry(ctx, pid, section+"/marker", "192.0.2.1", "data.gpc0 1"); err != nil {
 			return err
 		}
 	}

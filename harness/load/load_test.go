@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harp-project/harp/harness/backend"
+	"github.com/harp-project/harp/harness/slowhttp"
 )
 
 func TestAttackFastBackend(t *testing.T) {
-	srv := httptest.NewServer(backend.New(backend.Options{Fast: true}))
+	srv := httptest.NewServer(slowhttp.New(slowhttp.Options{Fast: true}))
 	defer srv.Close()
 	var ticks int
 	r, err := Attack(context.Background(), Options{URL: srv.URL, Rate: 200, Duration: 2 * time.Second, Timeout: time.Second,
@@ -30,7 +30,7 @@ func TestAttackFastBackend(t *testing.T) {
 
 func TestAttackSlowBackendTimesOut(t *testing.T) {
 	// 10 requests/s served, 50 sent: most time out, and that is counted.
-	srv := httptest.NewServer(backend.New(backend.Options{Service: 100 * time.Millisecond, Serial: true}))
+	srv := httptest.NewServer(slowhttp.New(slowhttp.Options{Service: 100 * time.Millisecond, Serial: true}))
 	defer srv.Close()
 	r, err := Attack(context.Background(), Options{URL: srv.URL, Rate: 50, Duration: time.Second, Timeout: 300 * time.Millisecond})
 	if err != nil {
@@ -42,7 +42,7 @@ func TestAttackSlowBackendTimesOut(t *testing.T) {
 }
 
 func TestAttackStopsWithContext(t *testing.T) {
-	srv := httptest.NewServer(backend.New(backend.Options{Fast: true}))
+	srv := httptest.NewServer(slowhttp.New(slowhttp.Options{Fast: true}))
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()

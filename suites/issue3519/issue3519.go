@@ -5,7 +5,6 @@ package issue3519
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/peers"
+	"github.com/harp-project/harp/harness/remotepeer"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
 )
@@ -76,8 +76,8 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	p := &peerProbe{n: n, addr: addr}
-	if unmet := p.waitResync(ctx); unmet != "" {
+	p := &peerProbe{&remotepeer.Probe{Node: n, Addr: addr, Section: section, Local: localPeer, Remote: remote}}
+	if unmet := p.WaitResync(ctx, 20*time.Second); unmet != "" {
 		return verdict.Outcome{Unmet: unmet}
 	}
 	controlsFailed := 0
@@ -103,48 +103,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 }
 
 // peerProbe plays the remote peer against one node.
-type peerProbe struct {
-	n    *node.Node
-	addr string
-}
-
-func (p *peerProbe) hello() peers.Hello {
-	return peers.Hello{Remote: localPeer, Local: remote, PID: os.Getpid()}
-}
-
-// remote reads the remote peer's state from `show peers`.
-func (p *peerProbe) remote(ctx context.Context) (cliout.Peer, error) {
-	s, err := p.n.Section(ctx, node.Current, section)
-	if err != nil {
-		return cliout.Peer{}, err
-	}
-	r, ok := s.Peer(remote)
-	if !ok {
-		return r, fmt.Errorf("show peers lists no peer %q", remote)
-	}
-	return r, nil
-}
-
-// waitResync waits until the section's initial resync is finished, so
-// that HAProxy will not ask the client to teach it during a trial.
-func (p *peerProbe) waitResync(ctx context.Context) string {
-	_, unmet, err := p.n.WaitResync(ctx, node.Current, 20*time.Second, section)
-	if err != nil {
-		return err.Error()
-	}
-	return unmet
-}
-
-// established waits until `show peers` shows the remote peer established.
-func (p *peerProbe) established(ctx context.Context) (cliout.Peer, error) {
-	var r cliout.Peer
-	err := node.Poll(ctx, 5*time.Second, 50*time.Millisecond, func() (bool, error) {
-		var err error
-		r, err = p.remote(ctx)
-		return err == nil && r.Established(), nil
-	})
-	return r, err
-}
+type peerProbe struct{ *remotepeer.Probe }
 
 // cleanTries bounds the attempts at a trial whose handshake collided with
 // HAProxy's own connection attempt to the remote peer.
@@ -168,126 +127,156 @@ func (p *peerProbe) cleanTrial(ctx context.Context, n int, replace bool) (verdic
 
 const collided = "collision with HAProxy's own session"
 
-// settled waits until no session of the remote peer is up (neither a
-// trial's nor HAProxy's own attempt to connect to the dead port, which
-// lasts about 3 s of every 5) and HAProxy's next attempt is at least
-// quiet away (its `reconnect` timer): a handshake made then collides
-// with nothing, and once it is established HAProxy stops attempting.
-func (p *peerProbe) settled(ctx context.Context) error {
-	return node.Poll(ctx, settle, 100*time.Millisecond, func() (bool, error) {
-		r, err := p.remote(ctx)
-		if err != nil || r.Session {
-			return false, nil
-		}
-		d, never, ok := r.Delay("reconnect")
-		return ok && (never || d >= quiet), nil
-	})
-}
-
 // trial runs one trial; with replace=false it is the control (one
-// connection, no replacement). A violation means the watched connection
-// closed in the window; an unmet precondition, that the trial could not
-// be set up or the evidence disagreed.
+// connection, no replacement). What could not be set up is an unmet
+// precondition; what the window showed is judged by Judge.
 func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.Trial, err error) {
 	t.N = n
 	ev := &Evidence{}
 	t.Evidence = ev
-	if err := p.settled(ctx); err != nil {
-		t.Unmet = "a session of the remote peer from the previous trial never ended"
-		return t, nil
-	}
-	r0, err := p.remote(ctx)
-	if err != nil {
-		return t, err
-	}
-	coll := r0.Int("coll")
-	first, status, err := peers.Dial(ctx, p.addr, p.hello(), peers.DefaultOptions)
-	if err != nil {
-		return t, err
-	}
-	if status != peers.StatusSuccess {
-		t.Unmet = fmt.Sprintf("first handshake answered %d", status)
-		return t, nil
-	}
-	defer first.Close()
-	r1, err := p.established(ctx)
-	if err != nil {
-		t.Unmet = "show peers never showed the first session established"
-		return t, nil
-	}
-	// The first handshake must not have replaced a session of HAProxy's own.
-	if r1.Int("coll") != coll {
-		t.Unmet = fmt.Sprintf("%s: the first handshake raised coll from %d to %d", collided, coll, r1.Int("coll"))
-		return t, nil
-	}
-	watched := first
-	if replace {
-		second, status, err := peers.Dial(ctx, p.addr, p.hello(), peers.DefaultOptions)
-		if err != nil {
-			return t, err
+	var conns []*peers.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
 		}
-		if status != peers.StatusSuccess {
-			t.Unmet = fmt.Sprintf("replacement handshake answered %d", status)
-			return t, nil
-		}
-		defer second.Close()
-		watched = second
-		first.Close()
-	}
-	start := time.Now()
-	before, err := p.remote(ctx)
-	if err != nil {
+	}()
+	before, start, unmet, err := p.connect(ctx, replace, &conns)
+	if err != nil || unmet != "" {
+		t.Unmet = unmet
 		return t, err
-	}
-	if want := coll + map[bool]int64{false: 0, true: 1}[replace]; before.Int("coll") != want {
-		t.Unmet = fmt.Sprintf("%s: coll went from %d to %d, want %d", collided, coll, before.Int("coll"), want)
-		return t, nil
 	}
 	ev.RemoteBefore = before.Raw
 	t.Blocks = append(t.Blocks, verdict.Block{Title: "show peers, remote peer, before the window", Text: before.Raw})
 	t.Notes = append(t.Notes, "remote peer before the window: "+summary(before))
-	if !before.Established() {
-		t.Unmet = "show peers does not show the watched session established before the window"
-		return t, nil
-	}
-	timer := time.NewTimer(watch)
-	defer timer.Stop()
-	closed := false
-	select {
-	case <-watched.Closed():
-		closed = true
-	case <-timer.C:
-	case <-ctx.Done():
-		return t, ctx.Err()
-	}
-	after, err := p.remote(ctx)
+	f, after, err := p.window(ctx, conns[len(conns)-1], replace, start)
 	if err != nil {
 		return t, err
 	}
 	ev.RemoteAfter = after.Raw
 	t.Blocks = append(t.Blocks, verdict.Block{Title: "show peers, remote peer, after the window", Text: after.Raw})
 	t.Notes = append(t.Notes, "remote peer after the window: "+summary(after))
-	what := "replacement"
-	if !replace {
-		what = "control connection"
+	if f.Closed {
+		ev.ClosedAfterMs = f.ClosedAfter.Milliseconds()
+		t.Notes = append(t.Notes, fmt.Sprintf("%s closed %s after the first socket was closed (%s)", f.what(), f.ClosedAfter.Round(time.Millisecond), f.Why))
 	}
-	switch {
-	case closed && !watched.ClosedByPeer():
-		_, why := watched.ClosedAt()
-		t.Unmet = fmt.Sprintf("harp's client ended the %s session itself: %v", what, why)
-	case closed && !after.Established():
-		at, why := watched.ClosedAt()
-		t.Violation = fmt.Sprintf("%s closed by HAProxy within %s", what, watch)
-		t.Notes = append(t.Notes, fmt.Sprintf("%s closed %s after the first socket was closed (%v)", what, at.Sub(start).Round(time.Millisecond), why))
-		ev.ClosedAfterMs = at.Sub(start).Milliseconds()
-	case closed:
-		t.Unmet = fmt.Sprintf("the %s socket closed but show peers still shows the peer established", what)
-	case !after.Established():
-		t.Unmet = fmt.Sprintf("the %s socket is open but show peers shows the peer not established", what)
-	default:
-		t.Notes = append(t.Notes, fmt.Sprintf("%s established for the whole %s window", what, watch))
+	t.Violation, t.Unmet = Judge(f)
+	if t.Violation == "" && t.Unmet == "" {
+		t.Notes = append(t.Notes, fmt.Sprintf("%s established for the whole %s window", f.what(), watch))
 	}
 	return t, nil
+}
+
+// connect makes the first session, and with replace the replacement
+// (closing the first), and checks that neither collided with a session
+// of HAProxy's own and that the watched one is established; the
+// connections made are added to conns, the watched one last. start is
+// when the watched session became the only one.
+func (p *peerProbe) connect(ctx context.Context, replace bool, conns *[]*peers.Conn) (before cliout.Peer, start time.Time, unmet string, err error) {
+	if err := p.Settled(ctx, quiet, settle); err != nil {
+		return before, start, "a session of the remote peer from the previous trial never ended", nil
+	}
+	r0, err := p.State(ctx)
+	if err != nil {
+		return before, start, "", err
+	}
+	coll := r0.Int("coll")
+	dial := func(which string) (string, error) {
+		c, status, err := p.Dial(ctx)
+		if err != nil {
+			return "", err
+		}
+		*conns = append(*conns, c)
+		if status != peers.StatusSuccess {
+			return fmt.Sprintf("%s handshake answered %d", which, status), nil
+		}
+		return "", nil
+	}
+	if unmet, err := dial("first"); err != nil || unmet != "" {
+		return before, start, unmet, err
+	}
+	r1, err := p.Established(ctx, 5*time.Second)
+	if err != nil {
+		return before, start, "show peers never showed the first session established", nil
+	}
+	// The first handshake must not have replaced a session of HAProxy's own.
+	if r1.Int("coll") != coll {
+		return before, start, fmt.Sprintf("%s: the first handshake raised coll from %d to %d", collided, coll, r1.Int("coll")), nil
+	}
+	if replace {
+		if unmet, err := dial("replacement"); err != nil || unmet != "" {
+			return before, start, unmet, err
+		}
+		(*conns)[0].Close()
+	}
+	start = time.Now()
+	if before, err = p.State(ctx); err != nil {
+		return before, start, "", err
+	}
+	if want := coll + map[bool]int64{false: 0, true: 1}[replace]; before.Int("coll") != want {
+		return before, start, fmt.Sprintf("%s: coll went from %d to %d, want %d", collided, coll, before.Int("coll"), want), nil
+	}
+	if !before.Established() {
+		return before, start, "show peers does not show the watched session established before the window", nil
+	}
+	return before, start, "", nil
+}
+
+// window watches a session for the window, sending nothing, and reads the
+// remote peer's state after it.
+func (p *peerProbe) window(ctx context.Context, watched *peers.Conn, replace bool, start time.Time) (f Facts, after cliout.Peer, err error) {
+	f.Replace = replace
+	timer := time.NewTimer(watch)
+	defer timer.Stop()
+	select {
+	case <-watched.Closed():
+		f.Closed, f.ClosedByPeer = true, watched.ClosedByPeer()
+		at, why := watched.ClosedAt()
+		f.ClosedAfter, f.Why = at.Sub(start), "no error given"
+		if why != nil {
+			f.Why = why.Error()
+		}
+	case <-timer.C:
+	case <-ctx.Done():
+		return f, after, ctx.Err()
+	}
+	after, err = p.State(ctx)
+	f.EstablishedAfter = after.Established()
+	return f, after, err
+}
+
+// Facts are what one trial's window showed.
+type Facts struct {
+	Replace          bool          // the trial (a replacement), or the control
+	Closed           bool          // the watched socket closed within the window
+	ClosedByPeer     bool          // HAProxy closed it, not harp's client
+	ClosedAfter      time.Duration // after the first socket was closed
+	Why              string        // how it closed
+	EstablishedAfter bool          // show peers shows the remote peer established after the window
+}
+
+func (f Facts) what() string {
+	if f.Replace {
+		return "replacement"
+	}
+	return "control connection"
+}
+
+// Judge decides a trial from its window: HAProxy closing the watched
+// session, with show peers agreeing, is the violation; any disagreement
+// between the socket and show peers, or harp's client ending the session
+// itself, is inconclusive.
+func Judge(f Facts) (violation, unmet string) {
+	switch {
+	case f.Closed && !f.ClosedByPeer:
+		return "", fmt.Sprintf("harp's client ended the %s session itself: %s", f.what(), f.Why)
+	case f.Closed && !f.EstablishedAfter:
+		return fmt.Sprintf("%s closed by HAProxy within %s", f.what(), watch), ""
+	case f.Closed:
+		return "", fmt.Sprintf("the %s socket closed but show peers still shows the peer established", f.what())
+	case !f.EstablishedAfter:
+		return "", fmt.Sprintf("the %s socket is open but show peers shows the peer not established", f.what())
+	}
+	return "", ""
 }
 
 func summary(p cliout.Peer) string {
