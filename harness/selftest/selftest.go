@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/moby/moby/client"
 	"github.com/onsi/ginkgo/v2"
@@ -23,6 +24,7 @@ import (
 	"github.com/harp-project/harp/harness/runner"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/images"
 )
 
@@ -112,4 +114,31 @@ func Harp(env []string, args ...string) *gexec.Session {
 	s, err := gexec.Start(cmd, ginkgo.GinkgoWriter, ginkgo.GinkgoWriter)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return s
+}
+
+// Build is one row of a verdict table: a build spec, the verdict it gives
+// (observed, and asserted from then on), and why.
+type Build struct {
+	Spec string
+	Want verdict.Verdict
+	Why  string
+}
+
+// Verdicts declares one spec per build: the suite runs there with its
+// default trials and must give the verdict the row says, after which
+// check (if any) asserts the counts and evidence.
+func Verdicts(s *scenario.Scenario, check func(r report.Result), builds ...Build) bool {
+	var entries []any
+	for _, b := range builds {
+		entries = append(entries, ginkgo.Entry(b.Why+" ("+b.Spec+")", b.Spec, b.Want, ginkgo.SpecTimeout(10*time.Minute)))
+	}
+	body := func(ctx ginkgo.SpecContext, build string, want verdict.Verdict) {
+		r := Verdict(ctx, s, Image(ctx, build))
+		gomega.Expect(r.Verdict).To(gomega.Equal(want), r.Line())
+		gomega.Expect(r.TrialsRun).To(gomega.Equal(s.Trials), r.Line())
+		if check != nil {
+			check(r)
+		}
+	}
+	return ginkgo.DescribeTable("the verdict each real build gives", append([]any{body}, entries...)...)
 }

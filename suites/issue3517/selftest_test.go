@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/selftest"
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/suites/issue3517"
@@ -21,27 +22,21 @@ var fix = selftest.Fix("3517-peers-dont-stop-per-section.diff")
 // Observed on these builds: 2.6 keeps a per-section latch and passes; the
 // 3.x builds share one static latch and lose first/marker on every reload.
 var _ = selftest.Describe(issue3517.Suite, func() {
-	DescribeTable("the verdict each real build gives",
-		func(ctx context.Context, build string, want verdict.Verdict) {
-			r := selftest.Verdict(ctx, issue3517.Suite, selftest.Image(ctx, build))
-			Expect(r.Verdict).To(Equal(want), r.Line())
-			Expect(r.TrialsRun).To(Equal(3), r.Line())
-			if want == verdict.Reproduced {
-				Expect(r.Reason).To(Equal("first/marker lost in 3 of 3 reloads"))
-			} else {
-				Expect(r.TrialsViolated).To(BeZero(), r.Line())
-			}
-			for _, t := range r.Trials { // the evidence a report needs, every round
-				Expect(t.Evidence.(*issue3517.Evidence).PeersAfter).To(HaveLen(2))
-				Expect(t.Exchanges).NotTo(BeEmpty())
-			}
-		},
-		Entry("Debian bookworm (2.6.12) keeps both tables", "deb:bookworm", verdict.Pass),
-		Entry("Debian trixie (3.0.11) loses first/marker", "deb:trixie", verdict.Reproduced),
-		Entry("Debian sid (3.2.26) loses first/marker", "deb:sid", verdict.Reproduced),
-		Entry("Debian experimental (3.4.7) loses first/marker", "deb:experimental", verdict.Reproduced),
-		Entry("3.0.11 from Debian's source, unpatched, loses first/marker", "src:deb:3.0.11", verdict.Reproduced),
-		Entry("3.0.11 from Debian's source with harp's fix keeps both tables", "src:deb:3.0.11,patch="+fix, verdict.Pass),
+	selftest.Verdicts(issue3517.Suite, func(r report.Result) {
+		if r.Verdict == verdict.Reproduced {
+			Expect(r.Reason).To(Equal("first/marker lost in 3 of 3 reloads"))
+		}
+		for _, t := range r.Trials { // the evidence a report needs, every round
+			Expect(t.Evidence.(*issue3517.Evidence).PeersAfter).To(HaveLen(2))
+			Expect(t.Exchanges).NotTo(BeEmpty())
+		}
+	},
+		selftest.Build{Spec: "deb:bookworm", Want: verdict.Pass, Why: "2.6.12 keeps both tables"},
+		selftest.Build{Spec: "deb:trixie", Want: verdict.Reproduced, Why: "3.0.11 loses first/marker"},
+		selftest.Build{Spec: "deb:sid", Want: verdict.Reproduced, Why: "3.2.26 loses first/marker"},
+		selftest.Build{Spec: "deb:experimental", Want: verdict.Reproduced, Why: "3.4.7 loses first/marker"},
+		selftest.Build{Spec: "src:deb:3.0.11", Want: verdict.Reproduced, Why: "3.0.11 from Debian's source, unpatched"},
+		selftest.Build{Spec: "src:deb:3.0.11,patch=" + fix, Want: verdict.Pass, Why: "3.0.11 with harp's fix keeps both tables"},
 	)
 
 	It("gives the same verdict for the fixed binary packed as a bin: build", func(ctx context.Context) {

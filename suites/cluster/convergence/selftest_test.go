@@ -4,11 +4,11 @@ package convergence_test
 
 import (
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/selftest"
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/suites/cluster/convergence"
@@ -16,18 +16,14 @@ import (
 
 func TestSelf(t *testing.T) { selftest.Run(t, "convergence on real builds") }
 
-// Observed on both: every key on every node within tens of milliseconds.
 var _ = selftest.Describe(convergence.Suite, func() {
-	DescribeTable("the oldest and the newest build served here",
-		func(ctx SpecContext, build string) {
-			r := selftest.Verdict(ctx, convergence.Suite, selftest.Image(ctx, build))
-			Expect(r.Verdict).To(Equal(verdict.Pass), r.Line())
-			Expect(r.TrialsRun).To(Equal(convergence.Suite.Trials), r.Line())
-			for _, t := range r.Trials {
-				Expect(t.Evidence.(*convergence.Evidence).Converged).To(Equal(50))
-			}
-		},
-		Entry("Debian bookworm (2.6.12)", "deb:bookworm", SpecTimeout(5*time.Minute)),
-		Entry("Debian experimental (3.4.7)", "deb:experimental", SpecTimeout(5*time.Minute)),
+	selftest.Verdicts(convergence.Suite, func(r report.Result) {
+		for _, t := range r.Trials {
+			Expect(t.Evidence.(*convergence.Evidence).Converged).To(Equal(50))
+		}
+	},
+		// Observed on both: every key on every node within tens of milliseconds.
+		selftest.Build{Spec: "deb:bookworm", Want: verdict.Pass, Why: "the oldest build served (2.6.12)"},
+		selftest.Build{Spec: "deb:experimental", Want: verdict.Pass, Why: "the newest build served (3.4.7)"},
 	)
 }, Label("slow"))
