@@ -39,8 +39,10 @@ readme: $(HARP)
 ##   make test-cluster-partition NODES=5
 ##   make test-listener-livelock THREADS=2 MAXCONN=100 RATE=300 DURATION=4s
 ## A suite's parameters are make variables of the same names.
+## GIT_BISECT=1 exits 0 PASS, 1 REPRODUCED, 125 otherwise (make itself then
+## exits 2 on any failure: `git bisect run` calls scripts/git-bisect-step instead).
 test-%: deps $(HARP)
-	$(HARP) run --label-filter 'issue:$*' --haproxy "$$HAPROXY" --trials '$(TRIALS)' --params-from-env
+	$(HARP) run --label-filter 'issue:$*' --haproxy "$$HAPROXY" --trials '$(TRIALS)' --params-from-env $(if $(GIT_BISECT),--git-bisect)
 
 ## test-cluster: every peers-cluster suite (NODES nodes, default 3, on a private network)
 test-cluster: deps $(HARP)

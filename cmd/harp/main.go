@@ -100,6 +100,21 @@ func main() {
 	os.Exit(code)
 }
 
+// exitFor is a run's exit status: the verdict's, or for `git bisect run`
+// its good/bad/skip code.
+func exitFor(gitBisect bool, v verdict.Verdict) int {
+	if gitBisect {
+		return v.GitBisectCode()
+	}
+	return v.ExitCode()
+}
+
+// failV says what went wrong and gives ERROR.
+func failV(format string, args ...any) verdict.Verdict {
+	fmt.Fprintf(os.Stderr, "harp: "+format+"\n", args...)
+	return verdict.Error
+}
+
 func fail(format string, args ...any) int {
 	fmt.Fprintf(os.Stderr, "harp: "+format+"\n", args...)
 	return verdict.Error.ExitCode()
@@ -140,34 +155,35 @@ func cmdRun(ctx context.Context, args []string) int {
 	builds := fs.String("haproxy", "deb:latest", "build specs")
 	trials := fs.Int("trials", 0, "trials per suite (0: the suite's default)")
 	reports := fs.String("reports", "reports", "directory for reports")
+	gitBisect := fs.Bool("git-bisect", false, "exit as `git bisect run` reads it: 0 PASS, 1 REPRODUCED, 125 (skip) INCONCLUSIVE or ERROR")
 	pf := paramFlags(fs)
 	if !flags(fs, args) {
-		return 3
+		return exitFor(*gitBisect, verdict.Error)
 	}
 	if *filter == "" {
-		return fail("run: --label-filter is required (e.g. --label-filter issue:3517)")
+		return exitFor(*gitBisect, failV("run: --label-filter is required (e.g. --label-filter issue:3517)"))
 	}
 	suites, err := scenario.Select(*filter)
 	if err != nil {
-		return fail("%v", err)
+		return exitFor(*gitBisect, failV("%v", err))
 	}
 	params, err := pf.values(suites)
 	if err != nil {
-		return fail("%v", err)
+		return exitFor(*gitBisect, failV("%v", err))
 	}
 	specs, err := spec.ParseList(*builds)
 	if err != nil {
-		return fail("%v", err)
+		return exitFor(*gitBisect, failV("%v", err))
 	}
 	docker, builder, err := setup(ctx)
 	if err != nil {
-		return fail("%v", err)
+		return exitFor(*gitBisect, failV("%v", err))
 	}
 	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " ")}
 	defer engine.SweepRun(context.WithoutCancel(ctx), docker, run.ID)
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: *trials, Params: params}
 	run.Results = r.Run(ctx, suites, specs)
-	return finish(*reports, run)
+	return exitFor(*gitBisect, outcome(*reports, run))
 }
 
 // selectSuites applies a label filter; an empty one selects every suite.
@@ -291,19 +307,24 @@ func cmdMerge(args []string) int {
 }
 
 // finish prints the matrix, writes the reports and returns the exit code.
-func finish(reports string, run report.Run) int {
+func finish(reports string, run report.Run) int { return outcome(reports, run).ExitCode() }
+
+// outcome prints the matrix, writes the reports and gives the verdict of
+// the whole run: the worst cell's, or ERROR when the reports could not be
+// written (a run without its report is no answer).
+func outcome(reports string, run report.Run) verdict.Verdict {
 	fmt.Print("\n" + report.Matrix(run.Results, false))
 	dir, err := report.Write(reports, run)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "harp: writing reports: %v\n", err)
-	} else {
-		progress.Printf("report: %s/report.md, %s/junit.xml", dir, dir)
+		return verdict.Error
 	}
+	progress.Printf("report: %s/report.md, %s/junit.xml", dir, dir)
 	var vs []verdict.Verdict
 	for _, res := range run.Results {
 		vs = append(vs, res.Verdict)
 	}
-	return verdict.Worst(vs...).ExitCode()
+	return verdict.Worst(vs...)
 }
 
 func cmdImages(ctx context.Context, args []string) int {

@@ -34,11 +34,41 @@ func (v Verdict) ExitCode() int {
 	return 3
 }
 
-// Worst is the verdict with the highest exit code (PASS for none).
+// GitBisectCode is the exit status `git bisect run` reads: PASS is good
+// (0), REPRODUCED bad (1), and a step that could not decide is skipped
+// (125), never called good or bad.
+func (v Verdict) GitBisectCode() int {
+	switch v {
+	case Pass:
+		return 0
+	case Reproduced:
+		return 1
+	}
+	return 125
+}
+
+// severity orders verdicts for a gate over several cells: a harness error
+// first, then a reproduced bug (an inconclusive cell must not hide it),
+// then an inconclusive one.
+func (v Verdict) severity() int {
+	switch v {
+	case Pass:
+		return 0
+	case Inconclusive:
+		return 1
+	case Reproduced:
+		return 2
+	}
+	return 3
+}
+
+// Worst is the verdict of several cells: ERROR if any errored, else
+// REPRODUCED if any reproduced, else INCONCLUSIVE if any was, else PASS
+// (PASS for none).
 func Worst(vs ...Verdict) Verdict {
 	w := Pass
 	for _, v := range vs {
-		if v.ExitCode() > w.ExitCode() {
+		if v.severity() > w.severity() {
 			w = v
 		}
 	}
@@ -106,16 +136,27 @@ func decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
 	byWhat := map[string]int{}
 	var unmet []string
 	for _, t := range o.Trials {
-		if t.Violation != "" {
+		switch {
+		case t.Unmet != "":
+			// A violation seen without its preconditions proves nothing:
+			// the trial is inconclusive, and its reason keeps both texts.
+			u := fmt.Sprintf("%s %d: %s", singular(noun), t.N, t.Unmet)
+			if t.Violation != "" {
+				u += " (a violation was also recorded: " + t.Violation + ")"
+			}
+			unmet = append(unmet, u)
+		case t.Violation != "":
 			violated++
 			byWhat[t.Violation]++
-		} else if t.Unmet != "" {
-			unmet = append(unmet, fmt.Sprintf("%s %d: %s", strings.TrimSuffix(noun, "s"), t.N, t.Unmet))
 		}
 	}
 	switch {
 	case o.Err != nil:
 		return Error, violated, o.Err.Error()
+	case o.Unmet != "" && violated > 0:
+		return Inconclusive, violated, fmt.Sprintf("%s; expectation violated in %d of %d %s", o.Unmet, violated, n, noun)
+	case o.Unmet != "":
+		return Inconclusive, 0, o.Unmet
 	case o.ControlFailed != "":
 		return Inconclusive, violated, fmt.Sprintf("%s; expectation violated in %d of %d %s", o.ControlFailed, violated, n, noun)
 	case violated > 0:
@@ -129,8 +170,6 @@ func decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
 			reason += fmt.Sprintf("; %d %s inconclusive", len(unmet), noun)
 		}
 		return Reproduced, violated, reason
-	case o.Unmet != "":
-		return Inconclusive, 0, o.Unmet
 	case len(unmet) > 0:
 		return Inconclusive, 0, strings.Join(unmet, "; ")
 	case n == 0:
@@ -138,3 +177,5 @@ func decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
 	}
 	return Pass, 0, fmt.Sprintf("expected behaviour held in %d of %d %s", n, n, noun)
 }
+
+func singular(noun string) string { return strings.TrimSuffix(noun, "s") }

@@ -26,6 +26,13 @@ func TestDecide(t *testing.T) {
 		{"a failed control makes violations inconclusive", Outcome{Trials: []Trial{lost, lost}, ControlFailed: "control closed early in 1 of 2 trials"},
 			Inconclusive, 2, "control closed early in 1 of 2 trials; expectation violated in 2 of 2 reloads"},
 		{"harness failure", Outcome{Trials: []Trial{lost}, Err: errors.New("docker died")}, Error, 1, "docker died"},
+		// A precondition of the whole run outweighs any violation: its trials prove nothing.
+		{"a run precondition is never hidden by a violation", Outcome{Unmet: "2 CPUs < 16 threads", Trials: []Trial{{N: 1, Violation: "3 stalls over 100 ms"}}},
+			Inconclusive, 1, "2 CPUs < 16 threads; expectation violated in 1 of 1 reloads"},
+		// Within one trial, an unmet precondition makes the violation proof of nothing.
+		{"a trial's unmet precondition outweighs its violation", Outcome{Trials: []Trial{held, {N: 2, Violation: "first/marker lost", Unmet: "old worker never left"}}},
+			Inconclusive, 0, "reload 2: old worker never left (a violation was also recorded: first/marker lost)"},
+		{"a run precondition outweighs a failed control", Outcome{Unmet: "never meshed", ControlFailed: "control failed"}, Inconclusive, 0, "never meshed"},
 	}
 	for _, c := range cases {
 		v, n, reason := Decide(c.o, "reloads")
@@ -41,7 +48,26 @@ func TestExitCodes(t *testing.T) {
 			t.Errorf("%s exits %d, want %d", v, v.ExitCode(), code)
 		}
 	}
-	if Worst() != Pass || Worst(Pass, Reproduced, Inconclusive) != Inconclusive || Worst(Error, Pass) != Error {
-		t.Error("Worst picks the wrong verdict")
+	// A gate over several cells: ERROR, else REPRODUCED (an INCONCLUSIVE
+	// cell must not hide it), else INCONCLUSIVE, else PASS.
+	for _, c := range []struct {
+		vs   []Verdict
+		want Verdict
+	}{
+		{nil, Pass}, {[]Verdict{Pass, Pass}, Pass}, {[]Verdict{Pass, Inconclusive}, Inconclusive},
+		{[]Verdict{Inconclusive, Reproduced, Pass}, Reproduced}, {[]Verdict{Reproduced, Inconclusive}, Reproduced},
+		{[]Verdict{Reproduced, Error, Inconclusive}, Error},
+	} {
+		if got := Worst(c.vs...); got != c.want {
+			t.Errorf("Worst(%v) = %s, want %s", c.vs, got, c.want)
+		}
+	}
+}
+
+func TestGitBisectCodes(t *testing.T) {
+	for v, code := range map[Verdict]int{Pass: 0, Reproduced: 1, Inconclusive: 125, Error: 125} {
+		if v.GitBisectCode() != code {
+			t.Errorf("%s: git bisect code %d, want %d", v, v.GitBisectCode(), code)
+		}
 	}
 }
