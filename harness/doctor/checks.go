@@ -3,6 +3,7 @@ package doctor
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -219,21 +220,75 @@ func replicated(t TableView, p peering, dropped bool) bool {
 
 // tableDefinition comes before divergence: HAProxy ignores updates for a
 // table defined unlike the sender's.
-func tableDefinition(t TableView) []Finding {
-	defs := map[string][]string{}
-	for inst, def := range t.Definitions {
-		defs[def] = append(defs[def], inst)
+func tableDefinition(t TableView, all []TableView, p peering) []Finding {
+	if ev := differing(t.Definitions); len(ev) > 0 {
+		return []Finding{{Level: Problem, Code: TableDefinition, Table: t.Name, Evidence: ev,
+			Message: fmt.Sprintf("table %s is defined differently across instances: HAProxy does not apply updates for a table whose definition differs from the sender's", t.Name)}}
 	}
-	if len(defs) < 2 {
+	if ev := differing(t.Stores); len(ev) > 0 {
+		return []Finding{{Level: Problem, Code: TableDefinition, Table: t.Name, Evidence: ev,
+			Message: fmt.Sprintf("table %s stores other data types on some instances: updates carry only the data both sides store, so the tables can never agree", t.Name)}}
+	}
+	return refusedDefinition(t, all, p)
+}
+
+// differing lists which instances hold which value, when they differ.
+func differing(byInstance map[string]string) []string {
+	groups := map[string][]string{}
+	for inst, v := range byInstance {
+		groups[v] = append(groups[v], inst)
+	}
+	if len(groups) < 2 {
 		return nil
 	}
 	var ev []string
-	for _, def := range sortedKeys(defs) {
-		sort.Strings(defs[def])
-		ev = append(ev, fmt.Sprintf("%s: %s", strings.Join(defs[def], ", "), def))
+	for _, v := range sortedKeys(groups) {
+		sort.Strings(groups[v])
+		ev = append(ev, fmt.Sprintf("%s: %s", strings.Join(groups[v], ", "), v))
 	}
-	return []Finding{{Level: Problem, Code: TableDefinition, Table: t.Name, Evidence: ev,
-		Message: fmt.Sprintf("table %s is defined differently across instances: HAProxy does not apply updates for a table whose definition differs from the sender's", t.Name)}}
+	return ev
+}
+
+// refusedDefinition reads the senders' counters: a receiver that has
+// acknowledged none of the updates pushed for this table, while it
+// acknowledges another table on the same link, ignores this table's
+// updates, which HAProxy does when the sender's definition (key type, key
+// length, stored data types) differs from its own. show table shows
+// neither key length nor stored types: this is how they are seen.
+func refusedDefinition(t TableView, all []TableView, p peering) []Finding {
+	section, _, _ := strings.Cut(t.Name, "/")
+	var ev, receivers []string
+	for _, sender := range sortedKeys(t.Updates) {
+		for _, peer := range sortedKeys(t.Updates[sender]) {
+			pt := t.Updates[sender][peer]
+			if pt.LastPushed == 0 || pt.PeerAcked != 0 || !acksOther(all, t.Name, sender, peer) {
+				continue
+			}
+			recv := peer
+			if inst, ok := p.instance[section][peer]; ok {
+				recv = inst
+			}
+			receivers = append(receivers, recv)
+			ev = append(ev, fmt.Sprintf("%s pushed %d updates of %s to %s, acknowledged 0, while %s acknowledges other tables", sender, pt.LastPushed, t.Name, peer, peer))
+		}
+	}
+	if len(ev) == 0 {
+		return nil
+	}
+	sort.Strings(receivers)
+	receivers = slices.Compact(receivers)
+	return []Finding{{Level: Problem, Code: TableDefinition, Table: t.Name, Instance: only(receivers), Evidence: ev,
+		Message: fmt.Sprintf("%s never acknowledged an update of %s: its definition of the table (key type, key length or stored data types) differs from the sender's, so HAProxy ignores the updates", strings.Join(receivers, ", "), t.Name)}}
+}
+
+// acksOther says whether a link acknowledged updates of another table.
+func acksOther(all []TableView, table, sender, peer string) bool {
+	for _, o := range all {
+		if pt, ok := o.Updates[sender][peer]; ok && o.Name != table && pt.PeerAcked > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // tableMissing leaves out instances whose socket refused show table: their

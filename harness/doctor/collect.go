@@ -7,6 +7,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -65,14 +66,18 @@ func Collect(ctx context.Context, name, socket string, q Query) (Instance, error
 	}
 	out, err := q(ctx, "show info")
 	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+			return in, fmt.Errorf("%s: timed out waiting for the runtime socket's answer to show info", socket)
+		}
 		return in, fmt.Errorf("%s: cannot reach the runtime socket: %w", socket, err)
 	}
 	in.Raw["show info"] = out
-	if info, err := cliout.ParseInfo(out); err == nil {
-		in.Node, in.Version, in.PID = info["node"], info["Version"], info.Int("Pid")
-	} else {
-		in.Errors["show info"] = err.Error()
+	info, err := cliout.ParseInfo(out)
+	if err != nil || info["Version"] == "" {
+		// An HTTP server, another daemon, garbage: not a permission problem.
+		return in, fmt.Errorf("%s: not an HAProxy runtime socket (its answer to show info: %q)", socket, firstLine(out))
 	}
+	in.Node, in.Version, in.PID = info["node"], info["Version"], info.Int("Pid")
 	if out, ok := in.ask(ctx, q, "show peers"); ok {
 		if secs, err := cliout.ParsePeers(out); err == nil {
 			in.Sections = secs
@@ -95,7 +100,8 @@ func (in *Instance) ask(ctx context.Context, q Query, cmd string) (string, bool)
 	switch {
 	case err != nil:
 		in.Errors[cmd] = err.Error()
-	case denied(out) || strings.TrimSpace(out) == "" && cmd != "show peers":
+	// No peers section and no table answer nothing: that is an answer.
+	case denied(out) || strings.TrimSpace(out) == "" && cmd != "show peers" && cmd != "show table":
 		in.Errors[cmd] = strings.TrimSpace(firstLine(out))
 		for _, l := range strings.Split(out, "\n") {
 			if denied(l) {

@@ -65,6 +65,10 @@ type Link struct {
 type TableView struct {
 	Name        string            `json:"name"`
 	Definitions map[string]string `json:"definitions"` // instance -> "type string size 10240"
+	// Stores are the data types each instance stores, as its entries show
+	// them (show table's header does not): instance -> "gpc0,http_req_cnt";
+	// absent for an instance with no entries read.
+	Stores map[string]string `json:"stores,omitempty"`
 	Used        map[string]int    `json:"used"`
 	Keys        int               `json:"keys"`           // distinct keys over every instance
 	Missing     map[string]int    `json:"missing"`        // instance -> keys others have and it lacks
@@ -125,7 +129,7 @@ func Diagnose(ins []Instance) Diagnosis {
 	for _, t := range d.Tables {
 		// Per table, so a table's findings stay together.
 		if replicated(t, p, dropped) {
-			add(tableDefinition(t))
+			add(tableDefinition(t, d.Tables, p))
 			add(tableMissing(t, ins))
 			add(divergence(t))
 		}
@@ -147,7 +151,7 @@ func compareTables(ins []Instance) []TableView {
 	for _, in := range ins {
 		for _, t := range in.Tables {
 			if byName[t.Name] == nil {
-				byName[t.Name] = &TableView{Name: t.Name, Definitions: map[string]string{}, Used: map[string]int{}, Missing: map[string]int{}}
+				byName[t.Name] = &TableView{Name: t.Name, Definitions: map[string]string{}, Stores: map[string]string{}, Used: map[string]int{}, Missing: map[string]int{}}
 				keys[t.Name] = map[string]map[string]string{}
 				order = append(order, t.Name)
 			}
@@ -173,6 +177,9 @@ func (v *TableView) read(in Instance, t cliout.Table, keys map[string]map[string
 		return // contents refused: not compared (socket-level says so)
 	}
 	v.compared++
+	if len(t.Entries) > 0 {
+		v.Stores[in.Name] = strings.Join(sortedKeys(t.Entries[0].Data), ",")
+	}
 	for _, e := range t.Entries {
 		if keys[e.Key] == nil {
 			keys[e.Key] = map[string]string{}

@@ -391,7 +391,7 @@ func TestTableChecks(t *testing.T) {
 	ins := []Instance{node("a", nil), node("b", nil), node("c", nil)}
 	v := TableView{Name: "s/t", Definitions: map[string]string{"a": "type ip size 100", "b": "type string size 100"},
 		Used: map[string]int{"a": 2, "b": 1}, Missing: map[string]int{"b": 1}, Keys: 2, Diverging: 1, Percent: 50}
-	if fs := tableDefinition(v); len(fs) != 1 || fs[0].Code != TableDefinition || fs[0].Table != "s/t" || len(fs[0].Evidence) != 2 {
+	if fs := tableDefinition(v, nil, peering{}); len(fs) != 1 || fs[0].Code != TableDefinition || fs[0].Table != "s/t" || len(fs[0].Evidence) != 2 {
 		t.Errorf("definition: %+v", fs)
 	}
 	if fs := tableMissing(v, ins); len(fs) != 1 || fs[0].Code != TableMissing || fs[0].Instance != "c" || fs[0].Table != "s/t" {
@@ -405,7 +405,7 @@ func TestTableChecks(t *testing.T) {
 		t.Errorf("divergence: %+v", fs)
 	}
 	v.Definitions["b"], v.Diverging = "type ip size 100", 0
-	if fs := append(tableDefinition(v), divergence(v)...); len(fs) != 0 {
+	if fs := append(tableDefinition(v, nil, peering{}), divergence(v)...); len(fs) != 0 {
 		t.Errorf("agreeing table: %+v", fs)
 	}
 	p := peering{sections: map[string]bool{"s": true}}
@@ -437,5 +437,92 @@ func TestLikelyCauseAndHealthy(t *testing.T) {
 	}
 	if fs := healthy(1, []Finding{warn}); len(fs) != 0 {
 		t.Errorf("no peers, nothing checked: %+v", fs)
+	}
+}
+
+// A definition that differs only in key length or stored data types is not
+// in show table's header; the senders' counters show it: on every build,
+// node1 pushed cluster/keytype updates that node3 never acknowledged while
+// it acknowledged cluster/tbl on the same links.
+func TestRefusedDefinitionFromCounters(t *testing.T) {
+	for _, v := range versions(t) {
+		var ins []Instance
+		for _, n := range []string{"node1", "node2", "node3"} {
+			in, err := Collect(context.Background(), n, n, fromCapture(filepath.Join("..", "..", "fixtures", "captures", v, "cluster", "tables", n)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ins = append(ins, in)
+		}
+		d := Diagnose(ins)
+		for _, tv := range d.Tables {
+			fs := refusedDefinition(tv, d.Tables, peeringOf(ins))
+			switch tv.Name {
+			case "cluster/keytype":
+				if len(fs) != 1 || fs[0].Code != TableDefinition || fs[0].Instance != "node3" || !strings.Contains(fs[0].Evidence[0], "acknowledged 0") {
+					t.Errorf("%s: keytype: %+v", v, fs)
+				}
+			default:
+				if len(fs) != 0 {
+					t.Errorf("%s: %s: %+v", v, tv.Name, fs)
+				}
+			}
+		}
+	}
+}
+
+// Stored data types come from the entries: a table storing fewer types on
+// one instance is a definition problem, not a replication bug.
+func TestStoredTypesDiffer(t *testing.T) {
+	v := TableView{Name: "s/t", Definitions: map[string]string{"a": "type string size 100", "b": "type string size 100"},
+		Stores: map[string]string{"a": "gpc0,http_req_cnt", "b": "gpc0"}, ValueDiffs: 3}
+	fs := tableDefinition(v, nil, peering{})
+	if len(fs) != 1 || fs[0].Code != TableDefinition || !strings.Contains(fs[0].Message, "stores other data types") || fs[0].Evidence[0] != "b: gpc0" {
+		t.Errorf("stores: %+v", fs)
+	}
+	d := Diagnosis{Findings: append(fs, divergence(v)...)}
+	if c := likelyCause(d.Findings); strings.Contains(c, "replication bug") || !strings.Contains(c, "stores other data types") {
+		t.Errorf("likely cause: %q", c)
+	}
+}
+
+// Sockets that are not healthy HAProxy: named as what they are, never as a
+// permission problem.
+func TestNotAnHAProxySocket(t *testing.T) {
+	answer := func(out string, err error) Query {
+		return func(context.Context, string) (string, error) { return out, err }
+	}
+	for _, c := range []struct {
+		name string
+		q    Query
+		want string
+	}{
+		{"an HTTP server", answer("HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\n\r\n<html>", nil), "not an HAProxy runtime socket"},
+		{"garbage", answer("\x00\x01binary", nil), "not an HAProxy runtime socket"},
+		{"silence", answer("", nil), "not an HAProxy runtime socket"},
+		{"a timeout", answer("", fmt.Errorf("read: %w", os.ErrDeadlineExceeded)), "timed out"},
+	} {
+		_, err := Collect(context.Background(), "x", "x", c.q)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "admin") {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// An admin socket on an instance with no stick tables and no peers answers
+// nothing to both: that is not a socket below admin level.
+func TestNoTablesIsNotALevelProblem(t *testing.T) {
+	q := func(_ context.Context, cmd string) (string, error) {
+		if cmd == "show info" {
+			return "Name: HAProxy\nVersion: 3.4.7-1\nPid: 8\n", nil
+		}
+		return "\n", nil
+	}
+	in, err := Collect(context.Background(), "lb1", "lb1", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := Diagnose([]Instance{in}); d.Has(SocketLevel) || len(in.Errors) > 0 {
+		t.Errorf("errors %v\n%s", in.Errors, d.Text())
 	}
 }
