@@ -261,3 +261,26 @@ func (c *Cluster) Heal(ctx context.Context, m *Member) error {
 	m.cut = false
 	return nil
 }
+
+// Attached probes the path a Heal restores, as Docker sees it: whether the
+// member is on the cluster network at its own address ("" when it is,
+// else what Docker shows instead).
+func (c *Cluster) Attached(ctx context.Context, m *Member) (string, error) {
+	res, err := c.Docker.ContainerInspect(ctx, m.Node.ContainerID(), client.ContainerInspectOptions{})
+	if err != nil {
+		return "", err
+	}
+	ns := res.Container.NetworkSettings
+	if ns == nil {
+		return "Docker shows no network settings", nil
+	}
+	for name, ep := range ns.Networks {
+		if ep != nil && (ep.NetworkID == c.Network.ID || name == c.Network.Name) {
+			if ep.IPAddress != m.IP {
+				return fmt.Sprintf("Docker shows %s on the cluster network at %s, not %s", m.Name, ep.IPAddress, m.IP), nil
+			}
+			return "", nil
+		}
+	}
+	return fmt.Sprintf("Docker shows %s off the cluster network", m.Name), nil
+}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -129,6 +130,37 @@ func Spread(ctx context.Context, members []*Member, table string, keys []string,
 	return seen
 }
 
+// SpreadFrom is Spread with each key's deadline counted from its own write
+// (as w records it): it polls until every key is on every member, or the
+// writer has finished and every key still missing is past its deadline.
+func SpreadFrom(ctx context.Context, members []*Member, table string, keys []string, w *Writer, timeout time.Duration) map[string]time.Time {
+	seen := map[string]time.Time{}
+	_ = node.Poll(ctx, 2*timeout+time.Minute, 20*time.Millisecond, func() (bool, error) {
+		written, finished := w.Written()
+		on := map[string]int{}
+		for _, m := range members {
+			if t, err := m.Table(ctx, table); err == nil {
+				for _, e := range t.Entries {
+					on[e.Key]++
+				}
+			}
+		}
+		now, overdue := time.Now(), true
+		for _, k := range keys {
+			if _, done := seen[k]; done {
+				continue
+			}
+			if on[k] == len(members) {
+				seen[k] = now
+			} else if at, ok := written[k]; !ok || now.Sub(at) < timeout {
+				overdue = false
+			}
+		}
+		return len(seen) == len(keys) || (finished && overdue), nil
+	})
+	return seen
+}
+
 // Missing lists, per member, the keys it lacks.
 func Missing(ctx context.Context, members []*Member, table string, keys []string) (map[string][]string, error) {
 	out := map[string][]string{}
@@ -232,10 +264,11 @@ func (m *Member) HTTPKeys(ctx context.Context, ks []string, per int, wrote ...fu
 
 // Writer writes keys in the background, recording when each was written.
 type Writer struct {
-	mu      sync.Mutex
-	written map[string]time.Time
-	wg      sync.WaitGroup
-	err     error
+	mu       sync.Mutex
+	written  map[string]time.Time
+	finished bool
+	wg       sync.WaitGroup
+	err      error
 }
 
 // Write starts f, which tells wrote each key it has written.
@@ -244,13 +277,28 @@ func Write(ctx context.Context, f func(ctx context.Context, wrote func(key strin
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		w.err = f(ctx, func(k string) {
+		err := f(ctx, func(k string) {
 			w.mu.Lock()
 			w.written[k] = time.Now()
 			w.mu.Unlock()
 		})
+		w.mu.Lock()
+		w.err, w.finished = err, true
+		w.mu.Unlock()
 	}()
 	return w
+}
+
+// Written is when each key was written so far, and whether the writer has
+// finished.
+func (w *Writer) Written() (map[string]time.Time, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make(map[string]time.Time, len(w.written))
+	for k, t := range w.written {
+		out[k] = t
+	}
+	return out, w.finished
 }
 
 // Done waits for the writes and returns when each key was written.
@@ -265,6 +313,22 @@ func (w *Writer) Done() (map[string]time.Time, error) {
 type Want struct {
 	Keys  []string
 	Value string
+}
+
+// SettledData polls WrongData until every entry holds what was written, or
+// timeout passed (counters replicate as they grow: an http_req_cnt of 3
+// may first arrive as 1 or 2); it gives the last answer.
+func SettledData(ctx context.Context, members []*Member, table string, fields map[string]Want, timeout time.Duration) (string, error) {
+	var bad string
+	err := node.Poll(ctx, timeout, 100*time.Millisecond, func() (bool, error) {
+		var err error
+		bad, err = WrongData(ctx, members, table, fields)
+		return bad == "", err
+	})
+	if err != nil && !errors.Is(err, node.ErrDeadline) {
+		return "", err
+	}
+	return bad, nil
 }
 
 // WrongData checks the data replicated with keys on every member: "" when

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/cluster"
@@ -38,7 +39,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 // Evidence is what one round measured.
 type Evidence struct {
 	Keys      int   `json:"keys"`
-	Converged int   `json:"converged"`
+	Converged int   `json:"converged"` // on every node within the bound of their own write
 	MedianMs  int64 `json:"median_ms"`
 	MaxMs     int64 `json:"max_ms"`
 }
@@ -55,38 +56,71 @@ func round(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error {
 	r := t.N
 	writer, tracker := c.Members[(r-1)%len(c.Members)], c.Members[r%len(c.Members)]
 	cli, web := cluster.Keys(fmt.Sprintf("c%d-", r), 40), cluster.Keys(fmt.Sprintf("h%d-", r), 10)
-	all := append(append([]string{}, cli...), web...)
-	// Write while watching, so each key's delay is measured from its own write.
+	f := Facts{Keys: append(append([]string{}, cli...), web...)}
+	// Write while watching: each key's delay and deadline count from its own write.
 	w := cluster.Write(ctx, func(ctx context.Context, wrote func(string)) error {
 		if err := writer.SetKeys(ctx, cluster.DefaultTable, cli, "data.gpc0 "+strconv.Itoa(r), wrote); err != nil {
 			return err
 		}
 		return tracker.HTTPKeys(ctx, web, 3, wrote)
 	})
-	at := cluster.Spread(ctx, c.Members, cluster.DefaultTable, all, cluster.ConvergeTimeout)
+	at := cluster.SpreadFrom(ctx, c.Members, cluster.DefaultTable, f.Keys, w, cluster.ConvergeTimeout)
 	written, err := w.Done()
 	if err != nil {
 		return err
 	}
-	seen := Since(at, written)
-	med, worst := Durations(seen)
-	t.Notef("40 keys set on %s, 10 keys tracked by 30 requests on %s: %d of %d on every node; time to converge median %s, max %s",
-		writer.Name, tracker.Name, len(seen), len(all), med.Round(time.Millisecond), worst.Round(time.Millisecond))
-	t.Evidence = &Evidence{Keys: len(all), Converged: len(seen), MedianMs: med.Milliseconds(), MaxMs: worst.Milliseconds()}
-	if len(seen) < len(all) {
-		miss, err := cluster.Missing(ctx, c.Members, cluster.DefaultTable, all)
-		if err != nil {
+	f.Delays = Since(at, written)
+	// Re-read before declaring a key missing: only keys still missing count.
+	if len(at) < len(f.Keys) {
+		if f.StillMissing, err = cluster.Missing(ctx, c.Members, cluster.DefaultTable, f.Keys); err != nil {
 			return err
 		}
-		t.Violation = fmt.Sprintf("%d of %d keys not on every node after %s (%s)", len(all)-len(seen), len(all), cluster.ConvergeTimeout, cluster.MissingCounts(miss))
-	} else if t.Violation, err = cluster.WrongData(ctx, c.Members, cluster.DefaultTable,
-		map[string]cluster.Want{"gpc0": {Keys: cli, Value: strconv.Itoa(r)}, "http_req_cnt": {Keys: web, Value: "3"}}); err != nil {
+	}
+	if f.WrongData, err = cluster.SettledData(ctx, c.Members, cluster.DefaultTable,
+		map[string]cluster.Want{"gpc0": {Keys: cli, Value: strconv.Itoa(r)}, "http_req_cnt": {Keys: web, Value: "3"}}, 5*time.Second); err != nil {
 		return err
 	}
+	med, worst := Durations(f.Delays)
+	t.Evidence = &Evidence{Keys: len(f.Keys), Converged: len(f.Delays), MedianMs: med.Milliseconds(), MaxMs: worst.Milliseconds()}
+	t.Notef("40 keys set on %s, 10 keys tracked by 30 requests on %s: %d of %d on every node within %s of their write; median %s, max %s",
+		writer.Name, tracker.Name, len(f.Delays), len(f.Keys), cluster.ConvergeTimeout, med.Round(time.Millisecond), worst.Round(time.Millisecond))
+	t.Violation, t.Remark = Judge(f)
 	if d, err := c.Diagnose(ctx); err == nil {
 		t.Show("harp doctor after the round", d.Text())
 	}
 	return nil
+}
+
+// Facts are what one round observed.
+type Facts struct {
+	Keys         []string
+	Delays       map[string]time.Duration // keys on every node within the bound: write to seen everywhere
+	StillMissing map[string][]string      // re-read after the deadlines: node -> keys it lacks
+	WrongData    string                   // entries holding other data once it settled
+}
+
+// Judge: a key missing from a node after its deadline and at the re-read,
+// or data other than written once settled, is a violation; a key that
+// arrived late but before the re-read is a remark.
+func Judge(f Facts) (violation, remark string) {
+	missing := map[string]bool{}
+	for _, ks := range f.StillMissing {
+		for _, k := range ks {
+			missing[k] = true
+		}
+	}
+	late := len(f.Keys) - len(f.Delays) - len(missing)
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d keys not on every node %s after their write (%s)", len(missing), len(f.Keys), cluster.ConvergeTimeout, cluster.MissingCounts(f.StillMissing)))
+	}
+	if f.WrongData != "" {
+		parts = append(parts, f.WrongData)
+	}
+	if late > 0 {
+		remark = "keys on every node only after their deadline"
+	}
+	return strings.Join(parts, "; "), remark
 }
 
 // Since turns the times keys were seen everywhere into delays after their

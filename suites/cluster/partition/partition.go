@@ -59,14 +59,56 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error { return partition(ctx, c, t) })
 }
 
+// Facts are what one partition observed.
+type Facts struct {
+	MeshBefore   string              // unmet: the cluster had not meshed before the cut
+	SawCut       bool                // the doctor saw the links to the cut node down
+	Leaked       int                 // keys written on the cut side that reached the other side during the cut
+	LinksBack    string              // unmet: the links never came back after the heal (with Docker's view)
+	Keys         int                 // written on both sides
+	StillMissing map[string][]string // after the heal and the re-read: node -> keys it lacks
+	Cut          string              // the cut node
+}
+
+// Judge: keys missing once every link is back is the violation; a cut that
+// did not take, or links that did not come back, are the harness's or the
+// network's, never HAProxy's.
+func Judge(f Facts) (violation, unmet string) {
+	switch {
+	case f.MeshBefore != "":
+		return "", "before the cut: " + f.MeshBefore
+	case !f.SawCut:
+		return "", fmt.Sprintf("the cut did not take: harp doctor still saw the links to %s up %s after it", f.Cut, partitionSeen)
+	case f.Leaked > 0:
+		return "", fmt.Sprintf("the cut did not take: %d keys written on %s during the cut reached the other side", f.Leaked, f.Cut)
+	case f.LinksBack != "":
+		return "", "after the heal: " + f.LinksBack
+	}
+	if missing := countKeys(f.StillMissing); missing > 0 {
+		return fmt.Sprintf("%d of %d keys not on every node %s after the heal, with every link up (%s)", missing, f.Keys, healTimeout, cluster.MissingCounts(f.StillMissing)), ""
+	}
+	return "", ""
+}
+
+func countKeys(m map[string][]string) int {
+	keys := map[string]bool{}
+	for _, ks := range m {
+		for _, k := range ks {
+			keys[k] = true
+		}
+	}
+	return len(keys)
+}
+
 func partition(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error {
 	ev := &Evidence{}
 	t.Evidence = ev
-	if unmet := c.WaitMesh(ctx, cluster.MeshTimeout); unmet != "" {
-		t.Unmet = "before the cut: " + unmet
+	a, cut := c.Members[0], c.Members[len(c.Members)-1]
+	f := Facts{Cut: cut.Name}
+	defer func() { t.Violation, t.Unmet = Judge(f) }()
+	if f.MeshBefore = c.WaitMesh(ctx, cluster.MeshTimeout); f.MeshBefore != "" {
 		return nil
 	}
-	a, cut := c.Members[0], c.Members[len(c.Members)-1]
 	if err := c.Cut(ctx, cut); err != nil {
 		return err
 	}
@@ -85,6 +127,7 @@ func partition(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error
 		return err
 	}
 	all := append(append([]string{}, left...), right...)
+	f.Keys = len(all)
 	// The majority side still replicates among itself.
 	if seen := cluster.Spread(ctx, c.Members[:len(c.Members)-1], cluster.DefaultTable, left, cluster.ConvergeTimeout); len(seen) < len(left) {
 		t.Notef("during the cut only %d of %d keys written on %s reached the other connected nodes", len(seen), len(left), a.Name)
@@ -94,16 +137,16 @@ func partition(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error
 		return err
 	}
 	ev.DoctorSawPartition, ev.DoctorCodes = linkDownTo(during, cut.Name), codes(during)
-	if !ev.DoctorSawPartition {
-		t.Unmet = fmt.Sprintf("the cut did not take: harp doctor still saw the links to %s up %s after it", cut.Name, partitionSeen)
+	if f.SawCut = ev.DoctorSawPartition; !f.SawCut {
 		return nil
 	}
 	t.Notef("harp doctor saw the links to %s down %s after the cut", cut.Name, time.Since(tCut).Round(100*time.Millisecond))
 	// The cut is real only if what was written on the cut side stayed there.
-	if leaked, err := cluster.Missing(ctx, []*cluster.Member{a}, cluster.DefaultTable, right); err != nil {
+	leaked, err := cluster.Missing(ctx, []*cluster.Member{a}, cluster.DefaultTable, right)
+	if err != nil {
 		return err
-	} else if len(leaked[a.Name]) < len(right) {
-		t.Unmet = fmt.Sprintf("the cut did not take: %d keys written on %s during the cut reached %s", len(right)-len(leaked[a.Name]), cut.Name, a.Name)
+	}
+	if f.Leaked = len(right) - len(leaked[a.Name]); f.Leaked > 0 {
 		return nil
 	}
 	for _, tv := range during.Tables {
@@ -117,7 +160,49 @@ func partition(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error
 		return err
 	}
 	healed = true
-	return reconverge(ctx, c, t, ev, all)
+	return reconverge(ctx, c, cut, t, ev, &f, all)
+}
+
+// reconverge waits for the links to come back, then for every key on
+// every node, and re-reads what is still missing.
+func reconverge(ctx context.Context, c *cluster.Cluster, cut *cluster.Member, t *scenario.Trial, ev *Evidence, f *Facts, all []string) error {
+	tHeal := time.Now()
+	if unmet := c.WaitMesh(ctx, healTimeout); unmet != "" {
+		probe, err := c.Attached(ctx, cut)
+		if err != nil {
+			return err
+		}
+		f.LinksBack = fmt.Sprintf("%s (network probe: %s)", unmet, orText(probe, "Docker shows "+cut.Name+" back on the cluster network at its own address"))
+		return nil
+	}
+	t.Notef("every link established again %s after the heal", time.Since(tHeal).Round(100*time.Millisecond))
+	at := cluster.Spread(ctx, c.Members, cluster.DefaultTable, all, healTimeout)
+	var last time.Time
+	for _, x := range at {
+		if x.After(last) {
+			last = x
+		}
+	}
+	if len(at) < len(all) {
+		var err error
+		if f.StillMissing, err = cluster.Missing(ctx, c.Members, cluster.DefaultTable, all); err != nil {
+			return err
+		}
+	} else {
+		ev.Reconverged, ev.ReconvergeMs = true, last.Sub(tHeal).Milliseconds()
+		t.Notef("reconverged %s after the heal: all %d keys on every node", last.Sub(tHeal).Round(10*time.Millisecond), len(all))
+	}
+	if d, err := c.Diagnose(ctx); err == nil {
+		t.Show("harp doctor after the heal", d.Text())
+	}
+	return nil
+}
+
+func orText(s, otherwise string) string {
+	if s == "" {
+		return otherwise
+	}
+	return s
 }
 
 // seePartition polls the doctor until it sees the links to the cut node
@@ -133,32 +218,6 @@ func seePartition(ctx context.Context, c *cluster.Cluster, cut *cluster.Member) 
 		return during, err
 	}
 	return during, nil
-}
-
-// reconverge waits for every key on every node after the heal.
-func reconverge(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, ev *Evidence, all []string) error {
-	tHeal := time.Now()
-	at := cluster.Spread(ctx, c.Members, cluster.DefaultTable, all, healTimeout)
-	var last time.Time
-	for _, x := range at {
-		if x.After(last) {
-			last = x
-		}
-	}
-	if len(at) < len(all) {
-		miss, err := cluster.Missing(ctx, c.Members, cluster.DefaultTable, all)
-		if err != nil {
-			return err
-		}
-		t.Violation = fmt.Sprintf("%d of %d keys not on every node %s after the heal (%s)", len(all)-len(at), len(all), healTimeout, cluster.MissingCounts(miss))
-	} else {
-		ev.Reconverged, ev.ReconvergeMs = true, last.Sub(tHeal).Milliseconds()
-		t.Notef("reconverged %s after the heal: all %d keys on every node", last.Sub(tHeal).Round(10*time.Millisecond), len(all))
-	}
-	if d, err := c.Diagnose(ctx); err == nil {
-		t.Show("harp doctor after the heal", d.Text())
-	}
-	return nil
 }
 
 // linkDownTo says whether the doctor reports a link to a member down.
