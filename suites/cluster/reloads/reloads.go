@@ -66,6 +66,14 @@ func round(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, pre []str
 		how = "all at once"
 	}
 	t.Evidence = &Evidence{Reloads: how}
+	// Every key must be on every node before the round, or a loss found
+	// after it could be an earlier round's, counted twice.
+	if miss, err := cluster.Missing(ctx, c.Members, cluster.DefaultTable, pre); err != nil {
+		return err
+	} else if u := unmetBefore(miss, len(pre)); u != "" {
+		t.Unmet = u
+		return nil
+	}
 	stop := writeLoad(ctx, c)
 	// The load is writing on every node before the first reload.
 	var firsts []string
@@ -98,11 +106,7 @@ func round(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, pre []str
 			errs = append(errs, fmt.Sprintf("no write load reached %s (%s)", c.Members[i].Name, res))
 		}
 	}
-	if len(errs) > 0 {
-		t.Unmet = "reloads " + how + ": " + strings.Join(errs, "; ")
-		return nil
-	}
-	return survived(ctx, c, t, how, pre)
+	return survived(ctx, c, t, Facts{How: how, Problems: errs}, pre)
 }
 
 // writeLoad sends vegeta load to every node, each tracking keys of its
@@ -163,28 +167,70 @@ func reload(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, simultan
 	return errs
 }
 
+// unmetBefore says which keys written before the reloads were not on
+// every node when a round began.
+func unmetBefore(miss map[string][]string, n int) string {
+	if len(miss) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("before the round, keys written before the reloads were already missing (%s of %d): a loss now could not be told from an earlier one", cluster.MissingCounts(miss), n)
+}
+
+// Facts are what a round saw once its reloads were done.
+type Facts struct {
+	How          string              // one after another, all at once
+	Problems     []string            // reloads that failed, load that never arrived
+	MeshAfter    string              // unmet: the cluster never meshed again
+	StillMissing map[string][]string // node -> keys written before it lacks
+	Keys         int
+	WrongData    string
+}
+
+// Judge: keys written before the reloads missing on a node once the
+// cluster has meshed again, or holding other data, is the violation.
+func Judge(f Facts) (violation, unmet string) {
+	switch {
+	case len(f.Problems) > 0:
+		return "", "reloads " + f.How + ": " + strings.Join(f.Problems, "; ")
+	case f.MeshAfter != "":
+		return "", "after the reloads: " + f.MeshAfter
+	case len(f.StillMissing) > 0:
+		lost := map[string]bool{}
+		for _, ks := range f.StillMissing {
+			for _, k := range ks {
+				lost[k] = true
+			}
+		}
+		return fmt.Sprintf("after reloading %s, %d of %d keys written before are not on every node (%s)", f.How, len(lost), f.Keys, cluster.MissingCounts(f.StillMissing)), ""
+	}
+	return f.WrongData, ""
+}
+
 // survived checks, once the cluster has meshed again, that every key
 // written before is on every node with its data.
-func survived(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, how string, pre []string) error {
-	if unmet := c.WaitMesh(ctx, cluster.MeshTimeout); unmet != "" {
-		t.Unmet = "after the reloads: " + unmet
+func survived(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, f Facts, pre []string) error {
+	f.Keys = len(pre)
+	defer func() { t.Violation, t.Unmet = Judge(f) }()
+	if len(f.Problems) > 0 {
+		return nil
+	}
+	if f.MeshAfter = c.WaitMesh(ctx, cluster.MeshTimeout); f.MeshAfter != "" {
 		return nil
 	}
 	// The new processes have learnt what they will learn once meshed; give
-	// a resync its bounded time before counting losses.
-	seen := cluster.Spread(ctx, c.Members, cluster.DefaultTable, pre, cluster.ConvergeTimeout)
-	if len(seen) < len(pre) {
-		miss, err := cluster.Missing(ctx, c.Members, cluster.DefaultTable, pre)
-		if err != nil {
+	// a resync its bounded time before counting losses, then re-read.
+	if seen := cluster.Spread(ctx, c.Members, cluster.DefaultTable, pre, cluster.ConvergeTimeout); len(seen) < len(pre) {
+		var err error
+		if f.StillMissing, err = cluster.Missing(ctx, c.Members, cluster.DefaultTable, pre); err != nil {
 			return err
 		}
-		t.Violation = fmt.Sprintf("after reloading %s, %d of %d keys written before are not on every node (%s)", how, len(pre)-len(seen), len(pre), cluster.MissingCounts(miss))
-	} else if bad, err := cluster.WrongData(ctx, c.Members, cluster.DefaultTable, map[string]cluster.Want{"gpc0": {Keys: pre, Value: "7"}}); err != nil {
+	}
+	var err error
+	if f.WrongData, err = cluster.SettledData(ctx, c.Members, cluster.DefaultTable, map[string]cluster.Want{"gpc0": {Keys: pre, Value: "7"}}, 5*time.Second); err != nil {
 		return err
-	} else if bad != "" {
-		t.Violation = bad
-	} else {
-		t.Notef("after reloading %s: all %d keys on every node with gpc0 7", how, len(pre))
+	}
+	if len(f.StillMissing) == 0 && f.WrongData == "" {
+		t.Notef("after reloading %s: all %d keys on every node with gpc0 7", f.How, len(pre))
 	}
 	if d, err := c.Diagnose(ctx); err == nil {
 		t.Show("harp doctor after the reloads", d.Text())
