@@ -9,12 +9,14 @@ package tables
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/doctor"
+	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
 )
@@ -32,8 +34,9 @@ var Suite = scenario.Register(&scenario.Scenario{
 		odd := fmt.Sprintf("node%d", p.Int("NODES"))
 		return []string{
 			fmt.Sprintf("Setup: %d nodes; tables `tbl` (string len 32, gpc0,http_req_cnt) identical everywhere; `keytype` string len 32 on the others but type ip on %s; `store` storing gpc0,http_req_cnt on the others but only gpc0 on %s. Wait until every link is established.", p.Int("NODES"), odd, odd),
-			"Trigger: on node1, set 10 keys in each table with gpc0 1 and http_req_cnt 5 (keytype keys are IPv4 addresses, valid in both key types).",
-			fmt.Sprintf("Expectation: `tbl` converges on every node; %s never holds a `keytype` key; harp's doctor names the `keytype` definition. Recorded: what %s got in `keytype` and `store`, and which data came with it.", odd, odd),
+			fmt.Sprintf("Trigger: on node1, set 10 keys in `keytype` and `store` with gpc0 1 and http_req_cnt 5 (keytype keys are IPv4 addresses, valid in both key types); once node1's show peers says it has pushed them all to %s, set 10 keys in `tbl` (the marker).", odd),
+			fmt.Sprintf("Controls: the other nodes get every table; the marker reaches every node (so what %s was sent before it has been processed).", odd),
+			fmt.Sprintf("Expectation: %s holds no `keytype` key; harp's doctor names the `keytype` definition. Recorded: what %s got in `keytype` and `store`, and which data came with it.", odd, odd),
 		}
 	},
 	Run: run,
@@ -61,12 +64,39 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error { return trial(ctx, c, t) })
 }
 
+// Facts are what the odd node received.
+type Facts struct {
+	Odd     string
+	Control string // unmet: the nodes defined as node1 did not get every table, or node1 never pushed
+	Marker  string // unmet: the identical table's keys, written last, never reached the odd node
+	Keytype int    // keytype keys the odd node holds
+	Keys    int
+}
+
+// Judge: the odd node applying updates of a table whose key type differs
+// is the violation. Its absence counts only once keys written after those
+// updates, on the same sessions, have arrived there (the marker), and the
+// control nodes got every table.
+func Judge(f Facts) (violation, unmet string) {
+	switch {
+	case f.Control != "":
+		return "", f.Control
+	case f.Keytype > 0:
+		return fmt.Sprintf("%s applied %d of %d updates of cluster/keytype although its key type (ip) differs from the sender's (string)", f.Odd, f.Keytype, f.Keys), ""
+	case f.Marker != "":
+		return "", f.Marker
+	}
+	return "", ""
+}
+
 func trial(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error {
 	ev := &Evidence{}
 	t.Evidence = ev
 	a, odd, others := c.Members[0], c.Members[len(c.Members)-1], c.Members[:len(c.Members)-1]
+	f := Facts{Odd: odd.Name}
+	defer func() { t.Violation, t.Unmet = Judge(f) }()
 	ks := map[string][]string{}
-	for _, name := range []string{"tbl", "keytype", "store"} {
+	for _, name := range []string{"keytype", "store", "tbl"} {
 		for i := range 10 {
 			k := fmt.Sprintf("t%d-%s-%02d", t.N, name, i)
 			if name == "keytype" {
@@ -74,26 +104,31 @@ func trial(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error {
 			}
 			ks[name] = append(ks[name], k)
 		}
+	}
+	f.Keys = len(ks["keytype"])
+	for _, name := range []string{"keytype", "store"} {
 		if err := a.SetKeys(ctx, "cluster/"+name, ks[name], "data.gpc0 1 data.http_req_cnt 5"); err != nil {
 			return err
 		}
 	}
-	// The identical table converges.
-	if seen := cluster.Spread(ctx, c.Members, cluster.DefaultTable, ks["tbl"], cluster.ConvergeTimeout); len(seen) < len(ks["tbl"]) {
-		t.Violation = fmt.Sprintf("the identical table %s: only %d of %d keys on every node", cluster.DefaultTable, len(seen), len(ks["tbl"]))
+	// node1 has pushed them to the odd node: what follows on the same
+	// session comes after them.
+	if !pushedAll(ctx, a, c.Section, odd.Name, "cluster/keytype", "cluster/store") {
+		f.Control = fmt.Sprintf("control failed: %s never pushed every update of cluster/keytype and cluster/store to %s", a.Name, odd.Name)
+		return nil
 	}
-	// The control: the nodes defined as node1 show the others were sent.
-	for _, name := range []string{"keytype", "store"} {
+	// The marker: the identical table's keys, written last.
+	if err := a.SetKeys(ctx, cluster.DefaultTable, ks["tbl"], "data.gpc0 1 data.http_req_cnt 5"); err != nil {
+		return err
+	}
+	for _, name := range []string{"keytype", "store"} { // the control nodes got every table
 		if seen := cluster.Spread(ctx, others, "cluster/"+name, ks[name], cluster.ConvergeTimeout); len(seen) < len(ks[name]) {
-			t.Unmet = fmt.Sprintf("control failed: only %d of %d keys of cluster/%s reached every node defined as %s", len(seen), len(ks[name]), name, a.Name)
+			f.Control = fmt.Sprintf("control failed: only %d of %d keys of cluster/%s reached every node defined as %s", len(seen), len(ks[name]), name, a.Name)
 			return nil
 		}
 	}
-	// A bounded window for the odd node to receive what it will: nothing to poll for.
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(2 * time.Second):
+	if seen := cluster.Spread(ctx, c.Members, cluster.DefaultTable, ks["tbl"], cluster.ConvergeTimeout); len(seen) < len(ks["tbl"]) {
+		f.Marker = fmt.Sprintf("the identical table %s, written last: only %d of %d keys on every node, so what %s got before cannot be judged", cluster.DefaultTable, len(seen), len(ks["tbl"]), odd.Name)
 	}
 	for _, name := range []string{"keytype", "store"} {
 		got, fields, err := received(ctx, odd, "cluster/"+name, ks[name])
@@ -102,13 +137,10 @@ func trial(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error {
 		}
 		t.Notef("cluster/%s: %s holds %d of %d keys written on %s (data seen: %s)", name, odd.Name, got, len(ks[name]), a.Name, fields)
 		if name == "keytype" {
-			ev.KeytypeOnOddNode = got
+			ev.KeytypeOnOddNode, f.Keytype = got, got
 		} else {
 			ev.StoreOnOddNode = got
 		}
-	}
-	if ev.KeytypeOnOddNode > 0 && t.Violation == "" {
-		t.Violation = fmt.Sprintf("%s applied %d updates of cluster/keytype although its key type (ip) differs from the sender's (string)", odd.Name, ev.KeytypeOnOddNode)
 	}
 	d, err := c.Diagnose(ctx)
 	if err != nil {
@@ -120,6 +152,29 @@ func trial(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error {
 		return fmt.Errorf("harp's doctor did not name the differing definition of cluster/keytype (likely cause given: %q)", d.Cause)
 	}
 	return nil
+}
+
+// pushedAll polls a member's show peers until it has pushed every local
+// update of the tables to a peer.
+func pushedAll(ctx context.Context, m *cluster.Member, section, peer string, tables ...string) bool {
+	err := node.Poll(ctx, cluster.ConvergeTimeout, 50*time.Millisecond, func() (bool, error) {
+		s, err := m.Node.Section(ctx, node.StatsSocket, section)
+		if err != nil {
+			return false, nil
+		}
+		p, ok := s.Peer(peer)
+		if !ok {
+			return false, nil
+		}
+		done := 0
+		for _, pt := range p.Tables {
+			if slices.Contains(tables, pt.Name) && pt.LocalUpdate > 0 && pt.LastPushed >= pt.LocalUpdate {
+				done++
+			}
+		}
+		return done == len(tables), nil
+	})
+	return err == nil
 }
 
 // received counts the keys a member holds and the non-zero data with them.
