@@ -95,7 +95,10 @@ func (n *Node) ClearEntry(ctx context.Context, pid int, table, key string) error
 	return n.silent(ctx, pid, fmt.Sprintf("clear table %s key %s", table, key))
 }
 
-// silent runs a command whose success is an empty answer.
+// Silent runs a command whose success is an empty answer (set, clear,
+// shutdown, ...); any answer is HAProxy refusing it (*Refused).
+func (n *Node) Silent(ctx context.Context, pid int, cmd string) error { return n.silent(ctx, pid, cmd) }
+
 func (n *Node) silent(ctx context.Context, pid int, cmd string) error {
 	out, err := n.Query(ctx, pid, cmd)
 	if err == nil && strings.TrimSpace(out) != "" {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
@@ -25,8 +26,31 @@ type Probe struct {
 
 // Dial completes a handshake as the remote peer (the status is HAProxy's
 // answer, peers.StatusSuccess when accepted).
-func (p *Probe) Dial(ctx context.Context) (*peers.Conn, int, error) {
-	return peers.Dial(ctx, p.Addr, peers.Hello{Remote: p.Local, Local: p.Remote, PID: os.Getpid()}, peers.DefaultOptions)
+func (p *Probe) Dial(ctx context.Context, o peers.Options) (*peers.Conn, int, error) {
+	return peers.Dial(ctx, p.Addr, peers.Hello{Remote: p.Local, Local: p.Remote, PID: os.Getpid()}, o)
+}
+
+// Kill tells HAProxy to end the remote peer's current session (`shutdown
+// session` on the stream whose source show peers gives for it).
+func (p *Probe) Kill(ctx context.Context) error {
+	r, err := p.State(ctx)
+	if err != nil {
+		return err
+	}
+	src := r.Fields["src"]
+	if src == "" {
+		return fmt.Errorf("show peers gives no source address for %s's session", p.Remote)
+	}
+	sess, err := p.Node.Query(ctx, node.Current, "show sess")
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(sess, "\n") {
+		if ptr, rest, ok := strings.Cut(line, ": "); ok && strings.Contains(" "+rest+" ", " src="+src+" ") {
+			return p.Node.Silent(ctx, node.Current, "shutdown session "+ptr)
+		}
+	}
+	return fmt.Errorf("show sess lists no stream from %s", src)
 }
 
 // State is the remote peer as the node's current worker shows it.

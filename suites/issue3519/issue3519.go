@@ -33,15 +33,17 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Noun:     "trials",
 	Steps: []string{
 		"Setup: one node, nbthread 1, localpeer local; one peers section with `local` on a port the test reaches and `remote` on a port where nothing listens; table `marker` (type ip, size 100, expire 1h, store gpc0). Precondition: the section's initial resync is finished (else HAProxy would ask harp's peer to teach it, and the answer would refresh the alive flag).",
-		"Trial: harp's peers client completes a handshake as `remote` (the first connection); a second client completes a handshake as `remote` (the replacement); the first socket is closed; the replacement is watched for 2.5 s, sending nothing (its first heartbeat is due after 3 s, like HAProxy's).",
-		"Expectation: the replacement stays established for the whole window: its socket stays open and `show peers` shows the remote peer established (last_status ESTA with a running session).",
-		"Control, in the same run: the same trial with one handshake and no replacement must stay established for the window; if it does not, the verdict is INCONCLUSIVE.",
+		"Positive control, once: a replacement that HAProxy is told to kill (`shutdown session`) must be seen closed by harp within 2 s, or the run is INCONCLUSIVE.",
+		"Trial: harp's peers client completes a handshake as `remote` (the first connection); a second client completes a handshake as `remote` (the replacement); HAProxy must release the first session (its socket closed by HAProxy) within 2 s. The replacement is then watched until HAProxy's next reconnect check, as `reconnect=` in show peers gives it, plus 1 s, sending nothing; that check must come before harp's first heartbeat (3 s after the handshake, like HAProxy's), which would refresh the alive flag, else the trial is INCONCLUSIVE.",
+		"Expectation: the replacement stays established through the check: its socket stays open and `show peers` shows the remote peer established. A violation is HAProxy's own kill: the socket closed by HAProxy, show peers no longer established, no_hbt up by one and proto_err unchanged; any other closing is INCONCLUSIVE.",
+		"Control, beside each trial: the same trial with one handshake and no replacement must stay established through its own check; if it does not, the verdict is INCONCLUSIVE.",
 	},
 	Run: run,
 })
 
 const (
-	watch     = 2500 * time.Millisecond
+	margin    = time.Second // show peers rounds timers down to seconds
+	release   = 2 * time.Second
 	settle    = 15 * time.Second
 	quiet     = time.Second // show peers rounds timers down to seconds
 	section   = "sync"
@@ -76,9 +78,12 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	p := &peerProbe{&remotepeer.Probe{Node: n, Addr: addr, Section: section, Local: localPeer, Remote: remote}}
+	p := &peerProbe{Probe: &remotepeer.Probe{Node: n, Addr: addr, Section: section, Local: localPeer, Remote: remote}}
 	if unmet := p.WaitResync(ctx, 20*time.Second); unmet != "" {
 		return verdict.Outcome{Unmet: unmet}
+	}
+	if unmet, err := p.positive(ctx); err != nil || unmet != "" {
+		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
 	controlsFailed := 0
 	out := env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
@@ -103,7 +108,10 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 }
 
 // peerProbe plays the remote peer against one node.
-type peerProbe struct{ *remotepeer.Probe }
+type peerProbe struct {
+	*remotepeer.Probe
+	handshake time.Time // of the session last dialled: its first heartbeat is due 3 s later
+}
 
 // cleanTries bounds the attempts at a trial whose handshake collided with
 // HAProxy's own connection attempt to the remote peer.
@@ -148,7 +156,7 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 	ev.RemoteBefore = before.Raw
 	t.Blocks = append(t.Blocks, verdict.Block{Title: "show peers, remote peer, before the window", Text: before.Raw})
 	t.Notes = append(t.Notes, "remote peer before the window: "+summary(before))
-	f, after, err := p.window(ctx, conns[len(conns)-1], replace, start)
+	f, after, err := p.window(ctx, conns[len(conns)-1], replace, start, before)
 	if err != nil {
 		return t, err
 	}
@@ -161,7 +169,7 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 	}
 	t.Violation, t.Unmet = Judge(f)
 	if t.Violation == "" && t.Unmet == "" {
-		t.Notes = append(t.Notes, fmt.Sprintf("%s established for the whole %s window", f.what(), watch))
+		t.Notes = append(t.Notes, fmt.Sprintf("%s established for the whole %s window (HAProxy's reconnect check plus %s)", f.what(), f.Window, margin))
 	}
 	return t, nil
 }
@@ -181,7 +189,8 @@ func (p *peerProbe) connect(ctx context.Context, replace bool, conns *[]*peers.C
 	}
 	coll := r0.Int("coll")
 	dial := func(which string) (string, error) {
-		c, status, err := p.Dial(ctx)
+		c, status, err := p.Dial(ctx, peers.DefaultOptions)
+		p.handshake = time.Now()
 		if err != nil {
 			return "", err
 		}
@@ -206,7 +215,9 @@ func (p *peerProbe) connect(ctx context.Context, replace bool, conns *[]*peers.C
 		if unmet, err := dial("replacement"); err != nil || unmet != "" {
 			return before, start, unmet, err
 		}
-		(*conns)[0].Close()
+		if unmet := released((*conns)[0]); unmet != "" {
+			return before, start, unmet, nil
+		}
 	}
 	start = time.Now()
 	if before, err = p.State(ctx); err != nil {
@@ -221,11 +232,40 @@ func (p *peerProbe) connect(ctx context.Context, replace bool, conns *[]*peers.C
 	return before, start, "", nil
 }
 
-// window watches a session for the window, sending nothing, and reads the
-// remote peer's state after it.
-func (p *peerProbe) window(ctx context.Context, watched *peers.Conn, replace bool, start time.Time) (f Facts, after cliout.Peer, err error) {
+// released waits until HAProxy has closed the superseded session's socket:
+// the release whose side effect the issue is about.
+func released(first *peers.Conn) string {
+	select {
+	case <-first.Closed():
+	case <-time.After(release):
+		return fmt.Sprintf("HAProxy did not release the superseded session within %s (its socket is still open)", release)
+	}
+	if !first.ClosedByPeer() {
+		_, why := first.ClosedAt()
+		return fmt.Sprintf("harp's client ended the superseded session itself: %v", why)
+	}
+	return ""
+}
+
+// window watches a session until HAProxy's next reconnect check (read from
+// show peers before) plus a margin, sending nothing, and reads the remote
+// peer's state after it.
+func (p *peerProbe) window(ctx context.Context, watched *peers.Conn, replace bool, start time.Time, before cliout.Peer) (f Facts, after cliout.Peer, err error) {
 	f.Replace = replace
-	timer := time.NewTimer(watch)
+	f.NoHbt[0], f.ProtoErr[0] = before.Int("no_hbt"), before.Int("proto_err")
+	d, never, ok := before.Delay("reconnect")
+	if !ok || never {
+		f.NoCheck = true
+		return f, before, nil
+	}
+	f.Window = d + margin
+	// harp's first heartbeat sets the alive flag: the replacement's check
+	// must come before it, or a buggy build would pass.
+	if f.Replace && time.Since(p.handshake)+d >= peers.DefaultOptions.Heartbeat {
+		f.CheckAfterHeartbeat = true
+		return f, before, nil
+	}
+	timer := time.NewTimer(f.Window)
 	defer timer.Stop()
 	select {
 	case <-watched.Closed():
@@ -241,17 +281,24 @@ func (p *peerProbe) window(ctx context.Context, watched *peers.Conn, replace boo
 	}
 	after, err = p.State(ctx)
 	f.EstablishedAfter = after.Established()
+	f.NoHbt[1], f.ProtoErr[1] = after.Int("no_hbt"), after.Int("proto_err")
 	return f, after, err
 }
 
 // Facts are what one trial's window showed.
 type Facts struct {
-	Replace          bool          // the trial (a replacement), or the control
-	Closed           bool          // the watched socket closed within the window
-	ClosedByPeer     bool          // HAProxy closed it, not harp's client
-	ClosedAfter      time.Duration // after the first socket was closed
-	Why              string        // how it closed
-	EstablishedAfter bool          // show peers shows the remote peer established after the window
+	Replace bool // the trial (a replacement), or the control
+	NoCheck bool // show peers showed no reconnect timer: nothing to wait for
+	// The replacement's next check comes after harp's first heartbeat,
+	// which refreshes the alive flag: the trial could not see the bug.
+	CheckAfterHeartbeat bool
+	Window              time.Duration // HAProxy's next reconnect check plus the margin
+	Closed              bool          // the watched socket closed within the window
+	ClosedByPeer        bool          // HAProxy closed it, not harp's client
+	ClosedAfter         time.Duration // after the superseded session was released
+	Why                 string        // how it closed
+	EstablishedAfter    bool          // show peers shows the remote peer established after the window
+	NoHbt, ProtoErr     [2]int64      // show peers counters before and after the window
 }
 
 func (f Facts) what() string {
@@ -261,22 +308,69 @@ func (f Facts) what() string {
 	return "control connection"
 }
 
-// Judge decides a trial from its window: HAProxy closing the watched
-// session, with show peers agreeing, is the violation; any disagreement
-// between the socket and show peers, or harp's client ending the session
-// itself, is inconclusive.
+// Judge decides a trial from its window. The violation is HAProxy's own
+// kill at its reconnect check: the socket closed by HAProxy, show peers
+// agreeing, no_hbt up by one and proto_err unchanged. Any other closing,
+// or a disagreement between the socket and show peers, is inconclusive.
 func Judge(f Facts) (violation, unmet string) {
 	switch {
+	case f.NoCheck:
+		return "", fmt.Sprintf("show peers showed no reconnect check pending for the %s: no window to watch", f.what())
+	case f.CheckAfterHeartbeat:
+		return "", fmt.Sprintf("HAProxy's next reconnect check of the %s comes after harp's first heartbeat, which refreshes the alive flag", f.what())
 	case f.Closed && !f.ClosedByPeer:
 		return "", fmt.Sprintf("harp's client ended the %s session itself: %s", f.what(), f.Why)
-	case f.Closed && !f.EstablishedAfter:
-		return fmt.Sprintf("%s closed by HAProxy within %s", f.what(), watch), ""
-	case f.Closed:
+	case f.Closed && f.EstablishedAfter:
 		return "", fmt.Sprintf("the %s socket closed but show peers still shows the peer established", f.what())
+	case f.Closed && f.ProtoErr[1] != f.ProtoErr[0]:
+		return "", fmt.Sprintf("HAProxy closed the %s for a protocol error (proto_err %d -> %d), not at its reconnect check", f.what(), f.ProtoErr[0], f.ProtoErr[1])
+	case f.Closed && f.NoHbt[1] != f.NoHbt[0]+1:
+		return "", fmt.Sprintf("HAProxy closed the %s without its reconnect check's kill (no_hbt %d -> %d)", f.what(), f.NoHbt[0], f.NoHbt[1])
+	case f.Closed:
+		return fmt.Sprintf("%s killed by HAProxy's reconnect check (no_hbt +1)", f.what()), ""
 	case !f.EstablishedAfter:
 		return "", fmt.Sprintf("the %s socket is open but show peers shows the peer not established", f.what())
 	}
 	return "", ""
+}
+
+// positive checks, once, that harp sees a replacement closed when HAProxy
+// is told to kill it (`shutdown session`): else a replacement that stays
+// open would prove nothing. A kill by HAProxy's own reconnect check first
+// (no_hbt up) does not count: it is tried again.
+func (p *peerProbe) positive(ctx context.Context) (unmet string, err error) {
+	why := ""
+	for try := 1; try <= cleanTries; try++ {
+		var conns []*peers.Conn
+		before, _, u, err := p.connect(ctx, true, &conns)
+		for _, c := range conns {
+			defer c.Close()
+		}
+		if err != nil {
+			return "", err
+		}
+		if why = u; u != "" {
+			continue
+		}
+		if err := p.Kill(ctx); err != nil {
+			return "", fmt.Errorf("positive control: %w", err)
+		}
+		watched := conns[len(conns)-1]
+		select {
+		case <-watched.Closed():
+		case <-time.After(release):
+			return fmt.Sprintf("positive control failed: a replacement HAProxy was told to kill (shutdown session) was not seen closed within %s", release), nil
+		}
+		after, err := p.State(ctx)
+		if err != nil {
+			return "", err
+		}
+		if after.Int("no_hbt") == before.Int("no_hbt") && watched.ClosedByPeer() {
+			return "", nil
+		}
+		why = "the reconnect check killed it first"
+	}
+	return "positive control could not be run: " + why, nil
 }
 
 func summary(p cliout.Peer) string {

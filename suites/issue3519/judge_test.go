@@ -7,25 +7,30 @@ import (
 
 // How a trial's window is judged; the facts are those real runs record
 // (3.4.7: the replacement closed by HAProxy about 1 s after the first
-// socket, show peers no longer established).
+// socket, show peers no longer established, no_hbt 0 -> 1).
 func TestJudge(t *testing.T) {
+	killed := Facts{Replace: true, Window: 1500 * time.Millisecond, Closed: true, ClosedByPeer: true, ClosedAfter: 1043 * time.Millisecond, Why: "EOF", NoHbt: [2]int64{0, 1}}
 	for _, c := range []struct {
-		name              string
-		f                 Facts
+		name             string
+		f                Facts
 		violation, unmet string
 	}{
-		{"replacement kept: held", Facts{Replace: true, EstablishedAfter: true}, "", ""},
-		{"replacement closed by HAProxy, show peers agrees: the issue",
-			Facts{Replace: true, Closed: true, ClosedByPeer: true, ClosedAfter: 1043 * time.Millisecond, Why: "EOF"},
-			"replacement closed by HAProxy within 2.5s", ""},
-		{"the control closed by HAProxy is a violation of the control",
-			Facts{Closed: true, ClosedByPeer: true, Why: "EOF"}, "control connection closed by HAProxy within 2.5s", ""},
+		{"replacement kept through the check: held", Facts{Replace: true, Window: 2 * time.Second, EstablishedAfter: true}, "", ""},
+		{"HAProxy's reconnect check killed the replacement: the issue", killed, "replacement killed by HAProxy's reconnect check (no_hbt +1)", ""},
+		{"a control killed the same way is a violation of the control",
+			Facts{Window: 5 * time.Second, Closed: true, ClosedByPeer: true, Why: "EOF", NoHbt: [2]int64{2, 3}}, "control connection killed by HAProxy's reconnect check (no_hbt +1)", ""},
+		{"closed by HAProxy without the heartbeat kill: another cause",
+			func() Facts { f := killed; f.NoHbt = [2]int64{0, 0}; return f }(), "", "HAProxy closed the replacement without its reconnect check's kill (no_hbt 0 -> 0)"},
+		{"closed for a protocol error",
+			func() Facts { f := killed; f.ProtoErr = [2]int64{0, 1}; return f }(), "", "HAProxy closed the replacement for a protocol error (proto_err 0 -> 1), not at its reconnect check"},
 		{"harp's client ended it: never HAProxy's fault",
 			Facts{Replace: true, Closed: true, Why: "decoding: unknown message class 9"}, "", "harp's client ended the replacement session itself: decoding: unknown message class 9"},
 		{"socket closed while show peers says established",
-			Facts{Replace: true, Closed: true, ClosedByPeer: true, EstablishedAfter: true}, "", "the replacement socket closed but show peers still shows the peer established"},
-		{"socket open while show peers says not established",
-			Facts{Replace: true}, "", "the replacement socket is open but show peers shows the peer not established"},
+			Facts{Replace: true, Closed: true, ClosedByPeer: true, EstablishedAfter: true, NoHbt: [2]int64{0, 1}}, "", "the replacement socket closed but show peers still shows the peer established"},
+		{"socket open while show peers says not established", Facts{Replace: true}, "", "the replacement socket is open but show peers shows the peer not established"},
+		{"a check after harp's first heartbeat proves nothing", Facts{Replace: true, CheckAfterHeartbeat: true}, "",
+			"HAProxy's next reconnect check of the replacement comes after harp's first heartbeat, which refreshes the alive flag"},
+		{"no reconnect check to wait for", Facts{Replace: true, NoCheck: true}, "", "show peers showed no reconnect check pending for the replacement: no window to watch"},
 	} {
 		v, u := Judge(c.f)
 		if v != c.violation || u != c.unmet {

@@ -21,7 +21,7 @@ func TestSelf(t *testing.T) { selftest.Run(t, "#3519 on real builds") }
 var _ = selftest.Describe(issue3519.Suite, func() {
 	selftest.Verdicts(issue3519.Suite, func(r report.Result) {
 		if r.Verdict == verdict.Reproduced {
-			Expect(r.Reason).To(Equal("replacement closed by HAProxy within 2.5s in 5 of 5 trials"))
+			Expect(r.Reason).To(Equal("replacement killed by HAProxy's reconnect check (no_hbt +1) in 5 of 5 trials"))
 		}
 		for _, t := range r.Trials { // beside a control that held, both show peers blocks recorded
 			ev := t.Evidence.(*issue3519.Evidence)
