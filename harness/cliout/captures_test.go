@@ -3,6 +3,7 @@ package cliout
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -321,5 +322,35 @@ func TestCapturedShowThreads(t *testing.T) {
 	two := "* Thread 1 : id=0x1 act=1\n      1/1    stuck=0\n  Thread 2 : id=0x2 act=0\n      2/1    stuck=0\n"
 	if g := ThreadGroups(two); g != 2 {
 		t.Errorf("two groups read as %d", g)
+	}
+}
+
+// The stalls captured from 3.2.26 and 3.4.7 were made by `debug dev loop`
+// on the CLI: their lock history and trace are read, and they do not
+// point at the listener path. The same block with a listener function in
+// its trace does.
+func TestStallEvidence(t *testing.T) {
+	for _, v := range []string{"3.2.26-1", "3.4.7-1"} {
+		logs, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "captures", v, "master-log.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stalls := ParseStalls(string(logs))
+		if len(stalls) == 0 {
+			t.Fatalf("%s: no stall", v)
+		}
+		s := stalls[0]
+		on, known := s.Where()
+		if !known || on || !slices.Contains(s.Trace, "debug_parse_cli_loop") || !strings.Contains(s.LockHist, "LISTENER") {
+			t.Errorf("%s: %+v on=%v known=%v", v, s, on, known)
+		}
+		listener := strings.Replace(string(logs), "debug_parse_cli_loop", "dequeue_proxy_listeners", 1)
+		if on, known := ParseStalls(listener)[0].Where(); !on || !known {
+			t.Errorf("%s: a trace through dequeue_proxy_listeners is not on the listener path", v)
+		}
+	}
+	old := ParseStalls("WARNING! thread 2 has stopped processing traffic for 150 milliseconds\n")
+	if _, known := old[0].Where(); known || old[0].Ms != 150 || old[0].Thread != 2 {
+		t.Errorf("a warning without lock history: %+v", old[0])
 	}
 }

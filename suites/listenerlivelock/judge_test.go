@@ -27,9 +27,33 @@ func TestWarnsOnStalls(t *testing.T) {
 	}
 }
 
-func TestCPUsFor(t *testing.T) {
-	if CPUsFor("0-3,6") != 5 || CPUsFor("") != runtime.NumCPU() {
-		t.Errorf("CPUsFor: %d, %d", CPUsFor("0-3,6"), CPUsFor(""))
+// On a machine without CPUs to spare for the load generator, or with a
+// layout that has no thread groups, no run can say REPRODUCED: whatever
+// THREADS, RATE and LAYOUT are given on 2 CPUs, a precondition fails
+// before any load.
+func TestPreconditions(t *testing.T) {
+	for _, given := range []map[string]string{
+		{"THREADS": "1"}, {"THREADS": "2"}, {"THREADS": "2", "RATE": "50000"}, {"THREADS": "3"}, {"THREADS": "16"},
+		{"THREADS": "2", "LAYOUT": "binds"}, {"THREADS": "2", "LAYOUT": "shards"}, {"THREADS": "2", "CPUSET": "0"},
+	} {
+		p := params(t, given)
+		u := p.machineUnmet()
+		if u == "" {
+			u = p.layoutUnmet()
+		}
+		need := p.Threads + 1 // HAProxy's threads and one CPU for the load
+		if runtime.NumCPU() < need && u == "" {
+			t.Errorf("%v on %d CPUs: no precondition failed", given, runtime.NumCPU())
+		}
+		if (p.Layout != "groups" || p.Groups < 2) && p.layoutUnmet() == "" {
+			t.Errorf("%v: a layout without several thread groups passed", given)
+		}
+	}
+	if p := params(t, map[string]string{"THREADS": "2", "CPUSET": "0-1"}); runtime.NumCPU() <= 2 && !strings.Contains(p.machineUnmet(), "headroom") {
+		t.Errorf("every CPU to HAProxy leaves none for the load: %q", p.machineUnmet())
+	}
+	if p := params(t, map[string]string{"THREADS": "2", "CPUSET": "500-501"}); !strings.Contains(p.machineUnmet(), "does not have") {
+		t.Errorf("CPUs the machine lacks: %q", p.machineUnmet())
 	}
 }
 
@@ -60,7 +84,9 @@ func TestConfig(t *testing.T) {
 		{map[string]string{"THREADS": "4", "LAYOUT": "groups"}, []string{"nbthread 4", "thread-groups 4", "bind :8080 thread 4/all", "maxconn 4000", "server backend backend:8080 maxconn 1"}},
 		{map[string]string{"THREADS": "4", "LAYOUT": "shards"}, []string{"bind :8080 shards by-thread"}},
 		{map[string]string{"THREADS": "3", "LAYOUT": "binds"}, []string{"bind :8080 thread 3\n"}},
-		{map[string]string{"VARIANT": "process", "LAYOUT": "binds"}, []string{"    maxconn 2000\n", "    maxconn 4000\n"}},
+		// The process's limit is set at run time (set maxconn global 2000)
+		// below the one configured for the control.
+		{map[string]string{"VARIANT": "process", "LAYOUT": "binds"}, []string{"    maxconn 90000\n", "    maxconn 4000\n"}},
 	} {
 		cfg, err := params(t, c.given).Config()
 		if err != nil {
@@ -74,31 +100,41 @@ func TestConfig(t *testing.T) {
 	}
 }
 
-// The judge on facts: stall lines captured from a real 3.4.7 watchdog.
+// The judge on facts: stall blocks captured from a real 3.4.7 watchdog
+// (made by `debug dev loop`, a CLI loop: known not to be the listener
+// path), and the same block with dequeue_proxy_listeners in its trace.
 func TestJudge(t *testing.T) {
-	logs, err := os.ReadFile("../../fixtures/captures/3.4.7-1/master-log.txt")
+	raw, err := os.ReadFile("../../fixtures/captures/3.4.7-1/master-log.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	stalls := cliout.ParseStalls(string(logs))
-	if len(stalls) == 0 || longStalls(stalls) == 0 {
-		t.Fatalf("the capture holds no stall over 100 ms: %v", stalls)
+	cli := cliout.ParseStalls(string(raw))
+	onPath := cliout.ParseStalls(strings.Replace(string(raw), "debug_parse_cli_loop", "dequeue_proxy_listeners", 1))
+	if len(cli) == 0 || len(onPath) == 0 {
+		t.Fatal("the capture holds no stall")
 	}
 	p := params(t, map[string]string{"THREADS": "2", "MAXCONN": "100"})
-	base := Facts{Params: p, Version: "3.4.7-1", Threads: 2, Groups: 2, Listeners: 2, Attacked: true,
-		Peaks: Peaks{Frontend: 100, FrontendLimit: 100, Process: 100, ProcessLimit: 4000}}
+	base := Facts{Params: p, Version: "3.4.7-1", Threads: 2, Groups: 2, Listeners: 2,
+		Control: Round{Ran: true, Peaks: Peaks{Frontend: 60, FrontendLimit: 800, Process: 60, ProcessLimit: 800}},
+		Attack:  Round{Ran: true, Peaks: Peaks{Frontend: 100, FrontendLimit: 100, Process: 100, ProcessLimit: 800}}}
 	for _, c := range []struct {
 		name                     string
 		edit                     func(f *Facts)
 		violation, unmet, remark string
 	}{
-		{"limit reached, no stall: held", func(f *Facts) {}, "", "", "limit reached, 0 stalls over 100 ms"},
-		{"a stall over 100 ms", func(f *Facts) { f.Stalls = stalls }, "stalls over 100 ms", "", ""},
+		{"limit reached, no stall: held", func(f *Facts) {}, "", "", "limit reached, 0 stalls over 100 ms on the listener path"},
+		{"a stall on the listener path", func(f *Facts) { f.Attack.Stalls = onPath }, "1 stalls over 100 ms", "", ""},
+		{"a stall elsewhere does not count", func(f *Facts) { f.Attack.Stalls = cli }, "", "", "limit reached, 0 stalls over 100 ms on the listener path"},
+		{"a build without lock history: every stall counts", func(f *Facts) {
+			f.Attack.Stalls = []cliout.Stall{{Thread: 1, Ms: 300, Line: "WARNING! thread 1 has stopped processing traffic for 300 milliseconds"}}
+		}, "1 stalls over 100 ms (longest 300 ms)", "", ""},
 		{"a master exit", func(f *Facts) { f.MasterExited, f.MasterCode = true, 134 }, "master exited (134)", "", ""},
-		{"the limit never reached", func(f *Facts) { f.Peaks.Frontend = 60 }, "", "never reached its maxconn (peak 60 of 100)", ""},
+		{"the limit never reached outweighs a stall", func(f *Facts) { f.Attack.Peaks.Frontend, f.Attack.Stalls = 60, onPath }, "", "never reached its maxconn (peak 60 of 100)", ""},
+		{"the control stalled: the machine's, not HAProxy's", func(f *Facts) { f.Control.Stalls, f.Attack.Stalls = onPath, onPath }, "", "the control (same load, limit never reached) stalled too", ""},
+		{"a control that reached its limit is no control", func(f *Facts) { f.Control.Peaks.Frontend = 800 }, "", "the control reached its limit", ""},
 		{"3.0 cannot show stalls", func(f *Facts) { f.Version = "3.0.11" }, "", "emits no stall warnings", ""},
 		{"fewer listeners than the layout asks", func(f *Facts) { f.Listeners = 1 }, "", "the frontend has 1 listeners", ""},
-		{"no attack is never a pass", func(f *Facts) { f.Attacked = false }, "", "the attack never ran", ""},
+		{"no attack is never a pass", func(f *Facts) { f.Attack.Ran = false }, "", "the attack never ran", ""},
 	} {
 		f := base
 		c.edit(&f)
@@ -106,6 +142,12 @@ func TestJudge(t *testing.T) {
 		if !contains(v, c.violation) || !contains(u, c.unmet) || !contains(r, c.remark) {
 			t.Errorf("%s: got %q, %q, %q", c.name, v, u, r)
 		}
+	}
+	binds := base
+	binds.Params = params(t, map[string]string{"THREADS": "2", "LAYOUT": "binds"})
+	binds.Groups, binds.Listeners, binds.Attack.Stalls = 1, 2, onPath
+	if v, u, _ := Judge(binds); v != "" || !strings.Contains(u, "several thread groups") {
+		t.Errorf("a layout that cannot show the bug: %q, %q", v, u)
 	}
 }
 

@@ -11,12 +11,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/testcontainers/testcontainers-go"
 	tcnetwork "github.com/testcontainers/testcontainers-go/network"
 	"github.com/testcontainers/testcontainers-go/wait"
 
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
+	"github.com/harp-project/harp/harness/cpus"
 	"github.com/harp-project/harp/harness/engine"
 	"github.com/harp-project/harp/harness/load"
 	"github.com/harp-project/harp/harness/node"
@@ -45,7 +47,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 		scenario.Int("RATE", 1000, 1, 100000, "vegeta requests per second"),
 		scenario.Duration("DURATION", 15*time.Second, "how long vegeta attacks"),
 		scenario.Duration("TIMEOUT", 30*time.Second, "vegeta's timeout per request"),
-		scenario.Text("CPUSET", "", "CPUs the node is pinned to (e.g. 0-3; default all)", cpusetOK),
+		scenario.Text("CPUSET", "", "CPUs HAProxy is pinned to (e.g. 0-3; default the first THREADS); the others serve harp's load and backend", cpusetOK),
 		scenario.Duration("SERVICE", 100*time.Millisecond, "the slow backend's time per request"),
 	},
 	Trials: 1,
@@ -67,6 +69,13 @@ type Params struct {
 	Duration                  time.Duration
 	FrontendMaxconn, ProcessM int
 	Service, Timeout          time.Duration
+	// ControlMaxconn is the limit during the control: one the same load
+	// never reaches (the process's configured maxconn, lowered at run time
+	// to ProcessM for the attack in VARIANT=process).
+	ControlMaxconn int
+	// HAProxyCPUs run the node; LoadCPUs the rest of the machine: vegeta
+	// (this process, pinned during the attacks) and the slow backend.
+	HAProxyCPUs, LoadCPUs []int
 }
 
 // ParamsOf reads the run's parameters (defaults where none were given).
@@ -85,7 +94,38 @@ func ParamsOf(v scenario.Values) Params {
 	if p.Variant == "process" {
 		p.ProcessM = p.FrontendMaxconn / 2
 	}
+	p.ControlMaxconn = max(4*p.FrontendMaxconn, 2*p.Rate*int((p.Duration+p.Timeout).Seconds()))
+	if p.CPUSet != "" {
+		p.HAProxyCPUs, _ = cpus.Parse(p.CPUSet)
+	} else {
+		p.HAProxyCPUs = cpus.All()[:min(p.Threads, runtime.NumCPU())]
+	}
+	p.LoadCPUs = cpus.Without(cpus.All(), p.HAProxyCPUs)
 	return p
+}
+
+// machineUnmet says why this machine cannot show the livelock: fewer CPUs
+// for HAProxy than threads, or none left for the load generator, whose
+// own CPU starvation would otherwise look like HAProxy's stall.
+func (p Params) machineUnmet() string {
+	switch {
+	case len(cpus.Without(p.HAProxyCPUs, cpus.All())) > 0:
+		return fmt.Sprintf("CPUSET=%s names CPUs this machine does not have (it has %d)", p.CPUSet, runtime.NumCPU())
+	case len(p.HAProxyCPUs) < p.Threads:
+		return fmt.Sprintf("%d CPUs < %d threads: this machine cannot show the livelock; run with THREADS=%d or on a larger machine", len(p.HAProxyCPUs), p.Threads, len(p.HAProxyCPUs))
+	case len(p.LoadCPUs) == 0:
+		return fmt.Sprintf("no CPU headroom for the load generator: HAProxy's %d threads take all %d CPUs (run on a machine with more CPUs than THREADS)", p.Threads, runtime.NumCPU())
+	}
+	return ""
+}
+
+// layoutUnmet says why the layout cannot show the livelock: it needs
+// listeners in several thread groups.
+func (p Params) layoutUnmet() string {
+	if p.Layout != "groups" || p.Groups < 2 {
+		return fmt.Sprintf("the livelock needs listeners in several thread groups (LAYOUT=groups, GROUPS of 2 or more); LAYOUT=%s with %d group(s) cannot show it", p.Layout, p.Groups)
+	}
+	return ""
 }
 
 func positive(v string) error {
@@ -96,36 +136,8 @@ func positive(v string) error {
 }
 
 func cpusetOK(v string) error {
-	for _, part := range strings.Split(v, ",") {
-		a, b, isRange := strings.Cut(part, "-")
-		lo, err1 := strconv.Atoi(a)
-		hi, err2 := lo, error(nil)
-		if isRange {
-			hi, err2 = strconv.Atoi(b)
-		}
-		if err1 != nil || err2 != nil || hi < lo || lo < 0 {
-			return fmt.Errorf("want CPUs such as 0-3,6")
-		}
-	}
-	return nil
-}
-
-// cpusFor counts the CPUs a container gets: its cpuset, else all of them.
-func CPUsFor(cpuset string) int {
-	if cpuset == "" {
-		return runtime.NumCPU()
-	}
-	n := 0
-	for _, part := range strings.Split(cpuset, ",") {
-		a, b, isRange := strings.Cut(part, "-")
-		lo, _ := strconv.Atoi(a)
-		hi := lo
-		if isRange {
-			hi, _ = strconv.Atoi(b)
-		}
-		n += hi - lo + 1
-	}
-	return n
+	_, err := cpus.Parse(v)
+	return err
 }
 
 // Config renders the node's configuration.
@@ -138,7 +150,7 @@ func (p Params) Config() (string, error) {
 		threads = append(threads, i)
 	}
 	return config.Render("livelock.cfg.tmpl", map[string]any{
-		"Threads": p.Threads, "Groups": p.Groups, "ProcessMaxconn": p.ProcessM, "FrontendMaxconn": p.FrontendMaxconn,
+		"Threads": p.Threads, "Groups": p.Groups, "ProcessMaxconn": p.ControlMaxconn, "FrontendMaxconn": p.FrontendMaxconn,
 		"Layout": p.Layout, "GroupList": groups, "ThreadList": threads, "Backend": "backend:8080", "BackendMaxconn": 1,
 	})
 }
@@ -161,18 +173,22 @@ func runLivelock(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	// Precondition: a thread per CPU at least, or stalls mean nothing.
-	if cpus := CPUsFor(p.CPUSet); cpus < p.Threads {
-		return verdict.Outcome{Unmet: fmt.Sprintf("%d CPUs < %d threads: this machine cannot show the livelock; run with THREADS=%d or on a larger machine", cpus, p.Threads, cpus)}
+	// Preconditions of the machine and the layout: without them no stall
+	// means anything, and on 2 CPUs no run can say REPRODUCED.
+	if u := p.machineUnmet(); u != "" {
+		return verdict.Outcome{Unmet: u}
+	}
+	if u := p.layoutUnmet(); u != "" {
+		return verdict.Outcome{Unmet: u}
 	}
 	if env.Docker == nil {
 		return verdict.Outcome{Err: fmt.Errorf("the listener suite needs Docker (a backend container and a network)")}
 	}
-	nw, err := startBackend(ctx, env, p.Service)
+	nw, err := startBackend(ctx, env, p)
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	n, _, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp"}, Network: nw, CPUSet: p.CPUSet}, 0)
+	n, _, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp"}, Network: nw, CPUSet: cpus.Format(p.HAProxyCPUs)}, 0)
 	if err != nil {
 		if strings.Contains(err.Error(), "unknown keyword") || strings.Contains(err.Error(), "thread-groups") {
 			return verdict.Outcome{Unmet: "this build does not accept the layout's configuration: " + firstLineOf(err.Error())}
@@ -188,7 +204,7 @@ func runLivelock(ctx context.Context, env *scenario.Env) verdict.Outcome {
 
 // startBackend starts harp's slow backend on a network of the run's own,
 // reachable there as "backend"; both are removed when the run ends.
-func startBackend(ctx context.Context, env *scenario.Env, service time.Duration) (*testcontainers.DockerNetwork, error) {
+func startBackend(ctx context.Context, env *scenario.Env, p Params) (*testcontainers.DockerNetwork, error) {
 	nw, err := tcnetwork.New(ctx, tcnetwork.WithLabels(engine.Labels(env.RunID)))
 	if err != nil {
 		return nil, fmt.Errorf("creating a network: %w", err)
@@ -200,7 +216,8 @@ func startBackend(ctx context.Context, env *scenario.Env, service time.Duration)
 	}
 	be, err := testcontainers.Run(ctx, tag, tcnetwork.WithNetwork([]string{"backend"}, nw),
 		testcontainers.WithLabels(engine.Labels(env.RunID)),
-		testcontainers.WithEntrypoint(images.SlowHTTPBinary), testcontainers.WithCmd("-service", service.String()),
+		testcontainers.WithEntrypoint(images.SlowHTTPBinary), testcontainers.WithCmd("-service", p.Service.String()),
+		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) { hc.CpusetCpus = cpus.Format(p.LoadCPUs) }),
 		testcontainers.WithWaitStrategy(wait.ForLog("slowbackend on").WithStartupTimeout(30*time.Second)))
 	if be != nil {
 		env.Cleanup(func(ctx context.Context) { be.Terminate(ctx) })
@@ -220,23 +237,31 @@ type Facts struct {
 	Threads      int64 // from show info
 	Groups       int   // from show threads
 	Listeners    int   // the frontend's, from show stat
-	Peaks        Peaks `json:"peaks"`
-	Stalls       []cliout.Stall
+	Control      Round // the same load with limits it never reaches
+	Attack       Round // the load against the real limit
 	Panics       []cliout.Panic
 	WorkerExits  []string // exits with a non-zero code
 	MasterExited bool
 	MasterCode   int
-	Load         load.Result
-	Attacked     bool // the load ran (else only the layout was checked)
 }
 
-// Peaks are the highest connection counts sampled during the attack.
+// Round is one run of the load: its peaks, the stalls logged during it
+// and the load's result; Ran is false when it never started.
+type Round struct {
+	Ran    bool
+	Peaks  Peaks
+	Stalls []cliout.Stall
+	Load   load.Result
+}
+
+// Peaks are the highest connection counts sampled during a round.
 type Peaks struct {
 	Frontend, FrontendLimit, Process, ProcessLimit int64
 }
 
-// attack checks the layout the worker runs, attacks it while sampling its
-// limits, and reads the logs for stalls, panics and exits.
+// attack checks the layout the worker runs, runs the control (the same
+// load with limits it never reaches), then the attack against the real
+// limit, each sampled, and reads the logs for stalls, panics and exits.
 func attack(ctx context.Context, env *scenario.Env, n *node.Node, p Params, t *scenario.Trial) (f Facts, err error) {
 	f.Params = p
 	t.Evidence = &f
@@ -257,7 +282,7 @@ func attack(ctx context.Context, env *scenario.Env, n *node.Node, p Params, t *s
 		return f, err
 	}
 	f.Version, f.Threads, f.Groups, f.Listeners = info["Version"], info.Int("Nbthread"), cliout.ThreadGroups(threads), cliout.Listeners(rows, "fe")
-	t.Notef("%d threads, %d thread groups, %d listeners, %d CPUs", f.Threads, f.Groups, f.Listeners, CPUsFor(p.CPUSet))
+	t.Notef("%d threads, %d thread groups, %d listeners; HAProxy on CPUs %s, load and backend on CPUs %s", f.Threads, f.Groups, f.Listeners, cpus.Format(p.HAProxyCPUs), cpus.Format(p.LoadCPUs))
 	if layoutUnmet(f) != "" {
 		return f, nil
 	}
@@ -265,34 +290,113 @@ func attack(ctx context.Context, env *scenario.Env, n *node.Node, p Params, t *s
 	if err != nil {
 		return f, err
 	}
-	url := "http://" + addr + "/"
-	stop := sample(ctx, n, pid)
-	env.Logf("listener livelock on %s: %d requests/s for %s against %s", env.Image.Name, p.Rate, p.Duration, url)
-	f.Load, err = load.Attack(ctx, load.Options{URL: url, Rate: p.Rate, Duration: p.Duration, Timeout: p.Timeout,
-		Progress: func(done uint64, el time.Duration) {
-			if int(el.Seconds())%5 == 0 {
-				env.Logf("  %s: %d responses so far", el.Round(time.Second), done)
-			}
-		}})
-	f.Peaks, f.Attacked = stop(), true
-	if err != nil {
+	lr := &loadRun{env: env, n: n, pid: pid, p: p, url: "http://" + addr + "/"}
+	if err := lr.limits(ctx, p.ControlMaxconn, 0); err != nil {
 		return f, err
 	}
-	t.Notef("load: %s", f.Load)
-	t.Notef("frontend sessions peaked at %d of %d; process connections at %d of %d", f.Peaks.Frontend, f.Peaks.FrontendLimit, f.Peaks.Process, f.Peaks.ProcessLimit)
+	if f.Control, err = lr.round(ctx, "control"); err != nil {
+		return f, err
+	}
+	t.Notef("control (limits %d, never reached): %s", p.ControlMaxconn, f.Control)
+	if err := lr.drain(ctx); err != nil {
+		return f, err
+	}
+	if err := lr.limits(ctx, p.FrontendMaxconn, p.ProcessM); err != nil {
+		return f, err
+	}
+	if f.Attack, err = lr.round(ctx, "attack"); err != nil {
+		return f, err
+	}
+	t.Notef("attack: %s", f.Attack)
 	logs, err := n.Logs(ctx)
 	if err != nil {
 		return f, err
 	}
-	f.Stalls, f.Panics = cliout.ParseStalls(logs), cliout.ParsePanics(logs)
+	f.Panics = cliout.ParsePanics(logs)
 	for _, e := range cliout.ParseWorkerExits(logs) {
 		if e.Code != 0 {
 			f.WorkerExits = append(f.WorkerExits, e.Line)
 		}
 	}
 	f.MasterCode, f.MasterExited = cliout.MasterExit(logs)
-	t.Notef("%d stall warnings (%d over 100 ms, longest %d ms), %d panics, %d worker exits", len(f.Stalls), longStalls(f.Stalls), cliout.MaxStall(f.Stalls), len(f.Panics), len(f.WorkerExits))
+	t.Notef("%d panics, %d worker exits", len(f.Panics), len(f.WorkerExits))
 	return f, nil
+}
+
+func (r Round) String() string {
+	counted, on := countedStalls(r.Stalls)
+	return fmt.Sprintf("%s; frontend sessions peaked at %d of %d, process connections at %d of %d; %d stall warnings (%d over 100 ms counted, %d on the listener path, longest %d ms)",
+		r.Load, r.Peaks.Frontend, r.Peaks.FrontendLimit, r.Peaks.Process, r.Peaks.ProcessLimit, len(r.Stalls), len(counted), on, cliout.MaxStall(r.Stalls))
+}
+
+// loadRun runs vegeta rounds against one node from the load CPUs.
+type loadRun struct {
+	env *scenario.Env
+	n   *node.Node
+	pid int
+	p   Params
+	url string
+}
+
+// limits sets the frontend's maxconn, and the process's when given.
+func (lr *loadRun) limits(ctx context.Context, frontend, process int) error {
+	if err := lr.n.Silent(ctx, lr.pid, fmt.Sprintf("set maxconn frontend fe %d", frontend)); err != nil {
+		return err
+	}
+	if process > 0 {
+		return lr.n.Silent(ctx, lr.pid, fmt.Sprintf("set maxconn global %d", process))
+	}
+	return nil
+}
+
+// round attacks with vegeta pinned to the load CPUs while sampling the
+// limits, and collects the stalls logged meanwhile.
+func (lr *loadRun) round(ctx context.Context, what string) (r Round, err error) {
+	logs, err := lr.n.Logs(ctx)
+	if err != nil {
+		return r, err
+	}
+	before := len(cliout.ParseStalls(logs))
+	restore, err := cpus.Pin(lr.p.LoadCPUs)
+	if err != nil {
+		return r, err
+	}
+	stop := sample(ctx, lr.n, lr.pid)
+	lr.env.Logf("listener livelock on %s: %s, %d requests/s for %s against %s", lr.env.Image.Name, what, lr.p.Rate, lr.p.Duration, lr.url)
+	r.Load, err = load.Attack(ctx, load.Options{URL: lr.url, Rate: lr.p.Rate, Duration: lr.p.Duration, Timeout: lr.p.Timeout,
+		Progress: func(done uint64, el time.Duration) {
+			if int(el.Seconds())%5 == 0 {
+				lr.env.Logf("  %s %s: %d responses so far", what, el.Round(time.Second), done)
+			}
+		}})
+	r.Peaks, r.Ran = stop(), true
+	restore()
+	if err != nil {
+		return r, err
+	}
+	if logs, err = lr.n.Logs(ctx); err != nil {
+		return r, err
+	}
+	r.Stalls = cliout.ParseStalls(logs)[before:]
+	return r, nil
+}
+
+// drain waits until the control's connections are gone, so the attack
+// starts from an idle process.
+func (lr *loadRun) drain(ctx context.Context) error {
+	var cur int64
+	err := node.Poll(ctx, lr.p.Timeout+30*time.Second, 250*time.Millisecond, func() (bool, error) {
+		info, err := lr.n.Info(ctx, lr.pid)
+		if err != nil {
+			return false, nil
+		}
+		cur = info.Int("CurrConns")
+		return cur <= 1, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the control's %d connections never drained: %w", cur, err)
+	}
+	return nil
 }
 
 // sample polls the frontend's and the process's connections every 250 ms
@@ -335,14 +439,24 @@ func sample(ctx context.Context, n *node.Node, pid int) (stop func() Peaks) {
 	}
 }
 
-func longStalls(stalls []cliout.Stall) int {
-	long := 0
+// countedStalls are the stalls over 100 ms that count: those whose
+// evidence points at the listener or proxy path, or every one over 100 ms
+// when the build prints no lock history to tell; on is how many pointed
+// there.
+func countedStalls(stalls []cliout.Stall) (counted []cliout.Stall, on int) {
 	for _, s := range stalls {
-		if s.Ms > 100 {
-			long++
+		if s.Ms <= 100 {
+			continue
+		}
+		listener, known := s.Where()
+		if listener {
+			on++
+		}
+		if listener || !known {
+			counted = append(counted, s)
 		}
 	}
-	return long
+	return counted, on
 }
 
 // layoutUnmet says how the running worker differs from what the config asks.
@@ -359,24 +473,40 @@ func layoutUnmet(f Facts) string {
 	return ""
 }
 
-// Judge decides an attack from its facts.
+// reached says whether a round hit the limit of the variant.
+func reached(f Facts, pk Peaks) (bool, string) {
+	if f.Params.Variant == "process" {
+		return pk.Process >= pk.ProcessLimit && pk.ProcessLimit > 0, fmt.Sprintf("the process never reached its maxconn (peak %d of %d)", pk.Process, pk.ProcessLimit)
+	}
+	return pk.Frontend >= pk.FrontendLimit && pk.FrontendLimit > 0, fmt.Sprintf("the frontend never reached its maxconn (peak %d of %d)", pk.Frontend, pk.FrontendLimit)
+}
+
+// Judge decides an attack from its facts. Every precondition comes first:
+// the layout, the control (the same load that never reaches a limit must
+// not stall: else stalls are the machine's), the limit reached; only then
+// do stalls on the listener path, panics and exits count.
 func Judge(f Facts) (violation, unmet, remark string) {
 	if u := layoutUnmet(f); u != "" {
 		return "", u, ""
 	}
-	if !f.Attacked {
+	if u := f.Params.layoutUnmet(); u != "" {
+		return "", u, ""
+	}
+	if !f.Control.Ran || !f.Attack.Ran {
 		return "", "the attack never ran", ""
 	}
-	pk := f.Peaks
-	reached := pk.Frontend >= pk.FrontendLimit && pk.FrontendLimit > 0
-	what := fmt.Sprintf("the frontend never reached its maxconn (peak %d of %d)", pk.Frontend, pk.FrontendLimit)
-	if f.Params.Variant == "process" {
-		reached = pk.Process >= pk.ProcessLimit && pk.ProcessLimit > 0
-		what = fmt.Sprintf("the process never reached its maxconn (peak %d of %d)", pk.Process, pk.ProcessLimit)
+	if c, _ := countedStalls(f.Control.Stalls); len(c) > 0 {
+		return "", fmt.Sprintf("the control (same load, limit never reached) stalled too: %d stalls over 100 ms (longest %d ms), so stalls here are not the livelock's", len(c), cliout.MaxStall(c)), ""
+	}
+	if hit, _ := reached(f, f.Control.Peaks); hit {
+		return "", "the control reached its limit: it is no control", ""
+	}
+	if hit, what := reached(f, f.Attack.Peaks); !hit {
+		return "", what, ""
 	}
 	var bad []string
-	if long := longStalls(f.Stalls); long > 0 {
-		bad = append(bad, fmt.Sprintf("%d stalls over 100 ms (longest %d ms)", long, cliout.MaxStall(f.Stalls)))
+	if c, _ := countedStalls(f.Attack.Stalls); len(c) > 0 {
+		bad = append(bad, fmt.Sprintf("%d stalls over 100 ms (longest %d ms)", len(c), cliout.MaxStall(c)))
 	}
 	if len(f.Panics) > 0 {
 		bad = append(bad, fmt.Sprintf("%d panics", len(f.Panics)))
@@ -390,14 +520,12 @@ func Judge(f Facts) (violation, unmet, remark string) {
 	switch {
 	case len(bad) > 0:
 		return strings.Join(bad, ", "), "", ""
-	case !reached:
-		return "", what, ""
 	case !WarnsOnStalls(f.Version):
 		// Without the watchdog's warnings only panics and exits are seen:
 		// a stall shorter than a panic would go unnoticed.
 		return "", fmt.Sprintf("limit reached and no panic or exit, but HAProxy %s emits no stall warnings (3.1 and later do): stalls cannot be seen", f.Version), ""
 	}
-	return "", "", fmt.Sprintf("limit reached, %d stalls over 100 ms", longStalls(f.Stalls))
+	return "", "", "limit reached, 0 stalls over 100 ms on the listener path"
 }
 
 // WarnsOnStalls says whether a version emits the watchdog's "stopped
