@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -160,6 +161,16 @@ func StartLocal(ctx context.Context, o Options) (*Node, error) {
 	}
 	b.dir = dir
 	cfg := strings.Replace(o.Config, statsLine, "stats socket ipv4@"+b.ports[StatsPort], 1)
+	// Every other port the config listens on or peers with moves to a free
+	// one too: two local runs must never reach each other's processes.
+	cfg, moved, err := localPorts(cfg, freePort)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	for from, to := range moved {
+		b.ports[from+"/tcp"] = net.JoinHostPort("127.0.0.1", to)
+	}
 	cfgPath := filepath.Join(dir, "haproxy.cfg")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		os.RemoveAll(dir)
@@ -175,6 +186,26 @@ func StartLocal(ctx context.Context, o Options) (*Node, error) {
 	go func() { b.cmd.Wait(); close(b.done) }()
 	n := &Node{Name: o.Name, Image: o.Image, be: b, masterAddr: b.ports[MasterPort], statsAddr: b.ports[StatsPort]}
 	return n.ready(ctx, o, nil)
+}
+
+// portRe finds a port the config binds or connects to: ":8080",
+// "127.0.0.1:10001", "ipv4@0.0.0.0:9998" (not "backend:8080", a name).
+var portRe = regexp.MustCompile(`(^|[\s@])((?:\d{1,3}\.){3}\d{1,3})?:(\d{2,5})\b`)
+
+// localPorts moves every port of a config to a free one (the same port to
+// the same new one) and says which went where.
+func localPorts(cfg string, free func() (string, error)) (string, map[string]string, error) {
+	moved := map[string]string{}
+	var err error
+	out := portRe.ReplaceAllStringFunc(cfg, func(m string) string {
+		sub := portRe.FindStringSubmatch(m)
+		port := sub[3]
+		if _, ok := moved[port]; !ok && err == nil {
+			moved[port], err = free()
+		}
+		return sub[1] + sub[2] + ":" + moved[port]
+	})
+	return out, moved, err
 }
 
 func freePort() (string, error) {

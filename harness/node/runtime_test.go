@@ -1,6 +1,10 @@
 package node
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
 
 func TestNSPid(t *testing.T) {
 	status := "Name:\thaproxy\nTgid:\t41235\nNgid:\t0\nPid:\t41235\nPPid:\t41200\nNSpid:\t41235\t8\nNSpgid:\t41200\t1\n"
@@ -17,5 +21,26 @@ func TestSilentOnSuccess(t *testing.T) {
 		if silentOnSuccess(cmd) != want {
 			t.Errorf("silentOnSuccess(%q) = %v", cmd, !want)
 		}
+	}
+}
+
+// A local run moves every port of its config, the same port to the same
+// new one, so two runs never reach each other's processes.
+func TestLocalPorts(t *testing.T) {
+	cfg := "global\n    stats socket ipv4@127.0.0.1:40001 level admin\npeers first\n    peer harp 127.0.0.1:10001\npeers second\n    peer harp 127.0.0.1:10002\n" +
+		"peers sync\n    peer local 0.0.0.0:10000\n    peer remote 127.0.0.1:10999\nfrontend fe\n    bind :8080 thread 1\n    bind :8080 thread 2\nbackend b\n    server backend backend:8080\n"
+	next := 50000
+	free := func() (string, error) { next++; return strconv.Itoa(next), nil }
+	out, moved, err := localPorts(cfg, free)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"10001", "10002", "10000", "10999", "8080", "40001"} {
+		if moved[p] == "" || strings.Contains(out, "0.0.1:"+p) || strings.Contains(out, "bind :"+p) {
+			t.Errorf("port %s not moved: %v\n%s", p, moved, out)
+		}
+	}
+	if strings.Count(out, "bind :"+moved["8080"]) != 2 || !strings.Contains(out, "server backend backend:8080") || !strings.Contains(out, "ipv4@127.0.0.1:"+moved["40001"]) {
+		t.Errorf("rewritten config:\n%s", out)
 	}
 }
