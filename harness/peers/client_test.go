@@ -1,0 +1,221 @@
+package peers
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// scripted is an in-process peer: it accepts one connection, reads the
+// hello, answers a status line, then lets the test send messages and read
+// what the client sends.
+type scripted struct {
+	t    *testing.T
+	ln   net.Listener
+	conn net.Conn
+	br   *bufio.Reader
+	buf  []byte
+}
+
+func listen(t *testing.T) *scripted {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return &scripted{t: t, ln: ln}
+}
+
+// accept takes the connection and checks the hello; status is the line
+// answered ("200", "501", or garbage).
+func (s *scripted) accept(status string, want Hello) {
+	s.t.Helper()
+	c, err := s.ln.Accept()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { c.Close() })
+	s.conn, s.br = c, bufio.NewReader(c)
+	var hello strings.Builder
+	for range 3 {
+		line, err := s.br.ReadString('\n')
+		if err != nil {
+			s.t.Fatalf("reading the hello: %v", err)
+		}
+		hello.WriteString(line)
+	}
+	if hello.String() != string(want.Bytes()) {
+		s.t.Errorf("hello %q, want %q", hello.String(), want.Bytes())
+	}
+	io.WriteString(c, status+"\n")
+}
+
+func (s *scripted) send(m Message) {
+	s.t.Helper()
+	if _, err := s.conn.Write(m.Encode()); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// next reads the next message the client sent, within a deadline.
+func (s *scripted) next() Message {
+	s.t.Helper()
+	s.conn.SetReadDeadline(time.Now().Add(3 * time.Second))
+	chunk := make([]byte, 4096)
+	for {
+		if m, used, err := DecodeMessage(s.buf); err == nil {
+			s.buf = s.buf[used:]
+			return m
+		} else if !errors.Is(err, ErrShort) {
+			s.t.Fatalf("decoding what the client sent: %v", err)
+		}
+		n, err := s.br.Read(chunk)
+		if err != nil {
+			s.t.Fatalf("reading from the client: %v", err)
+		}
+		s.buf = append(s.buf, chunk[:n]...)
+	}
+}
+
+var hello = Hello{Remote: "local", Local: "remote", PID: 42}
+
+// dial connects a client to the scripted peer, which answers status.
+func dial(t *testing.T, o Options, status string) (*scripted, *Conn, int, error) {
+	s := listen(t)
+	done := make(chan struct{})
+	go func() { defer close(done); s.accept(status, hello) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, st, err := Dial(ctx, s.ln.Addr().String(), hello, o)
+	<-done
+	if c != nil {
+		t.Cleanup(func() { c.Close() })
+	}
+	return s, c, st, err
+}
+
+func TestHandshakeStatuses(t *testing.T) {
+	if _, c, st, err := dial(t, Options{}, "200"); err != nil || st != StatusSuccess || c == nil {
+		t.Errorf("200: %v %d %v", c, st, err)
+	}
+	// A refusal is an answer, not an error.
+	if _, c, st, err := dial(t, Options{}, "501"); err != nil || st != 501 || c != nil {
+		t.Errorf("501: %v %d %v", c, st, err)
+	}
+	if _, c, _, err := dial(t, Options{}, "HTTP/1.1 400 Bad Request"); err == nil || c != nil || !strings.Contains(err.Error(), "bad status line") {
+		t.Errorf("garbage status: %v %v", c, err)
+	}
+}
+
+// The client answers what an up-to-date peer answers.
+func TestAnswers(t *testing.T) {
+	s, c, _, err := dial(t, Options{Answer: true}, "200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.send(Control(CtrlResyncRequest))
+	if m := s.next(); m.Class != ClassControl || m.Type != CtrlResyncFinished {
+		t.Errorf("answer to a resync request: %s", m)
+	}
+	s.send(Control(CtrlResyncPartial))
+	if m := s.next(); m.Type != CtrlResyncConfirm {
+		t.Errorf("answer to a partial resync: %s", m)
+	}
+	def := TableDef{ID: 3, Name: "sync/marker", KeyType: KeyIPv4, KeyLen: 4, Types: []int{2}, Expire: 3600000}
+	s.send(def.Encode())
+	u := Update{HasID: true, ID: 7, Key: []byte{192, 0, 2, 1}, Values: map[int]Value{2: {Ints: []uint64{5}}}}
+	um, err := u.Encode(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.send(um)
+	m := s.next()
+	a, err := ParseAck(m.Body)
+	if m.Type != StktAck || err != nil || a.TableID != 3 || a.UpdateID != 7 {
+		t.Errorf("ack: %s %+v %v", m, a, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	ev, err := c.WaitFor(ctx, func(e Event) bool { return e.Update != nil })
+	if err != nil || ev.Table.Name != "sync/marker" || ev.Update.KeyString(*ev.Table) != "192.0.2.1" {
+		t.Errorf("update event: %+v %v", ev, err)
+	}
+	if n, ok := ev.Update.Int("gpc0"); !ok || n != 5 {
+		t.Errorf("gpc0 = %d %v", n, ok)
+	}
+}
+
+// Without Answer the client stays silent: it must not refresh HAProxy's
+// view of it behind a suite's back.
+func TestSilentClient(t *testing.T) {
+	s, c, _, err := dial(t, Options{}, "200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.send(Control(CtrlResyncRequest))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if _, err := c.WaitFor(ctx, func(e Event) bool { return e.Msg.Type == CtrlResyncRequest }); err != nil {
+		t.Fatal(err)
+	}
+	s.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if n, err := s.br.Read(make([]byte, 16)); n > 0 || err == nil {
+		t.Errorf("a silent client sent %d bytes", n)
+	}
+}
+
+func TestHeartbeats(t *testing.T) {
+	s, _, _, err := dial(t, Options{Heartbeat: 50 * time.Millisecond}, "200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if m := s.next(); m.Class != ClassControl || m.Type != CtrlHeartbeat {
+			t.Errorf("heartbeat: %s", m)
+		}
+	}
+}
+
+// Who ended a session is what #3519 judges on: the peer closing it is
+// ClosedByPeer; harp closing it, or harp failing to decode, is not.
+func TestWhoClosed(t *testing.T) {
+	s, c, _, _ := dial(t, Options{}, "200")
+	s.conn.Close()
+	select {
+	case <-c.Closed():
+	case <-time.After(3 * time.Second):
+		t.Fatal("a session the peer closed never ended")
+	}
+	if at, why := c.ClosedAt(); !c.ClosedByPeer() || at.IsZero() || !errors.Is(why, io.EOF) {
+		t.Errorf("closed by the peer: %v %v %v", c.ClosedByPeer(), at, why)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if _, err := c.WaitFor(ctx, func(Event) bool { return false }); err == nil || !strings.Contains(err.Error(), "session closed") {
+		t.Errorf("waiting on a closed session: %v", err)
+	}
+
+	_, c, _, _ = dial(t, Options{}, "200")
+	c.Close()
+	<-c.Closed()
+	if c.ClosedByPeer() {
+		t.Error("a session harp closed counts as closed by the peer")
+	}
+
+	s, c, _, _ = dial(t, Options{}, "200")
+	s.conn.Write(AppendVarint([]byte{ClassReserved, 0x80}, MaxBody+1)) // a body longer than any message
+	select {
+	case <-c.Closed():
+	case <-time.After(3 * time.Second):
+		t.Fatal("an undecodable stream never ended the session")
+	}
+	if _, why := c.ClosedAt(); c.ClosedByPeer() || why == nil || errors.Is(why, io.EOF) {
+		t.Errorf("a decoding error is harp's own end, not the peer's: %v", why)
+	}
+}
