@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches -type f)
 
-.PHONY: test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture vet generate readme
+.PHONY: repeat test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture vet generate readme
 
 build: $(HARP)
 
@@ -43,6 +43,12 @@ readme: $(HARP)
 ## exits 2 on any failure: `git bisect run` calls scripts/git-bisect-step instead).
 test-%: deps $(HARP)
 	$(HARP) run --label-filter 'issue:$*' --haproxy "$$HAPROXY" --trials '$(TRIALS)' --params-from-env $(if $(GIT_BISECT),--git-bisect)
+
+## repeat: make repeat N=20 TARGET=test-3517 HAPROXY=deb:trixie — the verdict histogram of N runs
+N ?= 10
+TARGET ?= test-3517
+repeat: deps $(HARP)
+	@scripts/repeat.sh '$(N)' '$(TARGET)'
 
 ## test-cluster: every peers-cluster suite (NODES nodes, default 3, on a private network)
 test-cluster: deps $(HARP)

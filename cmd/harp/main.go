@@ -155,6 +155,7 @@ func cmdRun(ctx context.Context, args []string) int {
 	builds := fs.String("haproxy", "deb:latest", "build specs")
 	trials := fs.Int("trials", 0, "trials per suite (0: the suite's default)")
 	reports := fs.String("reports", "reports", "directory for reports")
+	cpus := fs.Float64("cpus", 0, "limit every HAProxy container to this share of CPU time (e.g. 0.3), to see how verdicts hold on a starved HAProxy")
 	gitBisect := fs.Bool("git-bisect", false, "exit as `git bisect run` reads it: 0 PASS, 1 REPRODUCED, 125 (skip) INCONCLUSIVE or ERROR")
 	pf := paramFlags(fs)
 	if !flags(fs, args) {
@@ -162,6 +163,9 @@ func cmdRun(ctx context.Context, args []string) int {
 	}
 	if *filter == "" {
 		return exitFor(*gitBisect, failV("run: --label-filter is required (e.g. --label-filter issue:3517)"))
+	}
+	if *cpus < 0 || *cpus > 1024 {
+		return exitFor(*gitBisect, failV("run: --cpus %v: want a share of CPU time from 0.01 to the machine's CPUs", *cpus))
 	}
 	suites, err := scenario.Select(*filter)
 	if err != nil {
@@ -181,7 +185,7 @@ func cmdRun(ctx context.Context, args []string) int {
 	}
 	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " ")}
 	defer engine.SweepRun(context.WithoutCancel(ctx), docker, run.ID)
-	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: *trials, Params: params}
+	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: *trials, Params: params, CPUs: *cpus}
 	run.Results = r.Run(ctx, suites, specs)
 	return exitFor(*gitBisect, outcome(*reports, run))
 }

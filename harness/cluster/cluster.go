@@ -64,6 +64,7 @@ type Options struct {
 	Nodes   []Spec // default: three nodes node1..node3
 	Tables  []Table
 	Threads int
+	CPUs    float64 // each node's share of CPU time (0: no limit)
 }
 
 // Member is one running node.
@@ -208,7 +209,7 @@ func (c *Cluster) start(ctx context.Context, m *Member) error {
 		return err
 	}
 	o := node.Options{Image: c.Image, Config: cfg, RunID: c.RunID, Name: m.Name, Network: c.Network, Aliases: []string{m.Name},
-		IP: m.IP, Ports: []string{"8080/tcp", UserSocket}, Hostname: m.Name}
+		IP: m.IP, Ports: []string{"8080/tcp", UserSocket}, Hostname: m.Name, CPUs: c.CPUs}
 	switch m.Identity {
 	case ByFlag:
 		o.Args = []string{"-L", m.name()}

@@ -49,6 +49,10 @@ type Options struct {
 	Aliases []string
 	// CPUSet pins the container to CPUs ("0-3"); empty: all of them.
 	CPUSet string
+	// CPUs limits the container to a share of CPU time (0.3: 30% of one
+	// CPU); 0: no limit. For runs that check harp's verdicts on a starved
+	// HAProxy.
+	CPUs float64
 	// IP is a fixed address on Network (which must have a subnet of its
 	// own and be internal, so that the CLI stays published on the default
 	// bridge): peers lines are resolved once at startup, so a node cut off and
@@ -113,6 +117,7 @@ func Start(ctx context.Context, docker *client.Client, o Options) (*Node, error)
 			// Published on loopback only.
 			hc.PortBindings = network.PortMap{}
 			hc.CpusetCpus = o.CPUSet
+			hc.NanoCPUs = int64(o.CPUs * 1e9)
 			for _, p := range ports {
 				hc.PortBindings[network.MustParsePort(p)] = []network.PortBinding{{HostIP: netip.MustParseAddr("127.0.0.1")}}
 			}

@@ -28,6 +28,8 @@ type Runner struct {
 	// Params are suite parameters by name (NODES=5), checked against the
 	// selected suites before the run (scenario.CheckParams).
 	Params map[string]string
+	// CPUs limits every HAProxy container to a share of CPU time (0: none).
+	CPUs float64
 	// Local runs nodes as local processes (src: and bin: builds only): the
 	// baseline that `make bench` compares containers against.
 	Local bool
@@ -102,7 +104,7 @@ func (r *Runner) RunOne(ctx context.Context, s *scenario.Scenario, img *images.I
 	if trials <= 0 {
 		trials = s.Trials
 	}
-	env := &scenario.Env{Suite: s, Image: img, Docker: r.Docker, Builder: r.Builder, RunID: r.RunID, Trials: trials, Logf: progress.Printf,
+	env := &scenario.Env{Suite: s, Image: img, Docker: r.Docker, Builder: r.Builder, RunID: r.RunID, Trials: trials, CPUs: r.CPUs, Logf: progress.Printf,
 		Start: func(ctx context.Context, o node.Options) (*node.Node, error) { return node.Start(ctx, r.Docker, o) }}
 	if r.Local {
 		env.Start = node.StartLocal

@@ -31,6 +31,9 @@ type Env struct {
 	RunID  string
 	Trials int
 	Params Values
+	// CPUs limits every HAProxy container of the run to a share of CPU
+	// time (0: no limit).
+	CPUs float64
 	// Config is the configuration the report shows; StartNode and
 	// StartCluster set it.
 	Config string
@@ -80,6 +83,9 @@ func (env *Env) Close(ctx context.Context) {
 func (env *Env) StartNode(ctx context.Context, o node.Options, threads int) (n *node.Node, unmet string, err error) {
 	env.Config = o.Config
 	o.Image, o.RunID = env.Image, env.RunID
+	if o.CPUs == 0 {
+		o.CPUs = env.CPUs
+	}
 	if o.Name == "" {
 		o.Name = "node-" + env.Suite.ID
 	}
@@ -130,6 +136,9 @@ func (env *Env) StartCluster(ctx context.Context, o cluster.Options, mesh bool) 
 		return nil, "", fmt.Errorf("the peers-cluster suites need Docker (a private network)")
 	}
 	o.Image, o.RunID = env.Image, env.RunID
+	if o.CPUs == 0 {
+		o.CPUs = env.CPUs
+	}
 	if len(o.Nodes) == 0 {
 		o.Nodes = cluster.Nodes(env.Nodes())
 	}
