@@ -35,7 +35,7 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp run     --label-filter FILTER --haproxy SPECS [--trials N] [--param NAME=VALUE]... [--reports DIR]
   harp matrix  --builds SPECS --suites FILTER [--jobs N] [--shard i/n] [--param NAME=VALUE]... [--reports DIR]
   harp merge   [--reports DIR] RUN-DIR...   merge shard outputs into one report
-  harp nightly [--extra SPECS] [--suites FILTER] [--jobs N] [--reports DIR]
+  harp nightly [--extra SPECS] [--suites FILTER] [--jobs N] [--param NAME=VALUE]... [--reports DIR]
                every build the Debian mirror serves, compared with the previous nightly
   harp report  --issue N [--run DIR] [--out FILE] [--post owner/repo#N]
                Markdown for the upstream issue from a run (posted with GITHUB_TOKEN)
@@ -249,10 +249,15 @@ func cmdNightly(ctx context.Context, args []string) int {
 	filter := fs.String("suites", "", "ginkgo label filter selecting suites (default: all)")
 	jobs := fs.Int("jobs", max(runtime.NumCPU()/2, 1), "builds run at the same time")
 	reports := fs.String("reports", "reports/nightly", "directory of nightly runs")
+	pf := paramFlags(fs)
 	if !flags(fs, args) {
 		return 3
 	}
 	suites, err := selectSuites(*filter)
+	if err != nil {
+		return fail("%v", err)
+	}
+	params, err := pf.values(suites)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -283,7 +288,7 @@ func cmdNightly(ctx context.Context, args []string) int {
 	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " ")}
 	defer engine.SweepRun(context.WithoutCancel(ctx), docker, run.ID)
 	progress.Printf("nightly: %d suites on %d builds (%d served by the mirror)", len(suites), len(specs), len(served))
-	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID}
+	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Params: params}
 	run.Results = r.RunCells(ctx, runner.Cells(suites, specs), *jobs)
 	if prev, ok := report.Previous(*reports, run.ID); ok {
 		run.Since, run.Changes = prev.ID, report.Compare(prev.Results, run.Results)
