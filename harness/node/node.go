@@ -261,6 +261,24 @@ func (n *Node) KillWorker(ctx context.Context, pid int, sig syscall.Signal) erro
 	return n.be.kill(ctx, pid, sig)
 }
 
+// Restart stops the node's master and workers (SIGTERM, then SIGKILL after
+// 10 s) and starts them again with the same config, then waits for the
+// first worker: nothing held in memory survives it.
+func (n *Node) Restart(ctx context.Context, timeout time.Duration) error {
+	if err := n.be.restart(ctx); err != nil {
+		return fmt.Errorf("restarting %s: %w", n.Name, err)
+	}
+	// Docker may publish the ports anew.
+	var err error
+	if n.masterAddr, err = n.be.addr(ctx, MasterPort); err == nil {
+		n.statsAddr, err = n.be.addr(ctx, StatsPort)
+	}
+	if err != nil {
+		return err
+	}
+	return n.waitReady(ctx, timeout)
+}
+
 // Running says whether the master still runs, else its exit code.
 func (n *Node) Running(ctx context.Context) (bool, int, error) { return n.be.state(ctx) }
 

@@ -30,6 +30,8 @@ type runtime interface {
 	stop(ctx context.Context) error
 	// kill signals one process of the node by its pid as the node sees it.
 	kill(ctx context.Context, pid int, sig syscall.Signal) error
+	// restart stops the master and its workers and starts them again.
+	restart(ctx context.Context) error
 }
 
 type containerRuntime struct {
@@ -71,6 +73,12 @@ func (b *containerRuntime) logs(ctx context.Context) (string, error) {
 
 func (b *containerRuntime) stop(ctx context.Context) error { return b.c.Terminate(ctx) }
 
+func (b *containerRuntime) restart(ctx context.Context) error {
+	grace := 10
+	_, err := b.docker.ContainerRestart(ctx, b.c.GetContainerID(), client.ContainerRestartOptions{Timeout: &grace})
+	return err
+}
+
 // kill finds the process among the container's (docker top gives host
 // pids; /proc/<pid>/status's NSpid line ends with the pid the container
 // sees) and signals it from here: the images carry no kill command.
@@ -109,6 +117,7 @@ func nsPID(status string) int {
 // processRuntime runs the master as a local process in its own process
 // group, for baselines that measure what the container costs.
 type processRuntime struct {
+	args  []string
 	cmd   *exec.Cmd
 	dir   string
 	ports map[string]string
@@ -147,7 +156,7 @@ func StartLocal(ctx context.Context, o Options) (*Node, error) {
 	if !strings.Contains(o.Config, statsLine) {
 		return nil, fmt.Errorf("config has no %q line to move", statsLine)
 	}
-	b := &processRuntime{ports: map[string]string{}, done: make(chan struct{})}
+	b := &processRuntime{ports: map[string]string{}}
 	for _, p := range []string{MasterPort, StatsPort} {
 		port, err := freePort()
 		if err != nil {
@@ -176,14 +185,11 @@ func StartLocal(ctx context.Context, o Options) (*Node, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	b.cmd = exec.Command(o.Image.HostBinary, append([]string{"-W", "-db", "-f", cfgPath, "-S", "ipv4@" + b.ports[MasterPort]}, o.Args...)...)
-	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.out
-	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := b.cmd.Start(); err != nil {
+	b.args = append([]string{o.Image.HostBinary, "-W", "-db", "-f", cfgPath, "-S", "ipv4@" + b.ports[MasterPort]}, o.Args...)
+	if err := b.start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	go func() { b.cmd.Wait(); close(b.done) }()
 	n := &Node{Name: o.Name, Image: o.Image, be: b, masterAddr: b.ports[MasterPort], statsAddr: b.ports[StatsPort]}
 	return n.ready(ctx, o, nil)
 }
@@ -249,8 +255,28 @@ func (b *processRuntime) kill(_ context.Context, pid int, sig syscall.Signal) er
 }
 
 // stop ends the whole process group (master and workers).
+// start runs the master in its own process group.
+func (b *processRuntime) start() error {
+	b.cmd = exec.Command(b.args[0], b.args[1:]...)
+	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.out
+	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := b.cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	b.done = done
+	go func() { b.cmd.Wait(); close(done) }()
+	return nil
+}
+
 func (b *processRuntime) stop(ctx context.Context) error {
 	defer os.RemoveAll(b.dir)
+	b.end()
+	return nil
+}
+
+// end stops the whole process group (master and workers).
+func (b *processRuntime) end() {
 	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGTERM)
 	select {
 	case <-b.done:
@@ -258,5 +284,9 @@ func (b *processRuntime) stop(ctx context.Context) error {
 		syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
 		<-b.done
 	}
-	return nil
+}
+
+func (b *processRuntime) restart(context.Context) error {
+	b.end()
+	return b.start()
 }

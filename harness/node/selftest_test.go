@@ -18,8 +18,9 @@ import (
 
 func TestSelf(t *testing.T) { selftest.Run(t, "node triggers on real builds") }
 
-// The triggers suites compose, on the oldest and the newest build: both
-// ways to reload, typed reads, and a worker killed by its pid.
+// The triggers suites compose, on the oldest build and a source build:
+// typed reads and writes, both ways to reload, a restart, and a worker
+// killed by its pid.
 var _ = DescribeTable("node triggers", Label("area:toolkit"),
 	func(ctx context.Context, build string) {
 		cfg, err := config.RenderText("t", `{{template "global" .}}
@@ -47,6 +48,13 @@ peers p
 			Expect(r.NewPID).NotTo(Equal(r.OldPID), string(how))
 			Expect(r.OldExited).To(BeTrue(), string(how))
 		}
+		// A restart keeps nothing held in memory: the entry is gone.
+		Expect(n.Restart(ctx, 30*time.Second)).To(Succeed())
+		tb, err = n.Table(ctx, node.Current, "p/t")
+		Expect(err).NotTo(HaveOccurred())
+		_, ok = tb.Lookup("192.0.2.1")
+		Expect(ok).To(BeFalse(), "an entry survived a restart")
+
 		pid, err := n.CurrentWorker(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(n.KillWorker(ctx, pid, syscall.SIGKILL)).To(Succeed())
