@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,7 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/child"
 	"github.com/harp-project/harp/harness/debmirror"
+	"github.com/harp-project/harp/harness/owner"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/spec"
 	"github.com/harp-project/harp/harness/text"
@@ -41,7 +42,7 @@ func (b *Builder) bin(ctx context.Context, s spec.Spec) (*Image, error) {
 // packBinary makes an image holding only the binary at Binary, its shared
 // libraries and the few files HAProxy reads.
 func (b *Builder) packBinary(ctx context.Context, s spec.Spec, kind, path string) (*Image, error) {
-	vvOut, err := exec.CommandContext(ctx, path, "-vv").CombinedOutput()
+	vvOut, err := child.Output(ctx, 30*time.Second, path, "-vv")
 	vv := string(vvOut)
 	if err != nil || VersionOf(vv) == "unknown" {
 		return nil, fmt.Errorf("%s: `%s -vv` does not look like HAProxy: %v\n%s", s.Raw, path, err, lastLines(vvOut, 10))
@@ -66,7 +67,7 @@ func (b *Builder) packBinary(ctx context.Context, s spec.Spec, kind, path string
 		return img, err
 	}
 	done := progress.Start("building image for %s (binary and %d shared libraries)", s.Raw, len(libs))
-	tmp, err := os.CreateTemp(b.Cache, "bin-*.tar")
+	tmp, err := os.CreateTemp(b.Cache, owner.TempPrefix("bin-")+"*.tar")
 	if err != nil {
 		done(err)
 		return nil, err
@@ -94,7 +95,7 @@ var lddLine = regexp.MustCompile(`(?:=>\s*)?(/\S+)\s+\(0x`)
 // sharedLibs lists the absolute paths of the libraries (and the loader)
 // that the binary loads, as ldd reports them.
 func sharedLibs(ctx context.Context, path string) ([]string, error) {
-	out, err := exec.CommandContext(ctx, "ldd", path).CombinedOutput()
+	out, err := child.Output(ctx, 30*time.Second, "ldd", path)
 	if err != nil {
 		if strings.Contains(string(out), "not a dynamic executable") {
 			return nil, nil // static binary

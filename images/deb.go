@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/harp-project/harp/harness/child"
+	"github.com/harp-project/harp/harness/owner"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/spec"
 )
@@ -34,7 +35,7 @@ func (b *Builder) deb(ctx context.Context, s spec.Spec) (*Image, error) {
 		base = "sid"
 		sources = append([]string{fmt.Sprintf("deb %s sid main", m.URL)}, sources...)
 	}
-	work, err := os.MkdirTemp(b.Cache, "deb-")
+	work, err := os.MkdirTemp(b.Cache, owner.TempPrefix("deb-"))
 	if err != nil {
 		return nil, err
 	}
@@ -49,8 +50,10 @@ func (b *Builder) deb(ctx context.Context, s spec.Spec) (*Image, error) {
 		base, tarball}
 	args = append(args, sources...)
 	done := progress.Start("building image for deb:%s (haproxy %s from Debian %s)", s.Target, build.Version, build.Suite)
-	cmd := exec.CommandContext(ctx, "mmdebstrap", args...)
-	// On interrupt, let mmdebstrap unmount and remove its temporary root.
+	cmd, cancel := child.Command(ctx, 30*time.Minute, "mmdebstrap", args...)
+	defer cancel()
+	// On interrupt, let mmdebstrap unmount and remove its temporary root
+	// (the whole group is killed 30 s later if it has not).
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 30 * time.Second
 	out, err := cmd.CombinedOutput()

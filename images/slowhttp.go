@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"time"
 
+	"github.com/harp-project/harp/harness/child"
+	"github.com/harp-project/harp/harness/owner"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/spec"
 )
@@ -23,8 +25,9 @@ func (b *Builder) SlowHTTPImage(ctx context.Context) (string, error) {
 	}
 	bin := filepath.Join(dir, "slowbackend")
 	compiled := progress.Start("compiling the slow backend")
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", bin, "github.com/harp-project/harp/cmd/slowbackend")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd, cancel := child.Command(ctx, 10*time.Minute, "go", "build", "-trimpath", "-o", bin, "github.com/harp-project/harp/cmd/slowbackend")
+	defer cancel()
+	cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
 	out, err := cmd.CombinedOutput()
 	compiled(err)
 	if err != nil {
@@ -40,7 +43,7 @@ func (b *Builder) SlowHTTPImage(ctx context.Context) (string, error) {
 		return tag, err
 	}
 	done := progress.Start("building the slow backend image")
-	tmp, err := os.CreateTemp(b.Cache, "backend-*.tar")
+	tmp, err := os.CreateTemp(b.Cache, owner.TempPrefix("backend-")+"*.tar")
 	if err != nil {
 		done(err)
 		return "", err

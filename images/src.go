@@ -12,8 +12,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
+	"time"
 
+	"github.com/harp-project/harp/harness/cache"
+	"github.com/harp-project/harp/harness/child"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/spec"
 )
@@ -47,6 +49,12 @@ func (b *Builder) src(ctx context.Context, s spec.Spec) (*Image, error) {
 	inputs = append(inputs, "make", strings.Join(makeArgs, " "), compilerID(ctx))
 	dir := filepath.Join(b.Cache, "build", inputsHash(inputs...))
 	binary := filepath.Join(dir, "haproxy")
+	// One build directory per set of inputs, shared by every harp here.
+	unlock, err := cache.Lock(ctx, dir+".lock", func() { progress.Printf("waiting for another harp building %s", s.Raw) })
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if _, err := os.Stat(filepath.Join(dir, ".harp-built")); err != nil {
 		if err := b.compile(ctx, s, source, patches, makeArgs, dir); err != nil {
 			return nil, err
@@ -99,7 +107,7 @@ func (b *Builder) compile(ctx context.Context, s spec.Spec, source string, patch
 		return fmt.Errorf("src:%s: not an HAProxy source tree (no src/haproxy.c)", s.Target)
 	}
 	for _, p := range patches {
-		out, err := exec.CommandContext(ctx, "patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch", "-d", dir, "-i", p).CombinedOutput()
+		out, err := child.Output(ctx, 2*time.Minute, "patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch", "-d", dir, "-i", p)
 		if err != nil {
 			rej := ""
 			filepath.WalkDir(dir, func(path string, d fs.DirEntry, _ error) error {
@@ -120,12 +128,12 @@ func (b *Builder) compile(ctx context.Context, s spec.Spec, source string, patch
 	}
 	defer log.Close()
 	done := progress.StartWith(func() string { return objectsBuilt(dir) }, "compiling %s (make %s %s)", s.Raw, jobs, strings.Join(makeArgs, " "))
-	cmd := exec.CommandContext(ctx, "make", append(append([]string{"-C", dir, jobs}, b.ccache(dir)...), makeArgs...)...)
-	cmd.Env = append(os.Environ(), ccacheEnv(b.Cache, dir)...)
+	// On interrupt or after an hour, make and the compilers it started
+	// are killed as a group.
+	cmd, cancel := child.Command(ctx, time.Hour, "make", append(append([]string{"-C", dir, jobs}, b.ccache(dir)...), makeArgs...)...)
+	defer cancel()
+	cmd.Env = append(cmd.Env, ccacheEnv(b.Cache, dir)...)
 	cmd.Stdout, cmd.Stderr = log, log
-	// On interrupt, stop make and the compilers it started.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	err = cmd.Run()
 	done(err)
 	if err != nil {
@@ -168,13 +176,13 @@ func unpack(ctx context.Context, source, dir string) error {
 	if err != nil {
 		return err
 	}
-	var cmd *exec.Cmd
+	var out []byte
 	if st.IsDir() {
-		cmd = exec.CommandContext(ctx, "cp", "-a", source+"/.", dir)
+		out, err = child.Output(ctx, 10*time.Minute, "cp", "-a", source+"/.", dir)
 	} else {
-		cmd = exec.CommandContext(ctx, "tar", "-xf", source, "-C", dir, "--strip-components=1")
+		out, err = child.Output(ctx, 10*time.Minute, "tar", "-xf", source, "-C", dir, "--strip-components=1")
 	}
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if err != nil {
 		return fmt.Errorf("unpacking %s: %v\n%s", source, err, out)
 	}
 	return nil
@@ -214,7 +222,7 @@ func treeSum(path string) (string, error) {
 }
 
 func compilerID(ctx context.Context) string {
-	out, _ := exec.CommandContext(ctx, "cc", "--version").Output()
+	out, _ := child.Output(ctx, 30*time.Second, "cc", "--version")
 	first, _, _ := strings.Cut(string(out), "\n")
 	return first
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/bisect"
-	"github.com/harp-project/harp/harness/engine"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/runner"
@@ -49,8 +48,8 @@ func cmdBisect(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("bisect: %v", err)
 	}
-	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " ")}
-	defer engine.SweepRun(context.WithoutCancel(ctx), docker, run.ID)
+	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " "), Harp: harpVersion()}
+	defer sweepRun(ctx, docker, run.ID)
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: a.trials, Params: a.params}
 	progress.Printf("bisect: #%s over %d builds (%s .. %s)", a.suite.ID, len(cands), cands[0].Label, cands[len(cands)-1].Label)
 	out := bisect.Run(ctx, cands, bisectOracle(a, r, builder, &run), bisect.Options{FindFix: a.findFix, Retries: a.retries, Logf: progress.Printf})
@@ -90,6 +89,15 @@ func parseBisect(args []string) (a bisectArgs, code int) {
 		return a, fail("bisect: --suite %q selects %d suites; it must select exactly one", *filter, len(suites))
 	}
 	a.suite = suites[0]
+	if err := checkTrials(a.trials); err != nil {
+		return a, fail("bisect: %v", err)
+	}
+	if a.retries < 0 || a.retries > 10 {
+		return a, fail("bisect: --retries %d: want 0 to 10", a.retries)
+	}
+	if err := writable(a.reports); err != nil {
+		return a, fail("bisect: %v", err)
+	}
 	if a.params, err = pf.values(suites); err != nil {
 		return a, fail("%v", err)
 	}

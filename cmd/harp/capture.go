@@ -6,10 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/harp-project/harp/harness/capture"
-	"github.com/harp-project/harp/harness/engine"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/harness/spec"
 	"github.com/harp-project/harp/suites/issue3517"
 )
 
@@ -26,7 +24,7 @@ func cmdCapture(ctx context.Context, args []string) int {
 	if !flags(fs, args) {
 		return 3
 	}
-	specs, err := spec.ParseList(*builds)
+	specs, err := parseSpecs(*builds)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -35,7 +33,7 @@ func cmdCapture(ctx context.Context, args []string) int {
 		return fail("%v", err)
 	}
 	runID := "capture-" + report.NewID()
-	defer engine.SweepRun(context.WithoutCancel(ctx), docker, runID)
+	defer sweepRun(ctx, docker, runID)
 	for _, s := range specs {
 		img, err := builder.Ensure(ctx, s)
 		if err != nil {

@@ -7,10 +7,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime"
 	"strings"
 	"syscall"
@@ -19,7 +21,9 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/harp-project/harp/harness/cache"
+	"github.com/harp-project/harp/harness/child"
 	"github.com/harp-project/harp/harness/engine"
+	"github.com/harp-project/harp/harness/owner"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/runner"
@@ -50,6 +54,7 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
                registered suites: id, title, labels, trials, parameters, steps
   harp capture --haproxy SPECS --out DIR record runtime output for parser tests
   harp sweep   [--all]                  remove containers left by killed runs
+  harp version                          harp's version and commit (also in every summary.json)
 
 SPECS: one or more of (separated by spaces or ';')
   deb:latest  deb:<suite>  deb:<debian-version>  deb:<upstream-version>
@@ -62,7 +67,7 @@ func main() {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(3)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interrupts()
 	defer stop()
 	var code int
 	switch os.Args[1] {
@@ -92,10 +97,14 @@ func main() {
 		code = cmdSweep(ctx, os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
-		code = 3 // asked for help: no verdict
+	case "version", "--version":
+		fmt.Println(harpVersion())
 	default:
 		fmt.Fprintf(os.Stderr, "harp: unknown command %q\n\n%s", os.Args[1], usage)
 		code = 3
+	}
+	if helpAsked {
+		code = 0
 	}
 	os.Exit(code)
 }
@@ -111,20 +120,31 @@ func exitFor(gitBisect bool, v verdict.Verdict) int {
 
 // failV says what went wrong and gives ERROR.
 func failV(format string, args ...any) verdict.Verdict {
-	fmt.Fprintf(os.Stderr, "harp: "+format+"\n", args...)
+	fmt.Fprintln(os.Stderr, "harp: "+clean(fmt.Sprintf(format, args...)))
 	return verdict.Error
 }
 
+// ansi matches terminal escape sequences: compiler and library output
+// sometimes carries them into error texts.
+var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+
+func clean(s string) string { return ansi.ReplaceAllString(s, "") }
+
 func fail(format string, args ...any) int {
-	fmt.Fprintf(os.Stderr, "harp: "+format+"\n", args...)
+	failV(format, args...)
 	return verdict.Error.ExitCode()
 }
+
+// helpAsked is set when a command was asked for its usage (-h): the
+// process then exits 0, having done what was asked.
+var helpAsked bool
 
 // flags parses a command's flags; usage errors exit 3 (ERROR), never
 // 0 or 2, which a caller would read as PASS or INCONCLUSIVE.
 func flags(fs *flag.FlagSet, args []string) bool {
 	fs.SetOutput(os.Stderr)
 	if err := fs.Parse(args); err != nil {
+		helpAsked = errors.Is(err, flag.ErrHelp)
 		return false
 	}
 	if fs.NArg() > 0 {
@@ -135,16 +155,28 @@ func flags(fs *flag.FlagSet, args []string) bool {
 }
 
 // setup connects to Docker, sweeps what dead runs left and makes a builder.
+// tempPrefixes are the temporary files and directories harp makes (see
+// owner.TempPrefix).
+var tempPrefixes = []string{"harp-local-", "deb-", "bin-", "backend-"}
+
 func setup(ctx context.Context) (*client.Client, *images.Builder, error) {
 	docker, err := engine.Connect(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
+	// What killed runs left: containers and networks, temporary files,
+	// compilers and local HAProxy processes still running.
 	if n, err := engine.Sweep(ctx, docker, false); err == nil && n > 0 {
 		progress.Printf("swept %d container(s)/network(s) left by killed runs", n)
 	}
 	if err := os.MkdirAll(cache.Dir(), 0o755); err != nil {
 		return nil, nil, err
+	}
+	if gone := owner.SweepTemp(tempPrefixes, os.TempDir(), cache.Dir()); len(gone) > 0 {
+		progress.Printf("removed %d temporary file(s) left by killed runs", len(gone))
+	}
+	if killed := child.SweepOrphans(); len(killed) > 0 {
+		progress.Printf("killed %d process(es) left running by killed runs: %v", len(killed), killed)
 	}
 	return docker, &images.Builder{Docker: docker, Cache: cache.Dir()}, nil
 }
@@ -167,6 +199,12 @@ func cmdRun(ctx context.Context, args []string) int {
 	if *cpus < 0 || *cpus > 1024 {
 		return exitFor(*gitBisect, failV("run: --cpus %v: want a share of CPU time from 0.01 to the machine's CPUs", *cpus))
 	}
+	if err := checkTrials(*trials); err != nil {
+		return exitFor(*gitBisect, failV("run: %v", err))
+	}
+	if err := writable(*reports); err != nil {
+		return exitFor(*gitBisect, failV("run: %v", err))
+	}
 	suites, err := scenario.Select(*filter)
 	if err != nil {
 		return exitFor(*gitBisect, failV("%v", err))
@@ -175,7 +213,7 @@ func cmdRun(ctx context.Context, args []string) int {
 	if err != nil {
 		return exitFor(*gitBisect, failV("%v", err))
 	}
-	specs, err := spec.ParseList(*builds)
+	specs, err := parseSpecs(*builds)
 	if err != nil {
 		return exitFor(*gitBisect, failV("%v", err))
 	}
@@ -183,8 +221,8 @@ func cmdRun(ctx context.Context, args []string) int {
 	if err != nil {
 		return exitFor(*gitBisect, failV("%v", err))
 	}
-	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " ")}
-	defer engine.SweepRun(context.WithoutCancel(ctx), docker, run.ID)
+	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " "), Harp: harpVersion()}
+	defer sweepRun(ctx, docker, run.ID)
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: *trials, Params: params, CPUs: *cpus}
 	run.Results = r.Run(ctx, suites, specs)
 	return exitFor(*gitBisect, outcome(*reports, run))
@@ -219,7 +257,7 @@ func cmdMatrix(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	specs, err := spec.ParseList(*builds)
+	specs, err := parseSpecs(*builds)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -227,13 +265,23 @@ func cmdMatrix(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	cells := report.Shard(runner.Cells(suites, specs), i, n)
+	all := runner.Cells(suites, specs)
+	cells := report.Shard(all, i, n)
+	if len(cells) == 0 {
+		return fail("matrix: shard %d/%d of %d cells selects none: use at most %d shards", i, n, len(all), len(all))
+	}
+	if *jobs < 1 || *jobs > 64 {
+		return fail("matrix: --jobs %d: want 1 to 64", *jobs)
+	}
+	if err := writable(*reports); err != nil {
+		return fail("matrix: %v", err)
+	}
 	docker, builder, err := setup(ctx)
 	if err != nil {
 		return fail("%v", err)
 	}
-	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " ")}
-	defer engine.SweepRun(context.WithoutCancel(ctx), docker, run.ID)
+	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " "), Harp: harpVersion()}
+	defer sweepRun(ctx, docker, run.ID)
 	progress.Printf("matrix: %d cells (shard %d/%d), %d builds at a time", len(cells), i, n, *jobs)
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Params: params}
 	run.Results = r.RunCells(ctx, cells, *jobs)
@@ -273,20 +321,23 @@ func cmdNightly(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	if len(served) == 0 {
+		return fail("nightly: the Debian mirror %s serves no haproxy build: nothing to test is no pass", m.URL)
+	}
 	var specs []spec.Spec
 	for _, b := range served {
 		s, _ := spec.Parse("deb:" + b.Version)
 		specs = append(specs, s)
 	}
 	if strings.TrimSpace(*extra) != "" {
-		more, err := spec.ParseList(*extra)
+		more, err := parseSpecs(*extra)
 		if err != nil {
 			return fail("%v", err)
 		}
 		specs = append(specs, more...)
 	}
-	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " ")}
-	defer engine.SweepRun(context.WithoutCancel(ctx), docker, run.ID)
+	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " "), Harp: harpVersion()}
+	defer sweepRun(ctx, docker, run.ID)
 	progress.Printf("nightly: %d suites on %d builds (%d served by the mirror)", len(suites), len(specs), len(served))
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Params: params}
 	run.Results = r.RunCells(ctx, runner.Cells(suites, specs), *jobs)
@@ -297,7 +348,13 @@ func cmdNightly(ctx context.Context, args []string) int {
 			fmt.Println("  " + c.String())
 		}
 	}
-	return finish(*reports, run)
+	v := outcome(*reports, run)
+	for _, c := range run.Changes {
+		if c.Kind == "vanished" { // a cell gone since last night is never green
+			v = verdict.Worst(v, verdict.Inconclusive)
+		}
+	}
+	return v.ExitCode()
 }
 
 // cmdMerge merges shard run directories into one run.
@@ -306,12 +363,27 @@ func cmdMerge(args []string) int {
 	reports := fs.String("reports", "reports", "directory for the merged report")
 	fs.SetOutput(os.Stderr)
 	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
+		helpAsked = errors.Is(err, flag.ErrHelp)
 		return fail("merge: give the shard run directories")
 	}
-	run, err := report.Merge(report.NewID(), fs.Args())
+	// The same shard twice (or reports/latest beside the run it points
+	// at) would count its cells twice: refused, never silently merged.
+	dirs := fs.Args()
+	for i := range dirs {
+		for j := range i {
+			if sameDir(dirs[i], dirs[j]) {
+				return fail("merge: %s and %s are the same run directory", dirs[j], dirs[i])
+			}
+		}
+	}
+	if err := writable(*reports); err != nil {
+		return fail("merge: %v", err)
+	}
+	run, err := report.Merge(report.NewID(), dirs)
 	if err != nil {
 		return fail("%v", err)
 	}
+	run.Harp = harpVersion()
 	return finish(*reports, run)
 }
 
@@ -342,7 +414,7 @@ func cmdImages(ctx context.Context, args []string) int {
 	if !flags(fs, args) {
 		return 3
 	}
-	specs, err := spec.ParseList(*builds)
+	specs, err := parseSpecs(*builds)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -396,3 +468,28 @@ func cmdSweep(ctx context.Context, args []string) int {
 	fmt.Printf("removed %d container(s)/network(s)\n", n)
 	return 0
 }
+
+// interrupts cancels the context at the first SIGINT, SIGTERM or SIGHUP,
+// so the run stops and cleans up; a second one ends harp at once (what it
+// leaves is swept by the next harp), and cleanup has its own deadline.
+func interrupts() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		s := <-sig
+		fmt.Fprintf(os.Stderr, "harp: %v: stopping and cleaning up (again to quit at once)\n", s)
+		cancel()
+		select {
+		case s = <-sig:
+			fmt.Fprintf(os.Stderr, "harp: %v again: quitting; the next harp removes what is left\n", s)
+		case <-time.After(cleanupDeadline):
+			fmt.Fprintf(os.Stderr, "harp: cleanup took more than %s: quitting; the next harp removes what is left\n", cleanupDeadline)
+		}
+		os.Exit(verdict.Error.ExitCode())
+	}()
+	return ctx, func() { signal.Stop(sig); cancel() }
+}
+
+// cleanupDeadline bounds how long harp cleans up after an interrupt.
+const cleanupDeadline = 60 * time.Second

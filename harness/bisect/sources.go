@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/harp-project/harp/harness/child"
 	"github.com/harp-project/harp/harness/debmirror"
 	"github.com/harp-project/harp/harness/spec"
 )
@@ -131,6 +132,6 @@ func Export(ctx context.Context, repo, dir string, c Candidate, opts spec.Spec) 
 }
 
 func git(ctx context.Context, repo string, args ...string) (string, error) {
-	out, err := exec.CommandContext(ctx, "git", append([]string{"-C", repo}, args...)...).CombinedOutput()
+	out, err := child.Output(ctx, 10*time.Minute, "git", append([]string{"-C", repo}, args...)...)
 	return strings.TrimSpace(string(out)), err
 }

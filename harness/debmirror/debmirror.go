@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/cache"
+	"github.com/harp-project/harp/harness/child"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/spec"
 	"github.com/harp-project/harp/harness/text"
@@ -124,8 +126,7 @@ func (m *Mirror) aptOpts() []string {
 }
 
 func (m *Mirror) apt(ctx context.Context, tool string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, tool, append(m.aptOpts(), args...)...)
-	out, err := cmd.CombinedOutput()
+	out, err := child.Output(ctx, 15*time.Minute, tool, append(m.aptOpts(), args...)...)
 	if err != nil {
 		return out, fmt.Errorf("%s %s: %v\n%s", tool, strings.Join(args, " "), err, tail(out, 20))
 	}
@@ -137,15 +138,27 @@ func (m *Mirror) Update(ctx context.Context, maxAge time.Duration) error {
 	// The stamp names the mirror the lists came from: another mirror
 	// (HARP_DEBIAN_MIRROR) means other lists.
 	stamp := filepath.Join(m.Dir, "updated")
+	unlock, err := cache.Lock(ctx, filepath.Join(m.Dir, "apt.lock"), func() { progress.Printf("waiting for another harp refreshing the package lists") })
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if st, err := os.Stat(stamp); err == nil && time.Since(st.ModTime()) < maxAge {
 		if from, _ := os.ReadFile(stamp); string(from) == m.URL {
 			return nil
 		}
 	}
 	done := progress.Start("refreshing Debian package lists from %s (%s)", m.URL, strings.Join(spec.DebSuites, ", "))
-	_, err := m.apt(ctx, "apt-get", "update")
+	out, err := m.apt(ctx, "apt-get", "update")
+	if err == nil {
+		// apt-get update exits 0 when every fetch failed: read what it said.
+		if failed := updateFailed(out); failed != "" {
+			err = fmt.Errorf("some package lists could not be fetched:\n%s", failed)
+		}
+	}
 	done(err)
 	if err != nil {
+		os.Remove(stamp) // never fresh after a failed refresh
 		return fmt.Errorf("Debian mirror %s not usable: %w", m.URL, err)
 	}
 	return os.WriteFile(stamp, []byte(m.URL), 0o644)
@@ -215,7 +228,7 @@ func sortBuilds(ctx context.Context, bs []Build) ([]Build, error) {
 
 // VersionGreater compares Debian versions as dpkg does.
 func VersionGreater(ctx context.Context, a, b string) (bool, error) {
-	err := exec.CommandContext(ctx, "dpkg", "--compare-versions", a, "gt", b).Run()
+	_, err := child.Output(ctx, 30*time.Second, "dpkg", "--compare-versions", a, "gt", b)
 	if err == nil {
 		return true, nil
 	}
@@ -270,8 +283,7 @@ func (m *Mirror) FetchOrig(ctx context.Context, version string) (string, error) 
 		return dest, nil
 	}
 	done := progress.Start("downloading %s", mm[2])
-	cmd := exec.CommandContext(ctx, "/usr/lib/apt/apt-helper", append(m.aptOpts(), "download-file", mm[1], dest, "SHA256:"+mm[3])...)
-	o, err := cmd.CombinedOutput()
+	o, err := child.Output(ctx, 30*time.Minute, "/usr/lib/apt/apt-helper", append(m.aptOpts(), "download-file", mm[1], dest, "SHA256:"+mm[3])...)
 	done(err)
 	if err != nil {
 		return "", fmt.Errorf("downloading %s: %v\n%s", mm[1], err, tail(o, 10))
@@ -294,3 +306,16 @@ func FileSHA256(path string) (string, error) {
 }
 
 func tail(b []byte, n int) string { return text.LastLines(string(b), n) }
+
+// updateFailed gives the lines in which apt-get update said a fetch
+// failed ("" when none did).
+func updateFailed(out []byte) string {
+	var bad []string
+	for _, line := range strings.Split(string(out), "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "Err:") || strings.HasPrefix(l, "E: ") || strings.Contains(l, "Failed to fetch") || strings.Contains(l, "failed to download") {
+			bad = append(bad, l)
+		}
+	}
+	return strings.Join(bad, "\n")
+}

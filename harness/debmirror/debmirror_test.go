@@ -3,6 +3,7 @@ package debmirror
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -47,5 +48,22 @@ func TestVersionOrder(t *testing.T) {
 	want := []string{"3.10.0-1", "3.10.0~rc1-1", "3.9.1-1", "2.6.12-1+deb12u3"}
 	if !reflect.DeepEqual(order, want) {
 		t.Errorf("order = %v, want %v", order, want)
+	}
+}
+
+// apt-get update exits 0 when every fetch failed: its words decide.
+func TestUpdateFailed(t *testing.T) {
+	down := `Err:1 http://deb.example.invalid/debian bookworm InRelease
+  Could not resolve 'deb.example.invalid'
+Reading package lists...
+W: Failed to fetch http://deb.example.invalid/debian/dists/bookworm/InRelease  Could not resolve 'deb.example.invalid'
+W: Some index files failed to download. They have been ignored, or old ones used instead.
+`
+	if got := updateFailed([]byte(down)); !strings.Contains(got, "Could not resolve") && !strings.Contains(got, "Err:1") {
+		t.Errorf("a failed refresh: %q", got)
+	}
+	ok := "Hit:1 http://deb.debian.org/debian bookworm InRelease\nGet:2 http://deb.debian.org/debian sid InRelease [198 kB]\nFetched 198 kB in 1s (198 kB/s)\nReading package lists...\n"
+	if got := updateFailed([]byte(ok)); got != "" {
+		t.Errorf("a good refresh: %q", got)
 	}
 }

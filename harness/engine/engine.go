@@ -5,6 +5,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/harp-project/harp/harness/owner"
 )
 
 // Labels on every container, network and image harp creates.
@@ -23,11 +26,14 @@ const (
 	// LabelPIDNS names the owner's pid namespace: a pid means something
 	// only there (harp may run in a container beside another harp).
 	LabelPIDNS = "harp.pidns"
+	// LabelOwner is the owner's pid and start time (owner.ID): a reused
+	// pid is not the owner.
+	LabelOwner = "harp.owner"
 )
 
 // Labels returns the labels for an object owned by this process and run.
 func Labels(runID string) map[string]string {
-	return map[string]string{LabelHarp: "1", LabelRun: runID, LabelPID: strconv.Itoa(os.Getpid()), LabelPIDNS: pidNS()}
+	return map[string]string{LabelHarp: "1", LabelRun: runID, LabelPID: strconv.Itoa(os.Getpid()), LabelPIDNS: owner.NS(), LabelOwner: owner.ID()}
 }
 
 // Connect returns a client for the local Docker engine, or an error that
@@ -101,16 +107,15 @@ func sweep(ctx context.Context, cli *client.Client, f client.Filters, all bool) 
 	return n, nil
 }
 
-func pidNS() string {
-	ns, _ := os.Readlink("/proc/self/ns/pid")
-	return ns
-}
-
 // ownerAlive says whether the harp process that owns an object may still
-// run. Owners in another pid namespace cannot be checked: they count as alive.
+// run. Owners in another pid namespace cannot be checked: they count as
+// alive. A pid that cannot be signalled for lack of permission is alive.
 func ownerAlive(labels map[string]string) bool {
-	if labels[LabelPIDNS] != pidNS() {
+	if labels[LabelPIDNS] != owner.NS() {
 		return true
+	}
+	if id := labels[LabelOwner]; id != "" {
+		return owner.Alive(id)
 	}
 	p, err := strconv.Atoi(labels[LabelPID])
 	if err != nil || p <= 0 {
@@ -119,5 +124,6 @@ func ownerAlive(labels map[string]string) bool {
 	if p == os.Getpid() {
 		return true
 	}
-	return syscall.Kill(p, 0) == nil
+	err = syscall.Kill(p, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

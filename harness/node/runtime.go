@@ -19,6 +19,9 @@ import (
 
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/harp-project/harp/harness/child"
+	"github.com/harp-project/harp/harness/owner"
 )
 
 // runtime is what runs the master: a container or a local process.
@@ -164,7 +167,7 @@ func StartLocal(ctx context.Context, o Options) (*Node, error) {
 		}
 		b.ports[p] = net.JoinHostPort("127.0.0.1", port)
 	}
-	dir, err := os.MkdirTemp("", "harp-local-")
+	dir, err := os.MkdirTemp("", owner.TempPrefix("harp-local-"))
 	if err != nil {
 		return nil, err
 	}
@@ -260,6 +263,7 @@ func (b *processRuntime) start() error {
 	b.cmd = exec.Command(b.args[0], b.args[1:]...)
 	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.out
 	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	b.cmd.Env = append(os.Environ(), child.Env+"="+owner.ID()) // swept if harp is killed
 	if err := b.cmd.Start(); err != nil {
 		return err
 	}

@@ -3,7 +3,9 @@ package report
 import (
 	"encoding/xml"
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/harp-project/harp/harness/verdict"
@@ -155,21 +157,41 @@ func Shard[T any](cells []T, i, n int) []T {
 
 // ParseShard reads "i/n".
 func ParseShard(s string) (int, int, error) {
+	m := shardRe.FindStringSubmatch(s)
 	var i, n int
-	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || n < 1 || i < 1 || i > n {
+	if m != nil {
+		i, _ = strconv.Atoi(m[1])
+		n, _ = strconv.Atoi(m[2])
+	}
+	if m == nil || n < 1 || i < 1 || i > n {
 		return 0, 0, fmt.Errorf("shard %q: want i/n with 1 <= i <= n", s)
 	}
 	return i, n, nil
 }
 
+var shardRe = regexp.MustCompile(`^(\d{1,6})/(\d{1,6})$`)
+
 // Merge reads several run directories (shards) and returns one run holding
 // all their results and evidence, ordered by suite then build.
 func Merge(id string, dirs []string) (Run, error) {
 	run := Run{ID: id, Command: "harp merge " + strings.Join(dirs, " ")}
+	runs, cells := map[string]string{}, map[string]string{}
 	for _, d := range dirs {
 		part, err := Load(d)
 		if err != nil {
 			return run, fmt.Errorf("merge: %w", err)
+		}
+		// A shard given twice would count its cells twice.
+		if other, dup := runs[part.ID]; dup {
+			return run, fmt.Errorf("merge: %s and %s hold the same run %s", other, d, part.ID)
+		}
+		runs[part.ID] = d
+		for _, r := range part.Results {
+			key := r.Suite + " on " + r.Build + " " + r.Name
+			if other, dup := cells[key]; dup {
+				return run, fmt.Errorf("merge: #%s is in both %s and %s: shards of one matrix never share a cell", key, other, d)
+			}
+			cells[key] = d
 		}
 		if run.Started.IsZero() || part.Started.Before(run.Started) {
 			run.Started = part.Started

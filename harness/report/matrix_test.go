@@ -66,7 +66,7 @@ func TestShardsCoverEveryCellOnce(t *testing.T) {
 			t.Errorf("cell %d in %d shards", c, seen[c])
 		}
 	}
-	for _, bad := range []string{"0/2", "3/2", "x", "1/0"} {
+	for _, bad := range []string{"0/2", "3/2", "x", "1/0", "1/2x", " 1/2", "1/2/3"} {
 		if _, _, err := ParseShard(bad); err == nil {
 			t.Errorf("ParseShard(%q) accepted", bad)
 		}
@@ -109,6 +109,7 @@ func TestCompare(t *testing.T) {
 		{Suite: "3517", Name: "3.2.26-1", Verdict: verdict.Pass},
 		{Suite: "3519", Name: "3.4.7-1", Verdict: verdict.Pass},
 		{Suite: "3519", Name: "3.2.26-1", Verdict: verdict.Pass},
+		{Suite: "3519", Name: "3.0.11-1", Verdict: verdict.Reproduced}, // the mirror stopped serving it
 	}
 	cur := []Result{
 		{Suite: "3517", Name: "3.4.7-1", Verdict: verdict.Pass},         // fixed
@@ -126,6 +127,7 @@ func TestCompare(t *testing.T) {
 		"new: #3519 on 3.6.0-1: PASS",
 		"newly inconclusive: #3519 on 3.4.7-1: PASS -> INCONCLUSIVE",
 		"regressed: #3517 on 3.2.26-1: PASS -> REPRODUCED",
+		"vanished: #3519 on 3.0.11-1: was REPRODUCED, not run this time",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("Compare:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -135,5 +137,25 @@ func TestCompare(t *testing.T) {
 	Write(root, Run{ID: "20260102T000000Z-0001", Results: cur})
 	if p, ok := Previous(root, "20260102T000000Z-0001"); !ok || p.ID != "20260101T000000Z-0001" {
 		t.Errorf("Previous = %v %v", p.ID, ok)
+	}
+}
+
+// The same shard twice, or two shards that share a cell, would count
+// cells twice: refused.
+func TestMergeRefusesDuplicates(t *testing.T) {
+	root := t.TempDir()
+	a, err := Write(root, Run{ID: "a", Started: time.Now(), Results: sample[:2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Write(root, Run{ID: "b", Started: time.Now(), Results: sample[1:3]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge("m", []string{a, a}); err == nil || !strings.Contains(err.Error(), "the same run a") {
+		t.Errorf("the same shard twice: %v", err)
+	}
+	if _, err := Merge("m", []string{a, b}); err == nil || !strings.Contains(err.Error(), "shards of one matrix never share a cell") {
+		t.Errorf("overlapping shards: %v", err)
 	}
 }

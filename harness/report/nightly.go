@@ -16,10 +16,13 @@ type Change struct {
 	Suite  string          `json:"suite"`
 	Build  string          `json:"build"`
 	Before verdict.Verdict `json:"before,omitempty"`
-	After  verdict.Verdict `json:"after"`
+	After  verdict.Verdict `json:"after,omitempty"`
 }
 
 func (c Change) String() string {
+	if c.After == "" {
+		return fmt.Sprintf("%s: #%s on %s: was %s, not run this time", c.Kind, c.Suite, c.Build, c.Before)
+	}
 	if c.Before == "" {
 		return fmt.Sprintf("%s: #%s on %s: %s", c.Kind, c.Suite, c.Build, c.After)
 	}
@@ -42,6 +45,18 @@ func Compare(prev, cur []Result) []Change {
 		before[key(r)] = r.Verdict
 	}
 	var out []Change
+	now := map[[2]string]bool{}
+	for _, r := range cur {
+		now[key(r)] = true
+	}
+	// A cell the previous run had and this one lacks (a build the mirror
+	// stopped serving, a suite removed) is reported, never silently gone.
+	for _, r := range prev {
+		if k := key(r); !now[k] {
+			out = append(out, Change{Kind: "vanished", Suite: k[0], Build: k[1], Before: r.Verdict})
+			now[k] = true
+		}
+	}
 	for _, r := range cur {
 		k := key(r)
 		b, seen := before[k]

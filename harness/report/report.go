@@ -4,6 +4,7 @@
 package report
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -46,7 +47,18 @@ func (r Result) Line() string {
 	if name == "" {
 		name = r.Build
 	}
-	return fmt.Sprintf("#%s on %s: %s (%s)", r.Suite, name, r.Verdict, r.Reason)
+	return fmt.Sprintf("#%s on %s: %s (%s)", r.Suite, name, r.Verdict, OneLine(r.Reason))
+}
+
+// OneLine keeps a verdict line one line: a reason's first line, and a
+// pointer to the report for the rest (a compile log, a node's last log
+// lines).
+func OneLine(reason string) string {
+	first, rest, multi := strings.Cut(strings.TrimSpace(reason), "\n")
+	if !multi || strings.TrimSpace(rest) == "" {
+		return first
+	}
+	return strings.TrimSpace(first) + " [more in report.md]"
 }
 
 // Run is one harp invocation.
@@ -54,6 +66,7 @@ type Run struct {
 	ID      string    `json:"run_id"`
 	Started time.Time `json:"started"`
 	Command string    `json:"command"`
+	Harp    string    `json:"harp,omitempty"` // harp's version and commit
 	Results []Result  `json:"results"`
 	// Since and Changes compare with a previous run (make nightly).
 	Since   string   `json:"since,omitempty"`
@@ -61,8 +74,12 @@ type Run struct {
 }
 
 // NewID makes a sortable run id.
+// The random part keeps ids unique across pid namespaces (two harp
+// processes in two containers may have the same pid).
 func NewID() string {
-	return fmt.Sprintf("%s-%04x", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()&0xffff)
+	var b [3]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%s-%04x%x", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()&0xffff, b)
 }
 
 // Write writes the run under root and points root/latest at it.

@@ -178,3 +178,14 @@ func TestIssueMarkdown(t *testing.T) {
 		t.Errorf("cut issue report has unbalanced fences or details blocks")
 	}
 }
+
+// A verdict line is one line, whatever the reason holds.
+func TestLineIsOneLine(t *testing.T) {
+	r := Result{Suite: "3517", Name: "3.0.11", Verdict: "ERROR", Reason: "node-3517 on 3.0.11 did not become ready: the master exited with code 1\nlast log lines:\n[ALERT] parsing [/etc/harp/haproxy.cfg:3]"}
+	if l := r.Line(); strings.Contains(l, "\n") || !strings.HasSuffix(l, "code 1 [more in report.md])") {
+		t.Errorf("line: %q", l)
+	}
+	if id1, id2 := NewID(), NewID(); id1 == id2 {
+		t.Errorf("two run ids in the same second of the same process are equal: %s", id1)
+	}
+}

@@ -118,7 +118,9 @@ func (r *Runner) RunOne(ctx context.Context, s *scenario.Scenario, img *images.I
 	} else {
 		progress.Printf("%s on %s: %d %s", s.Name(), img.Name, trials, s.Noun)
 		out = s.Run(ctx, env)
-		env.Close(context.WithoutCancel(ctx))
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute) // a hung Docker must not hang the run
+		env.Close(cctx)
+		cancel()
 	}
 	if ctx.Err() != nil && out.Err == nil {
 		out.Err = fmt.Errorf("interrupted: %w", ctx.Err())

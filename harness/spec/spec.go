@@ -4,6 +4,8 @@ package spec
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -104,9 +106,20 @@ func Parse(raw string) (Spec, error) {
 	return s, nil
 }
 
-// ParseList reads several specs separated by whitespace or ';'.
+// ParseList reads several specs separated by whitespace, or, when the list
+// holds a ';' or a newline, separated by those only (so that paths with
+// spaces can be given: "src:/my builds/haproxy;deb:trixie").
 func ParseList(raw string) ([]Spec, error) {
-	fields := strings.FieldsFunc(raw, func(r rune) bool { return r == ';' || r == ' ' || r == '\n' || r == '\t' })
+	sep := func(r rune) bool { return r == ' ' || r == '\n' || r == '\t' || r == ';' }
+	if strings.ContainsAny(raw, ";\n") {
+		sep = func(r rune) bool { return r == ';' || r == '\n' }
+	}
+	var fields []string
+	for _, f := range strings.FieldsFunc(raw, sep) {
+		if f = strings.TrimSpace(f); f != "" {
+			fields = append(fields, f)
+		}
+	}
 	if len(fields) == 0 {
 		return nil, fmt.Errorf("no build spec given")
 	}
@@ -119,4 +132,62 @@ func ParseList(raw string) ([]Spec, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// Check looks at what a spec names on this machine before any work: a
+// source directory must be an HAProxy tree (never hashed or copied
+// otherwise: src:/ must not fill the disk), a tarball and every patch must
+// exist, a binary must be an executable file.
+func (s Spec) Check() error {
+	for _, p := range s.Patches {
+		if st, err := os.Stat(p); err != nil || st.IsDir() {
+			return fmt.Errorf("build spec %q: patch file %s: %v", s.Raw, p, orNotFile(err))
+		}
+	}
+	switch {
+	case s.Scheme == Src && !strings.HasPrefix(s.Target, "deb:"):
+		st, err := os.Stat(s.Target)
+		if err != nil {
+			return fmt.Errorf("build spec %q: %v", s.Raw, err)
+		}
+		if st.IsDir() {
+			return HAProxyTree(s.Target)
+		}
+	case s.Scheme == Bin:
+		st, err := os.Stat(s.Target)
+		if err != nil {
+			return fmt.Errorf("build spec %q: %v", s.Raw, err)
+		}
+		if st.IsDir() || st.Mode()&0o111 == 0 {
+			return fmt.Errorf("build spec %q: %s is not an executable file", s.Raw, s.Target)
+		}
+	}
+	return nil
+}
+
+func orNotFile(err error) error {
+	if err == nil {
+		return fmt.Errorf("a directory, not a file")
+	}
+	return err
+}
+
+// HAProxyTree says whether dir looks like an HAProxy source tree:
+// src/haproxy.c, a Makefile, and a VERSION file or a git work tree.
+func HAProxyTree(dir string) error {
+	has := func(name string) bool { _, err := os.Stat(filepath.Join(dir, name)); return err == nil }
+	if !has("src/haproxy.c") || !has("Makefile") || !(has("VERSION") || has(".git")) {
+		return fmt.Errorf("%s is not an HAProxy source tree (no src/haproxy.c, Makefile and VERSION or .git)", dir)
+	}
+	return nil
+}
+
+// CheckAll checks every spec of a list.
+func CheckAll(specs []Spec) error {
+	for _, s := range specs {
+		if err := s.Check(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

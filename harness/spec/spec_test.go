@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -48,7 +50,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseList(t *testing.T) {
-	got, err := ParseList(" deb:bookworm;deb:trixie  src:/a,patch=p.diff ")
+	got, err := ParseList(" deb:bookworm deb:trixie  src:/a,patch=p.diff ")
 	if err != nil || len(got) != 3 || got[2].Patches[0] != "p.diff" {
 		t.Fatalf("ParseList = %+v, %v", got, err)
 	}
@@ -57,5 +59,43 @@ func TestParseList(t *testing.T) {
 	}
 	if IsSuite := (Spec{Scheme: Deb, Target: "sid"}).IsSuite(); !IsSuite {
 		t.Error("sid is a suite")
+	}
+}
+
+func TestParseListWithSpaces(t *testing.T) {
+	got, err := ParseList("src:/my builds/haproxy,patch=/tmp/a fix.diff; deb:trixie\n bin:/usr/sbin/haproxy ")
+	if err != nil || len(got) != 3 || got[0].Target != "/my builds/haproxy" || got[0].Patches[0] != "/tmp/a fix.diff" || got[1].Target != "trixie" {
+		t.Errorf("with ';': %+v %v", got, err)
+	}
+	if got, err := ParseList("deb:bookworm deb:trixie"); err != nil || len(got) != 2 {
+		t.Errorf("with spaces: %+v %v", got, err)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	tree := t.TempDir()
+	os.MkdirAll(filepath.Join(tree, "src"), 0o755)
+	for _, f := range []string{"src/haproxy.c", "Makefile", "VERSION"} {
+		os.WriteFile(filepath.Join(tree, f), nil, 0o644)
+	}
+	patch := filepath.Join(t.TempDir(), "fix.diff")
+	os.WriteFile(patch, nil, 0o644)
+	for raw, want := range map[string]string{
+		"src:" + tree + ",patch=" + patch: "",
+		"src:/":                           "not an HAProxy source tree",
+		"src:~":                           "no such file",
+		"src:" + t.TempDir():              "not an HAProxy source tree",
+		"src:deb:3.0.11,patch=/nonexistent/fix.diff": "patch file /nonexistent/fix.diff",
+		"bin:" + tree: "not an executable file",
+		"deb:trixie":  "",
+	} {
+		s, err := Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.Check()
+		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: %v, want %q", raw, err, want)
+		}
 	}
 }
