@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/harp-project/harp/harness/doctor"
 )
@@ -25,6 +27,7 @@ func cmdDoctor(ctx context.Context, args []string) int {
 	fs.Var(&sockets, "socket", "runtime socket of an instance: a path (UNIX socket) or host:port; repeat for each instance")
 	fs.Var(&names, "name", "a name for each --socket, in the same order (default: the socket)")
 	asJSON := fs.Bool("json", false, "print the diagnosis as JSON (for monitoring)")
+	timeout := fs.Duration("timeout", 30*time.Second, "deadline for reading every socket (they are read at the same time)")
 	if !flags(fs, args) {
 		return 3
 	}
@@ -34,24 +37,24 @@ func cmdDoctor(ctx context.Context, args []string) int {
 	if len(names) > 0 && len(names) != len(sockets) {
 		return fail("doctor: %d --name for %d --socket", len(names), len(sockets))
 	}
-	var ins []doctor.Instance
-	for i, s := range sockets {
-		name := s
-		if len(names) > 0 {
-			name = names[i]
-		}
-		in, err := doctor.Collect(ctx, name, s, doctor.Dial(s))
-		if err != nil {
-			return fail("doctor: %v", err)
-		}
-		ins = append(ins, in)
+	if len(names) == 0 {
+		names = sockets
 	}
+	ins := doctor.CollectAll(ctx, *timeout, names, sockets, doctor.Dial)
 	d := doctor.Diagnose(ins)
 	if *asJSON {
 		out, _ := json.MarshalIndent(d, "", "  ")
 		fmt.Println(string(out))
 	} else {
 		fmt.Print(d.Text())
+	}
+	if d.Has(doctor.Unreachable) {
+		for _, in := range ins {
+			if in.Unreachable != "" {
+				fmt.Fprintf(os.Stderr, "harp: doctor: %s\n", in.Unreachable)
+			}
+		}
+		return 3 // an instance could not be read: the diagnosis is partial
 	}
 	if !d.Healthy {
 		return 1

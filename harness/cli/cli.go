@@ -8,6 +8,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -46,9 +47,16 @@ func Ask(ctx context.Context, network, addr, cmd string) (string, error) {
 		cw.CloseWrite()
 	}
 	var buf bytes.Buffer
-	_, err = io.Copy(&buf, conn)
+	n, err := io.Copy(&buf, io.LimitReader(conn, MaxAnswer+1))
+	if n > MaxAnswer {
+		return "", fmt.Errorf("%s: the answer to %q is larger than %d MiB: not read", addr, cmd, MaxAnswer>>20)
+	}
 	return buf.String(), err
 }
+
+// MaxAnswer bounds what one command's answer may take in memory: a socket
+// that streams without end must not exhaust harp.
+var MaxAnswer int64 = 64 << 20
 
 // Log is a transcript: exchanges in the order they happened. Safe for
 // concurrent use.

@@ -324,7 +324,7 @@ func divergence(t TableView) []Finding {
 
 // causeOrder is the order an operator works in: a problem early in it
 // usually explains those after it.
-var causeOrder = []Code{SocketLevel, Identity, IdentityDuplicate, TableDefinition, TableMissing, LinkDown, Divergence}
+var causeOrder = []Code{Unreachable, SocketLevel, Identity, IdentityDuplicate, TableDefinition, TableMissing, LinkDown, Divergence}
 
 // likelyCause is the first problem in causeOrder; empty when none.
 func likelyCause(fs []Finding) string {

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/cliout"
@@ -27,6 +29,9 @@ type Instance struct {
 	Tables   []cliout.Table        `json:"tables"`
 	// Errors holds the commands that failed, with what the socket said.
 	Errors map[string]string `json:"errors,omitempty"`
+	// Unreachable says why the socket could not be read at all (then
+	// nothing else is known of the instance).
+	Unreachable string `json:"unreachable,omitempty"`
 	// Raw answers, for evidence and captures.
 	Raw map[string]string `json:"-"`
 }
@@ -138,3 +143,29 @@ func (in *Instance) readTables(ctx context.Context, q Query, list string) {
 }
 
 func firstLine(s string) string { l, _, _ := strings.Cut(strings.TrimSpace(s), "\n"); return l }
+
+// CollectAll collects every socket at the same time, within one deadline
+// for them all: a socket that cannot be read becomes an instance marked
+// Unreachable, so that the others are still diagnosed.
+func CollectAll(ctx context.Context, timeout time.Duration, names, sockets []string, dial func(string) Query) []Instance {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out := make([]Instance, len(sockets))
+	var wg sync.WaitGroup
+	for i, s := range sockets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in, err := Collect(ctx, names[i], s, dial(s))
+			if err != nil {
+				in = Instance{Name: names[i], Socket: s, Unreachable: err.Error()}
+				if ctx.Err() != nil && !strings.Contains(err.Error(), "timed out") {
+					in.Unreachable = fmt.Sprintf("%s: no complete answer within %s (%v)", s, timeout, err)
+				}
+			}
+			out[i] = in
+		}()
+	}
+	wg.Wait()
+	return out
+}

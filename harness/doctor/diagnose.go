@@ -21,6 +21,7 @@ type Code string
 
 // Finding codes, in the order Diagnose makes them.
 const (
+	Unreachable       Code = "unreachable"        // the socket did not answer, or is not HAProxy's
 	SocketLevel       Code = "socket-level"       // the socket refuses show peers or show table
 	NoPeers           Code = "no-peers"           // no peers section anywhere: nothing replicates
 	Identity          Code = "identity"           // an instance is not the local peer of its section
@@ -68,13 +69,13 @@ type TableView struct {
 	// Stores are the data types each instance stores, as its entries show
 	// them (show table's header does not): instance -> "gpc0,http_req_cnt";
 	// absent for an instance with no entries read.
-	Stores map[string]string `json:"stores,omitempty"`
-	Used        map[string]int    `json:"used"`
-	Keys        int               `json:"keys"`           // distinct keys over every instance
-	Missing     map[string]int    `json:"missing"`        // instance -> keys others have and it lacks
-	Diverging   int               `json:"diverging_keys"` // keys not on every instance
-	ValueDiffs  int               `json:"value_diffs"`    // keys on every instance whose data differ
-	Percent     float64           `json:"divergence_pct"`
+	Stores     map[string]string `json:"stores,omitempty"`
+	Used       map[string]int    `json:"used"`
+	Keys       int               `json:"keys"`           // distinct keys over every instance
+	Missing    map[string]int    `json:"missing"`        // instance -> keys others have and it lacks
+	Diverging  int               `json:"diverging_keys"` // keys not on every instance
+	ValueDiffs int               `json:"value_diffs"`    // keys on every instance whose data differ
+	Percent    float64           `json:"divergence_pct"`
 	// Updates: instance -> remote peer -> the table's update counters.
 	Updates map[string]map[string]cliout.PeerTable `json:"updates,omitempty"`
 
@@ -113,13 +114,23 @@ func (d Diagnosis) Find(code Code, instance, table string) (Finding, bool) {
 // Diagnose compares the instances, checking in the order an operator
 // works: can the doctor see, who is each instance, are the links up, do
 // the tables agree (checks.go).
-func Diagnose(ins []Instance) Diagnosis {
-	d := Diagnosis{Instances: ins}
+func Diagnose(all []Instance) Diagnosis {
+	d := Diagnosis{Instances: all}
 	add := func(fs []Finding) { d.Findings = append(d.Findings, fs...) }
+	// An instance that could not be read is reported, and the others are
+	// still diagnosed among themselves.
+	var ins []Instance
+	for _, in := range all {
+		if in.Unreachable != "" {
+			add([]Finding{{Level: Problem, Code: Unreachable, Instance: in.Name, Message: in.Unreachable}})
+			continue
+		}
+		ins = append(ins, in)
+	}
 	p := peeringOf(ins)
 	blind := socketLevel(ins)
 	add(blind)
-	add(noPeers(ins, p, len(blind) > 0))
+	add(noPeers(ins, p, len(blind) > 0 || len(ins) == 0))
 	add(identity(ins, p))
 	add(duplicateIdentity(p))
 	d.Links = links(ins, p)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
 )
@@ -524,5 +525,50 @@ func TestNoTablesIsNotALevelProblem(t *testing.T) {
 	}
 	if d := Diagnose([]Instance{in}); d.Has(SocketLevel) || len(in.Errors) > 0 {
 		t.Errorf("errors %v\n%s", in.Errors, d.Text())
+	}
+}
+
+// One socket that cannot be read is reported; the others are still
+// diagnosed; a socket that never answers does not hold up the rest past
+// the overall deadline.
+func TestCollectAllPartial(t *testing.T) {
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // accepts, never answers
+		}
+	}()
+	healthy := fromCapture(filepath.Join("..", "..", "fixtures", "captures", "3.4.7-1", "cluster", "healthy", "node1"))
+	dial := func(s string) Query {
+		if s == "node1" {
+			return healthy
+		}
+		return Dial(s)
+	}
+	t0 := time.Now()
+	ins := CollectAll(context.Background(), 500*time.Millisecond, []string{"node1", "gone", "mute"}, []string{"node1", "127.0.0.1:1", silent.Addr().String()}, dial)
+	if time.Since(t0) > 5*time.Second {
+		t.Errorf("a silent socket held the doctor %s", time.Since(t0))
+	}
+	d := Diagnose(ins)
+	for _, name := range []string{"gone", "mute"} {
+		if _, ok := d.Find(Unreachable, name, ""); !ok {
+			t.Errorf("%s not reported unreachable:\n%s", name, d.Text())
+		}
+	}
+	if ins[0].Unreachable != "" || len(ins[0].Sections) == 0 || !strings.Contains(d.Text(), "NOT READ") {
+		t.Errorf("the readable instance was not diagnosed:\n%s", d.Text())
+	}
+	js, _ := json.Marshal(d)
+	if !strings.Contains(string(js), `"unreachable"`) {
+		t.Errorf("JSON lacks the unreachable instance: %s", js)
 	}
 }

@@ -22,6 +22,10 @@ func (d Diagnosis) Text() string {
 func (d Diagnosis) identityText(b *strings.Builder) {
 	b.WriteString("1. Peers sections and local identity\n")
 	for _, in := range d.Instances {
+		if in.Unreachable != "" {
+			fmt.Fprintf(b, "   %s (%s): NOT READ: %s\n", in.Name, in.Socket, in.Unreachable)
+			continue
+		}
 		fmt.Fprintf(b, "   %s (%s): HAProxy %s, node %q\n", in.Name, in.Socket, orDash(in.Version), in.Node)
 		if e, ok := in.Errors["show peers"]; ok {
 			fmt.Fprintf(b, "      show peers refused: %s\n", e)
