@@ -3,8 +3,10 @@
 package main_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -18,9 +20,43 @@ import (
 	"github.com/onsi/gomega/gexec"
 	"github.com/testcontainers/testcontainers-go"
 
+	"github.com/harp-project/harp/harness/cache"
+	"github.com/harp-project/harp/harness/child"
 	"github.com/harp-project/harp/harness/engine"
 	"github.com/harp-project/harp/harness/selftest"
 )
+
+// networksOf counts the networks a harp process owns.
+func networksOf(ctx context.Context, pid int) int {
+	GinkgoHelper()
+	res, err := selftest.Docker.NetworkList(ctx, client.NetworkListOptions{Filters: client.Filters{}.Add("label", engine.LabelPID+"="+strconv.Itoa(pid))})
+	Expect(err).NotTo(HaveOccurred())
+	return len(res.Items)
+}
+
+// compilerOf says whether a process marked as a child of that harp runs.
+func compilerOf(pid int) bool {
+	envs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, e := range envs {
+		b, err := os.ReadFile(e)
+		if err == nil && bytes.Contains(b, []byte(child.Env+"="+strconv.Itoa(pid)+".")) {
+			return true
+		}
+	}
+	return false
+}
+
+// tempFilesOf lists the temporary files and directories that harp left.
+func tempFilesOf(pid int) []string {
+	var out []string
+	for _, dir := range []string{os.TempDir(), cache.Dir()} {
+		for _, p := range []string{"harp-local-", "deb-", "bin-", "backend-"} {
+			m, _ := filepath.Glob(filepath.Join(dir, p+strconv.Itoa(pid)+".*"))
+			out = append(out, m...)
+		}
+	}
+	return out
+}
 
 // containersOf lists the containers a harp process owns.
 func containersOf(ctx context.Context, pid int) int {
@@ -79,6 +115,7 @@ var _ = Describe("bad input gets a clear error and leaves nothing running", Labe
 		Expect(dead.Run()).To(Succeed())
 		labels := engine.Labels("killed-run")
 		labels[engine.LabelPID] = fmt.Sprint(dead.Process.Pid)
+		labels[engine.LabelOwner] = fmt.Sprint(dead.Process.Pid, ".1")
 		c, err := testcontainers.Run(ctx, img.Tag, testcontainers.WithLabels(labels),
 			testcontainers.WithEntrypoint("/usr/sbin/haproxy"), testcontainers.WithCmd("-vv"))
 		Expect(err).NotTo(HaveOccurred())
@@ -87,6 +124,31 @@ var _ = Describe("bad input gets a clear error and leaves nothing running", Labe
 		s := selftest.Harp(nil, "sweep")
 		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(0))
 		Expect(containersOf(ctx, dead.Process.Pid)).To(BeZero())
+	})
+
+	// kill -9 leaves everything behind; the next harp removes it all:
+	// containers, networks, temporary files and the compiler still running.
+	It("removes what a run killed with SIGKILL left, at the next start", func(ctx context.Context) {
+		selftest.Image(ctx, "deb:bookworm")
+		s := selftest.Harp(nil, "run", "--label-filter", "issue:3519", "--haproxy", "deb:bookworm")
+		pid := s.Command.Process.Pid
+		Eventually(func() int { return containersOf(ctx, pid) }).WithTimeout(time.Minute).WithPolling(100 * time.Millisecond).Should(Equal(1))
+		// A compile of its own (new make variables: nothing cached), killed with it.
+		c := selftest.Harp(nil, "images", "--haproxy", fmt.Sprintf("src:deb:2.6.12,make=DEFINE=-DHARP_NONCE=%d;", time.Now().UnixNano()))
+		Eventually(func() bool { return compilerOf(c.Command.Process.Pid) }).WithTimeout(5 * time.Minute).WithPolling(200 * time.Millisecond).Should(BeTrue())
+		s.Kill()
+		c.Kill()
+		Eventually(s).Should(gexec.Exit())
+		Eventually(c).Should(gexec.Exit())
+		Expect(containersOf(ctx, pid)).To(Equal(1), "kill -9 left the run's container")
+		Expect(compilerOf(c.Command.Process.Pid)).To(BeTrue(), "kill -9 left the compiler running")
+
+		next := selftest.Harp(nil, "images", "--haproxy", "deb:bookworm")
+		Eventually(next).WithTimeout(5 * time.Minute).Should(gexec.Exit(0))
+		Expect(containersOf(ctx, pid)).To(BeZero())
+		Expect(networksOf(ctx, pid)).To(BeZero())
+		Expect(compilerOf(c.Command.Process.Pid)).To(BeFalse(), "the orphaned compiler still runs")
+		Expect(tempFilesOf(pid)).To(BeEmpty())
 	})
 
 	It("reuses an image it already built", func(ctx context.Context) {

@@ -465,7 +465,9 @@ func cmdSweep(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	fmt.Printf("removed %d container(s)/network(s)\n", n)
+	files := owner.SweepTemp(tempPrefixes, os.TempDir(), cache.Dir())
+	procs := child.SweepOrphans()
+	fmt.Printf("removed %d container(s)/network(s) and %d temporary file(s), killed %d process(es) left by killed runs\n", n, len(files), len(procs))
 	return 0
 }
 
