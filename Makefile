@@ -22,9 +22,11 @@ deps:
 
 # The suites' import list is generated from suites/ first: a new suite
 # directory is all it takes.
+# harp version reports the commit (and +changes for a modified tree).
+COMMIT = $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo +changes)
 $(HARP): $(GO_SOURCES)
 	$(GO) run ./suites/all/gen
-	$(GO) build -o $(HARP) ./cmd/harp
+	$(GO) build -ldflags "-X main.commit=$(COMMIT)" -o $(HARP) ./cmd/harp
 
 ## generate: suites/all/suites.go, the import of every suite directory
 generate:
@@ -108,7 +110,7 @@ builds: $(HARP)
 	$(HARP) builds
 
 capture: deps $(HARP)
-	$(HARP) capture --haproxy 'deb:bookworm deb:trixie deb:sid deb:experimental' --out fixtures/captures
+	$(HARP) capture --haproxy 'deb:bookworm deb:trixie deb:sid deb:experimental' --out fixtures/captures --overwrite
 
 sweep: $(HARP)
 	$(HARP) sweep

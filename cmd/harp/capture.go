@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/harp-project/harp/harness/capture"
@@ -18,10 +20,16 @@ import (
 // in the situations the doctor diagnoses (DIR/<version>/cluster/).
 func cmdCapture(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("capture", flag.ContinueOnError)
-	builds := fs.String("haproxy", "deb:latest", "build specs")
-	out := fs.String("out", "fixtures/captures", "output directory")
+	builds := fs.String("haproxy", "", "build specs (required)")
+	out := fs.String("out", "", "output directory (required), e.g. fixtures/captures")
+	overwrite := fs.Bool("overwrite", false, "replace captures already in --out (the committed fixtures among them)")
 	clusters := fs.Bool("cluster", true, "also record 3-node cluster situations for the doctor's tests")
 	if !flags(fs, args) {
+		return 3
+	}
+	if *builds == "" || *out == "" {
+		fmt.Fprintln(os.Stderr, "usage: harp capture --haproxy SPECS --out DIR [--overwrite] [--cluster=false]")
+		fs.PrintDefaults()
 		return 3
 	}
 	specs, err := parseSpecs(*builds)
@@ -40,6 +48,10 @@ func cmdCapture(ctx context.Context, args []string) int {
 			return fail("%v", err)
 		}
 		dir := filepath.Join(*out, img.Version)
+		// Captures are test fixtures: replacing them is asked for, never a side effect.
+		if _, err := os.Stat(dir); err == nil && !*overwrite {
+			return fail("capture: %s exists (captures of %s); --overwrite replaces them", dir, img.Version)
+		}
 		if err := capture.Node(ctx, docker, img, runID, dir); err != nil {
 			return fail("capture %s: %v", img.Name, err)
 		}

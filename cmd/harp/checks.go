@@ -52,22 +52,29 @@ func writable(dir string) error {
 	return os.Remove(name)
 }
 
+// commit is set by the Makefile (-ldflags -X main.commit=...): builds may
+// run with -buildvcs=false, so the build info cannot be relied on.
+var commit string
+
 // harpVersion is harp's module version and the commit it was built from.
 func harpVersion() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "harp (unknown build)"
 	}
-	commit, dirty := "unknown", ""
+	rev, dirty := "unknown", ""
+	if commit != "" {
+		rev = commit
+	}
 	for _, s := range info.Settings {
 		switch {
-		case s.Key == "vcs.revision":
-			commit = s.Value
+		case s.Key == "vcs.revision" && commit == "":
+			rev = s.Value
 		case s.Key == "vcs.modified" && s.Value == "true":
 			dirty = "+changes"
 		}
 	}
-	return fmt.Sprintf("harp %s (commit %s%s, %s)", info.Main.Version, commit, dirty, info.GoVersion)
+	return fmt.Sprintf("harp %s (commit %s%s, %s)", info.Main.Version, rev, dirty, info.GoVersion)
 }
 
 // sameDir says whether two paths are the same directory (links resolved).

@@ -56,7 +56,7 @@ func cmdReport(ctx context.Context, args []string) int {
 	if client != nil {
 		url, err := client.Comment(ctx, target, md)
 		if err != nil {
-			return fail("report: posting to %s: %v", target, err)
+			return fail("report: %v", err)
 		}
 		fmt.Fprintf(os.Stderr, "harp: posted %s\n", url)
 	}

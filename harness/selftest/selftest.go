@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -106,7 +107,10 @@ func Fix(name string) string { return filepath.Join(Root(), "fixtures", "patches
 // more environment variables.
 func Harp(env []string, args ...string) *gexec.Session {
 	ginkgo.GinkgoHelper()
-	harpOnce.Do(func() { harpBin, harpErr = gexec.Build("github.com/harp-project/harp/cmd/harp") })
+	harpOnce.Do(func() {
+		rev, _ := exec.Command("git", "-C", Root(), "rev-parse", "--short=12", "HEAD").Output()
+		harpBin, harpErr = gexec.Build("github.com/harp-project/harp/cmd/harp", "-ldflags", "-X main.commit="+strings.TrimSpace(string(rev)))
+	})
 	gomega.Expect(harpErr).NotTo(gomega.HaveOccurred())
 	cmd := exec.Command(harpBin, args...)
 	cmd.Dir = ginkgo.GinkgoT().TempDir()
