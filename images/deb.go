@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -46,7 +47,7 @@ func (b *Builder) deb(ctx context.Context, s spec.Spec) (*Image, error) {
 		"--aptopt=Acquire::Check-Valid-Until \"false\"", "--aptopt=Acquire::Languages \"none\"",
 		"--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-exclude=/usr/share/man/*",
 		"--dpkgopt=path-exclude=/usr/share/locale/*",
-		"--customize-hook=chroot \"$1\" " + Binary + " -vv > " + vvFile,
+		"--customize-hook=chroot \"$1\" " + Binary + " -vv > " + shellQuote(vvFile), // HARP_CACHE may hold spaces
 		base, tarball}
 	args = append(args, sources...)
 	done := progress.Start("building image for deb:%s (haproxy %s from Debian %s)", s.Target, build.Version, build.Suite)
@@ -76,3 +77,6 @@ func (b *Builder) deb(ctx context.Context, s spec.Spec) (*Image, error) {
 	done(err)
 	return img, err
 }
+
+// shellQuote quotes a word for sh.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
