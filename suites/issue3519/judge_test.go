@@ -1,8 +1,12 @@
 package issue3519
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/harp-project/harp/harness/cliout"
 )
 
 // How a trial's window is judged; the facts are those real runs record
@@ -37,4 +41,43 @@ func TestJudge(t *testing.T) {
 			t.Errorf("%s:\n got  %q, %q\n want %q, %q", c.name, v, u, c.violation, c.unmet)
 		}
 	}
+}
+
+// The judge on windows recorded from real trials: the remote peer's show
+// peers block before and after (fixtures/windows/3519/<build>/). On 3.4.7
+// the replacement was closed by HAProxy; on 3.0.11 with harp's fix it stayed.
+func TestJudgeOnCapturedWindows(t *testing.T) {
+	for _, c := range []struct {
+		dir       string
+		closed    bool
+		violation string
+	}{
+		{"3.4.7-1", true, "replacement killed by HAProxy's reconnect check (no_hbt +1)"},
+		{"3.0.11-with-fix", false, ""},
+	} {
+		before, after := capturedPeer(t, c.dir, "remote-before.txt"), capturedPeer(t, c.dir, "remote-after.txt")
+		f := Facts{Replace: true, Closed: c.closed, ClosedByPeer: c.closed, Why: "EOF", EstablishedAfter: after.Established(),
+			NoHbt: [2]int64{before.Int("no_hbt"), after.Int("no_hbt")}, ProtoErr: [2]int64{before.Int("proto_err"), after.Int("proto_err")}}
+		if v, u := Judge(f); v != c.violation || u != "" {
+			t.Errorf("%s: %q, %q", c.dir, v, u)
+		}
+	}
+}
+
+// capturedPeer parses a recorded remote peer block.
+func capturedPeer(t *testing.T, dir, file string) cliout.Peer {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "windows", "3519", dir, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs, err := cliout.ParsePeers("0x1: [30/Nov/2026:07:27:24] id=sync disabled=0 flags=0x3 resync_timeout=<PAST> task_calls=1\n" + string(raw))
+	if err != nil || len(secs) != 1 {
+		t.Fatalf("%s/%s: %v", dir, file, err)
+	}
+	p, ok := secs[0].Peer("remote")
+	if !ok {
+		t.Fatalf("%s/%s: no remote peer", dir, file)
+	}
+	return p
 }
