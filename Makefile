@@ -1,10 +1,10 @@
 # harp: make test-<issue> runs one issue suite against a build; make test runs
 # harp's own tests. HAPROXY takes build specs (see README.md).
 HAPROXY ?= deb:latest
-# Recipes read HAPROXY from the environment ("$$HAPROXY"): a quote in a
-# build spec never reaches the shell as code.
-export HAPROXY
-TRIALS  ?= 0
+# Recipes read every value a user gives from the environment ("$$HAPROXY"):
+# a quote in a build spec or a path never reaches the shell as code.
+export HAPROXY TRIALS N TARGET SUITE GOOD BAD REPO ISSUE RUN POST BUILDS SUITES JOBS SHARD EXTRA LABELS SOCKETS
+TRIALS  ?=
 LABELS  ?=
 GO      ?= go
 HARP    := bin/harp
@@ -44,23 +44,23 @@ readme: $(HARP)
 ## GIT_BISECT=1 exits 0 PASS, 1 REPRODUCED, 125 otherwise (make itself then
 ## exits 2 on any failure: `git bisect run` calls scripts/git-bisect-step instead).
 test-%: deps $(HARP)
-	$(HARP) run --label-filter 'issue:$*' --haproxy "$$HAPROXY" --trials '$(TRIALS)' --params-from-env $(if $(GIT_BISECT),--git-bisect)
+	$(HARP) run --label-filter "issue:$*" --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env $(if $(GIT_BISECT),--git-bisect)
 
 ## repeat: make repeat N=20 TARGET=test-3517 HAPROXY=deb:trixie — the verdict histogram of N runs
 N ?= 10
 TARGET ?= test-3517
 repeat: deps $(HARP)
-	@scripts/repeat.sh '$(N)' '$(TARGET)'
+	@scripts/repeat.sh "$$N" "$$TARGET"
 
 ## test-cluster: every peers-cluster suite (NODES nodes, default 3, on a private network)
 test-cluster: deps $(HARP)
-	$(HARP) run --label-filter 'area:peers-cluster' --haproxy "$$HAPROXY" --trials '$(TRIALS)' --params-from-env
+	$(HARP) run --label-filter 'area:peers-cluster' --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
 
 ## doctor: diagnose replication between live instances, e.g.
 ##   make doctor SOCKETS='/run/haproxy/admin.sock 10.0.0.2:9999'
 SOCKETS ?=
 doctor: $(HARP)
-	$(HARP) doctor $(foreach s,$(SOCKETS),--socket $(s))
+	@set --; for s in $$SOCKETS; do set -- "$$@" --socket "$$s"; done; $(HARP) doctor "$$@"
 
 ## bisect: make bisect SUITE=issue:3517 GOOD=deb:bookworm BAD=deb:experimental [REPO=dir] [FIND_FIX=1]
 SUITE ?= issue:3517
@@ -68,14 +68,14 @@ GOOD  ?= deb:bookworm
 BAD   ?= deb:experimental
 REPO  ?=
 bisect: deps $(HARP)
-	$(HARP) bisect --suite '$(SUITE)' --good '$(GOOD)' --bad '$(BAD)' $(if $(REPO),--repo '$(REPO)') $(if $(FIND_FIX),--find-fix) --trials '$(TRIALS)' --params-from-env
+	$(HARP) bisect --suite "$$SUITE" --good "$$GOOD" --bad "$$BAD" $(if $(REPO),--repo "$$REPO") $(if $(FIND_FIX),--find-fix) $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
 
 ## report: make report ISSUE=3517 [RUN=reports/<id>] [POST=owner/repo#N]
 ISSUE ?= 3517
 RUN   ?= reports/latest
 POST  ?=
 report: $(HARP)
-	$(HARP) report --issue '$(ISSUE)' --run '$(RUN)' $(if $(POST),--post '$(POST)')
+	$(HARP) report --issue "$$ISSUE" --run "$$RUN" $(if $(POST),--post "$$POST")
 
 ## test: unit tests, then the self-tests that run real suites on real builds
 test: deps vet unit selftest
@@ -94,7 +94,7 @@ unit:
 # LABELS=issue:3517.
 SELFTEST_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' '^//go:build selftest' suites harness cmd)))
 selftest:
-	$(GO) test -tags selftest -v -count=1 -p 1 -timeout 60m $(addprefix ./,$(SELFTEST_PKGS)) -ginkgo.v $(if $(LABELS),-ginkgo.label-filter='$(LABELS)')
+	$(GO) test -tags selftest -v -count=1 -p 1 -timeout 60m $(addprefix ./,$(SELFTEST_PKGS)) -ginkgo.v $(if $(LABELS),-ginkgo.label-filter="$$LABELS")
 
 ## fuzz: the peers protocol decoder and encoder, FUZZTIME each (go test -fuzz)
 FUZZTIME ?= 20s
@@ -122,10 +122,10 @@ SUITES ?= area:peers
 JOBS   ?= 1
 SHARD  ?= 1/1
 matrix: deps $(HARP)
-	$(HARP) matrix --builds '$(BUILDS)' --suites '$(SUITES)' --jobs $(JOBS) --shard $(SHARD)
+	$(HARP) matrix --builds "$$BUILDS" --suites "$$SUITES" --jobs "$$JOBS" --shard "$$SHARD"
 
 ## nightly: every suite on every build the Debian mirror serves (plus EXTRA specs),
 ##   compared with the previous nightly under reports/nightly
 EXTRA ?=
 nightly: deps $(HARP)
-	$(HARP) nightly --extra '$(EXTRA)' --jobs $(JOBS)
+	$(HARP) nightly --extra "$$EXTRA" --jobs "$$JOBS"

@@ -89,7 +89,7 @@ func parseBisect(args []string) (a bisectArgs, code int) {
 		return a, fail("bisect: --suite %q selects %d suites; it must select exactly one", *filter, len(suites))
 	}
 	a.suite = suites[0]
-	if err := checkTrials(a.trials); err != nil {
+	if err := checkTrials(fs, a.trials); err != nil {
 		return a, fail("bisect: %v", err)
 	}
 	if a.retries < 0 || a.retries > 10 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,11 +18,13 @@ import (
 // maxTrials bounds --trials: a typo must not start a run of days.
 const maxTrials = 1000
 
-// checkTrials refuses a trial count outside 0 (the suite's default) to
-// maxTrials.
-func checkTrials(n int) error {
-	if n < 0 || n > maxTrials {
-		return fmt.Errorf("--trials %d: want 0 (each suite's default) to %d", n, maxTrials)
+// checkTrials refuses a trial count given outside 1 to maxTrials (not
+// given: each suite's default).
+func checkTrials(fs *flag.FlagSet, n int) error {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "trials" })
+	if given && (n < 1 || n > maxTrials) {
+		return fmt.Errorf("--trials %d: want 1 to %d (leave it out for each suite's default)", n, maxTrials)
 	}
 	return nil
 }

@@ -44,8 +44,9 @@ var _ = Describe("harp under bad input and faults", Label("errors"), func() {
 		Entry("harp run -h", nil, func() []string { return []string{"run", "-h"} }, 0, "-label-filter"),
 		Entry("harp version", nil, func() []string { return []string{"version"} }, 0, "commit"),
 		Entry("harp capture with no arguments", nil, func() []string { return []string{"capture"} }, 3, "usage: harp capture"),
-		Entry("--trials -1", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--trials", "-1"} }, 3, "want 0 (each suite's default) to 1000"),
-		Entry("--trials 100000", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--trials", "100000"} }, 3, "want 0 (each suite's default) to 1000"),
+		Entry("--trials 0", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--trials", "0"} }, 3, "want 1 to 1000"),
+		Entry("--trials -1", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--trials", "-1"} }, 3, "want 1 to 1000"),
+		Entry("--trials 100000", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--trials", "100000"} }, 3, "want 1 to 1000"),
 		Entry("--shard 1/2x", nil, func() []string { return []string{"matrix", "--shard", "1/2x"} }, 3, `shard "1/2x"`),
 		Entry("a shard that selects no cell", nil, func() []string {
 			return []string{"matrix", "--builds", "deb:bookworm", "--suites", "issue:3517", "--shard", "2/2"}

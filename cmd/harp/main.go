@@ -185,7 +185,7 @@ func cmdRun(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	filter := fs.String("label-filter", "", "ginkgo label filter selecting suites (e.g. issue:3517)")
 	builds := fs.String("haproxy", "deb:latest", "build specs")
-	trials := fs.Int("trials", 0, "trials per suite (0: the suite's default)")
+	trials := fs.Int("trials", 0, "trials per suite, 1 to 1000 (default: each suite's own)")
 	reports := fs.String("reports", "reports", "directory for reports")
 	cpus := fs.Float64("cpus", 0, "limit every HAProxy container to this share of CPU time (e.g. 0.3), to see how verdicts hold on a starved HAProxy")
 	gitBisect := fs.Bool("git-bisect", false, "exit as `git bisect run` reads it: 0 PASS, 1 REPRODUCED, 125 (skip) INCONCLUSIVE or ERROR")
@@ -199,7 +199,7 @@ func cmdRun(ctx context.Context, args []string) int {
 	if *cpus < 0 || *cpus > 1024 {
 		return exitFor(*gitBisect, failV("run: --cpus %v: want a share of CPU time from 0.01 to the machine's CPUs", *cpus))
 	}
-	if err := checkTrials(*trials); err != nil {
+	if err := checkTrials(fs, *trials); err != nil {
 		return exitFor(*gitBisect, failV("run: %v", err))
 	}
 	if err := writable(*reports); err != nil {
