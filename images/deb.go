@@ -54,7 +54,8 @@ func (b *Builder) deb(ctx context.Context, s spec.Spec) (*Image, error) {
 	cmd, cancel := child.Command(ctx, 30*time.Minute, "mmdebstrap", args...)
 	defer cancel()
 	// On interrupt, let mmdebstrap unmount and remove its temporary root
-	// (the whole group is killed 30 s later if it has not).
+	// (it is killed 30 s later if it has not; what is left, the next harp
+	// sweeps).
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 30 * time.Second
 	out, err := cmd.CombinedOutput()

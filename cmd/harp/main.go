@@ -109,6 +109,10 @@ func main() {
 	os.Exit(code)
 }
 
+// gitBisectMode is set by `harp run --git-bisect`: then even an abort exits
+// as skip (125), never as bad.
+var gitBisectMode bool
+
 // exitFor is a run's exit status: the verdict's, or for `git bisect run`
 // its good/bad/skip code.
 func exitFor(gitBisect bool, v verdict.Verdict) int {
@@ -193,6 +197,7 @@ func cmdRun(ctx context.Context, args []string) int {
 	if !flags(fs, args) {
 		return exitFor(*gitBisect, verdict.Error)
 	}
+	gitBisectMode = *gitBisect
 	if *filter == "" {
 		return exitFor(*gitBisect, failV("run: --label-filter is required (e.g. --label-filter issue:3517)"))
 	}
@@ -280,7 +285,8 @@ func cmdMatrix(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " "), Harp: harpVersion()}
+	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " "), Harp: harpVersion(),
+		Shard: fmt.Sprintf("%d/%d", i, n), Cells: len(all)}
 	defer sweepRun(ctx, docker, run.ID)
 	progress.Printf("matrix: %d cells (shard %d/%d), %d builds at a time", len(cells), i, n, *jobs)
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Params: params}
@@ -401,6 +407,10 @@ func outcome(reports string, run report.Run) verdict.Verdict {
 		return verdict.Error
 	}
 	progress.Printf("report: %s/report.md, %s/junit.xml", dir, dir)
+	if len(run.Results) == 0 {
+		fmt.Fprintln(os.Stderr, "harp: no suite ran on any build: nothing is no pass")
+		return verdict.Error
+	}
 	var vs []verdict.Verdict
 	for _, res := range run.Results {
 		vs = append(vs, res.Verdict)
@@ -488,7 +498,7 @@ func interrupts() (context.Context, func()) {
 		case <-time.After(cleanupDeadline):
 			fmt.Fprintf(os.Stderr, "harp: cleanup took more than %s: quitting; the next harp removes what is left\n", cleanupDeadline)
 		}
-		os.Exit(verdict.Error.ExitCode())
+		os.Exit(exitFor(gitBisectMode, verdict.Error))
 	}()
 	return ctx, func() { signal.Stop(sig); cancel() }
 }

@@ -42,11 +42,22 @@ func Parse(set string) ([]int, error) {
 	return out, nil
 }
 
-// All is every CPU of the machine: 0 .. NumCPU-1.
+// All is every CPU this process may run on (its affinity: a container or
+// taskset may allow fewer than the machine has, and not from 0).
 func All() []int {
+	var set unix.CPUSet
 	var out []int
-	for c := range runtime.NumCPU() {
-		out = append(out, c)
+	if unix.SchedGetaffinity(0, &set) == nil {
+		for c := range 1024 {
+			if set.IsSet(c) {
+				out = append(out, c)
+			}
+		}
+	}
+	if len(out) == 0 {
+		for c := range runtime.NumCPU() {
+			out = append(out, c)
+		}
 	}
 	return out
 }

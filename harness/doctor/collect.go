@@ -157,6 +157,10 @@ func CollectAll(ctx context.Context, timeout time.Duration, names, sockets []str
 		go func() {
 			defer wg.Done()
 			in, err := Collect(ctx, names[i], s, dial(s))
+			if err == nil && ctx.Err() != nil {
+				// Answers cut by the deadline would read as refusals.
+				err = fmt.Errorf("%s: no complete answer within %s", s, timeout)
+			}
 			if err != nil {
 				in = Instance{Name: names[i], Socket: s, Unreachable: err.Error()}
 				if ctx.Err() != nil && !strings.Contains(err.Error(), "timed out") {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -67,9 +68,11 @@ type Options struct {
 // Node is a running HAProxy master-worker instance: a container (Start), or
 // a local process (StartLocal, for baselines).
 type Node struct {
-	Name       string
-	Image      *images.Image
-	be         runtime
+	Name  string
+	Image *images.Image
+	be    runtime
+
+	mu         sync.Mutex // the addresses change on Restart
 	masterAddr string
 	statsAddr  string
 
@@ -185,13 +188,13 @@ func (n *Node) waitReady(ctx context.Context, timeout time.Duration) error {
 
 // Master runs a master CLI command.
 func (n *Node) Master(ctx context.Context, cmd string) (string, error) {
-	return n.exchange(ctx, "master", n.masterAddr, cmd)
+	return n.exchange(ctx, "master", n.addrs(true), cmd)
 }
 
 // Worker runs a runtime command on one worker, addressed by pid through the
 // master CLI, so that during a reload there is no doubt which process answers.
 func (n *Node) Worker(ctx context.Context, pid int, cmd string) (string, error) {
-	out, err := n.exchange(ctx, fmt.Sprintf("worker %d", pid), n.masterAddr, fmt.Sprintf("@!%d %s", pid, cmd))
+	out, err := n.exchange(ctx, fmt.Sprintf("worker %d", pid), n.addrs(true), fmt.Sprintf("@!%d %s", pid, cmd))
 	if err == nil && strings.HasPrefix(out, "Can't find the target PID") {
 		err = fmt.Errorf("worker %d is gone", pid)
 	}
@@ -200,7 +203,17 @@ func (n *Node) Worker(ctx context.Context, pid int, cmd string) (string, error) 
 
 // Stats runs a command on the stats socket of whichever worker holds it.
 func (n *Node) Stats(ctx context.Context, cmd string) (string, error) {
-	return n.exchange(ctx, "stats", n.statsAddr, cmd)
+	return n.exchange(ctx, "stats", n.addrs(false), cmd)
+}
+
+// addrs is the master CLI's address, or the stats socket's.
+func (n *Node) addrs(master bool) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if master {
+		return n.masterAddr
+	}
+	return n.statsAddr
 }
 
 // Procs parses the master's `show proc`.
@@ -269,13 +282,17 @@ func (n *Node) Restart(ctx context.Context, timeout time.Duration) error {
 		return fmt.Errorf("restarting %s: %w", n.Name, err)
 	}
 	// Docker may publish the ports anew.
-	var err error
-	if n.masterAddr, err = n.be.addr(ctx, MasterPort); err == nil {
-		n.statsAddr, err = n.be.addr(ctx, StatsPort)
-	}
+	master, err := n.be.addr(ctx, MasterPort)
 	if err != nil {
 		return err
 	}
+	stats, err := n.be.addr(ctx, StatsPort)
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	n.masterAddr, n.statsAddr = master, stats
+	n.mu.Unlock()
 	return n.waitReady(ctx, timeout)
 }
 

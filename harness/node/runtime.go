@@ -121,11 +121,20 @@ func nsPID(status string) int {
 // group, for baselines that measure what the container costs.
 type processRuntime struct {
 	args  []string
-	cmd   *exec.Cmd
 	dir   string
 	ports map[string]string
 	out   lockedBuffer
-	done  chan struct{}
+
+	mu   sync.Mutex // cmd and done change on restart
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// current is the running master and its end.
+func (b *processRuntime) current() (*exec.Cmd, chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.cmd, b.done
 }
 
 type lockedBuffer struct {
@@ -239,13 +248,15 @@ func (b *processRuntime) addr(_ context.Context, port string) (string, error) {
 }
 
 func (b *processRuntime) signal(_ context.Context, sig syscall.Signal) error {
-	return b.cmd.Process.Signal(sig)
+	cmd, _ := b.current()
+	return cmd.Process.Signal(sig)
 }
 
 func (b *processRuntime) state(context.Context) (bool, int, error) {
+	cmd, done := b.current()
 	select {
-	case <-b.done:
-		return false, b.cmd.ProcessState.ExitCode(), nil
+	case <-done:
+		return false, cmd.ProcessState.ExitCode(), nil
 	default:
 		return true, 0, nil
 	}
@@ -259,17 +270,21 @@ func (b *processRuntime) kill(_ context.Context, pid int, sig syscall.Signal) er
 
 // stop ends the whole process group (master and workers).
 // start runs the master in its own process group.
+// start runs the master in its own process group; the previous one (if
+// any) stays recorded until this one has started.
 func (b *processRuntime) start() error {
-	b.cmd = exec.Command(b.args[0], b.args[1:]...)
-	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.out
-	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	b.cmd.Env = append(os.Environ(), child.Env+"="+owner.ID()) // swept if harp is killed
-	if err := b.cmd.Start(); err != nil {
+	cmd := exec.Command(b.args[0], b.args[1:]...)
+	cmd.Stdout, cmd.Stderr = &b.out, &b.out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = append(os.Environ(), child.Env+"="+owner.ID()) // swept if harp is killed
+	if err := cmd.Start(); err != nil {
 		return err
 	}
 	done := make(chan struct{})
-	b.done = done
-	go func() { b.cmd.Wait(); close(done) }()
+	go func() { cmd.Wait(); close(done) }()
+	b.mu.Lock()
+	b.cmd, b.done = cmd, done
+	b.mu.Unlock()
 	return nil
 }
 
@@ -281,12 +296,13 @@ func (b *processRuntime) stop(ctx context.Context) error {
 
 // end stops the whole process group (master and workers).
 func (b *processRuntime) end() {
-	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGTERM)
+	cmd, done := b.current()
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 	select {
-	case <-b.done:
+	case <-done:
 	case <-time.After(5 * time.Second):
-		syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
-		<-b.done
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
 	}
 }
 

@@ -14,8 +14,12 @@ import (
 	"syscall"
 )
 
-// ID is this process: "<pid>.<start time in clock ticks since boot>".
-func ID() string { return fmt.Sprintf("%d.%s", os.Getpid(), startTime(os.Getpid())) }
+// ID is this process: "<pid>.<start time in clock ticks since boot>.<pid
+// namespace inode>".
+func ID() string { return fmt.Sprintf("%d.%s.%s", os.Getpid(), startTime(os.Getpid()), nsNumber()) }
+
+// nsNumber is the inode of this pid namespace ("pid:[4026531836]").
+func nsNumber() string { return strings.Trim(strings.TrimPrefix(NS(), "pid:"), "[]") }
 
 // NS is this process's pid namespace.
 func NS() string {
@@ -45,7 +49,14 @@ func startTime(pid int) string {
 // cannot be signalled for lack of permission (EPERM) is alive; a pid now
 // held by a process started at another time is not the owner.
 func Alive(id string) bool {
-	pidText, start, _ := strings.Cut(id, ".")
+	parts := strings.Split(id, ".")
+	pidText, start := parts[0], ""
+	if len(parts) > 1 {
+		start = parts[1]
+	}
+	if len(parts) > 2 && parts[2] != nsNumber() {
+		return true // another pid namespace's process: it cannot be checked from here
+	}
 	pid, err := strconv.Atoi(pidText)
 	if err != nil || pid <= 0 {
 		return false

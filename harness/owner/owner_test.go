@@ -27,6 +27,10 @@ func TestAlive(t *testing.T) {
 	if Alive("garbage") {
 		t.Error("garbage is alive")
 	}
+	// A process of another pid namespace cannot be checked: never swept.
+	if !Alive(dead + ".1") {
+		t.Error("an owner in another pid namespace counts as gone")
+	}
 }
 
 func TestSweepTemp(t *testing.T) {

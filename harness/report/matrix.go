@@ -176,11 +176,13 @@ var shardRe = regexp.MustCompile(`^(\d{1,6})/(\d{1,6})$`)
 func Merge(id string, dirs []string) (Run, error) {
 	run := Run{ID: id, Command: "harp merge " + strings.Join(dirs, " ")}
 	runs, cells := map[string]string{}, map[string]string{}
+	var parts []Run
 	for _, d := range dirs {
 		part, err := Load(d)
 		if err != nil {
 			return run, fmt.Errorf("merge: %w", err)
 		}
+		parts = append(parts, part)
 		// A shard given twice would count its cells twice.
 		if other, dup := runs[part.ID]; dup {
 			return run, fmt.Errorf("merge: %s and %s hold the same run %s", other, d, part.ID)
@@ -198,6 +200,9 @@ func Merge(id string, dirs []string) (Run, error) {
 		}
 		run.Results = append(run.Results, part.Results...)
 	}
+	if err := shardsComplete(parts); err != nil {
+		return run, err
+	}
 	sort.SliceStable(run.Results, func(a, b int) bool {
 		if run.Results[a].Suite != run.Results[b].Suite {
 			return run.Results[a].Suite < run.Results[b].Suite
@@ -205,4 +210,41 @@ func Merge(id string, dirs []string) (Run, error) {
 		return run.Results[a].Name < run.Results[b].Name
 	})
 	return run, nil
+}
+
+// shardsComplete checks that shards of one matrix are all there: the same
+// n and cell count, every i from 1 to n, and every cell. Runs that are not
+// shards are merged as they are.
+func shardsComplete(parts []Run) error {
+	n, cells, have, results := 0, 0, map[int]bool{}, 0
+	for _, p := range parts {
+		if p.Shard == "" {
+			continue
+		}
+		i, pn, err := ParseShard(p.Shard)
+		if err != nil {
+			return fmt.Errorf("merge: run %s: %w", p.ID, err)
+		}
+		if n != 0 && (pn != n || p.Cells != cells) {
+			return fmt.Errorf("merge: run %s is shard %s of %d cells, others are of %d shards and %d cells: not one matrix", p.ID, p.Shard, p.Cells, n, cells)
+		}
+		n, cells, have[i] = pn, p.Cells, true
+		results += len(p.Results)
+	}
+	if n == 0 {
+		return nil
+	}
+	var missing []string
+	for i := 1; i <= n; i++ {
+		if !have[i] {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("merge: shard(s) %s missing: a merged matrix without them would look complete", strings.Join(missing, ", "))
+	}
+	if results != cells {
+		return fmt.Errorf("merge: the shards hold %d results for a matrix of %d cells", results, cells)
+	}
+	return nil
 }

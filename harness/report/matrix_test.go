@@ -159,3 +159,20 @@ func TestMergeRefusesDuplicates(t *testing.T) {
 		t.Errorf("overlapping shards: %v", err)
 	}
 }
+
+// A merge of some shards only would look like a complete matrix: refused.
+func TestMergeNeedsEveryShard(t *testing.T) {
+	root := t.TempDir()
+	a, _ := Write(root, Run{ID: "s1", Started: time.Now(), Shard: "1/2", Cells: 4, Results: sample[:2]})
+	b, _ := Write(root, Run{ID: "s2", Started: time.Now(), Shard: "2/2", Cells: 4, Results: sample[2:]})
+	if _, err := Merge("m", []string{a}); err == nil || !strings.Contains(err.Error(), "shard(s) 2/2 missing") {
+		t.Errorf("one shard of two: %v", err)
+	}
+	if run, err := Merge("m", []string{a, b}); err != nil || len(run.Results) != 4 {
+		t.Errorf("both shards: %v", err)
+	}
+	c, _ := Write(root, Run{ID: "s3", Started: time.Now(), Shard: "2/3", Cells: 6, Results: sample[2:]})
+	if _, err := Merge("m", []string{a, c}); err == nil || !strings.Contains(err.Error(), "not one matrix") {
+		t.Errorf("shards of two matrices: %v", err)
+	}
+}

@@ -67,6 +67,10 @@ type Run struct {
 	Started time.Time `json:"started"`
 	Command string    `json:"command"`
 	Harp    string    `json:"harp,omitempty"` // harp's version and commit
+	// Shard ("i/n") and Cells (the whole matrix's count) let a merge tell
+	// whether every shard is there.
+	Shard string `json:"shard,omitempty"`
+	Cells int    `json:"cells,omitempty"`
 	Results []Result  `json:"results"`
 	// Since and Changes compare with a previous run (make nightly).
 	Since   string   `json:"since,omitempty"`

@@ -27,14 +27,14 @@ var Suite = scenario.Register(&scenario.Scenario{
 	ID:       "3519",
 	Upstream: "haproxy/haproxy#3519",
 	Title:    "Peers: releasing a superseded connection clears the replacement alive flag",
-	Summary:  "harp's peers client connects as `remote` twice (a collision); the replacement must stay established 2.5 s, beside a control connection that must too",
+	Summary:  "harp's peers client connects as `remote` twice (a collision); the replacement must survive HAProxy's next reconnect check, beside a control connection that must too",
 	Labels:   []string{"area:peers"},
 	Trials:   5,
 	Noun:     "trials",
 	Steps: []string{
 		"Setup: one node, nbthread 1, localpeer local; one peers section with `local` on a port the test reaches and `remote` on a port where nothing listens; table `marker` (type ip, size 100, expire 1h, store gpc0). Precondition: the section's initial resync is finished (else HAProxy would ask harp's peer to teach it, and the answer would refresh the alive flag).",
 		"Positive control, once: a replacement that HAProxy is told to kill (`shutdown session`) must be seen closed by harp within 2 s, or the run is INCONCLUSIVE.",
-		"Trial: harp's peers client completes a handshake as `remote` (the first connection); a second client completes a handshake as `remote` (the replacement); HAProxy must release the first session (its socket closed by HAProxy) within 2 s. The replacement is then watched until HAProxy's next reconnect check, as `reconnect=` in show peers gives it, plus 1 s, sending nothing; that check must come before harp's first heartbeat (3 s after the handshake, like HAProxy's), which would refresh the alive flag, else the trial is INCONCLUSIVE.",
+		"Trial: harp's peers client completes a handshake as `remote` (the first connection); a second client completes a handshake as `remote` (the replacement); HAProxy must release the first session (its socket closed by HAProxy) within 2 s. The replacement is then watched until HAProxy's next reconnect check, as `reconnect=` in show peers gives it (rounded down to seconds), plus 1.5 s, sending nothing; that check, rounded up, must come before harp's first heartbeat (3 s after the handshake, like HAProxy's), which would refresh the alive flag, else the trial is INCONCLUSIVE.",
 		"Expectation: the replacement stays established through the check: its socket stays open and `show peers` shows the remote peer established. A violation is HAProxy's own kill: the socket closed by HAProxy, show peers no longer established, no_hbt up by one and proto_err unchanged; any other closing is INCONCLUSIVE.",
 		"Control, beside each trial: the same trial with one handshake and no replacement must stay established through its own check; if it does not, the verdict is INCONCLUSIVE.",
 	},
@@ -42,7 +42,10 @@ var Suite = scenario.Register(&scenario.Scenario{
 })
 
 const (
-	margin    = time.Second // show peers rounds timers down to seconds
+	// show peers rounds timers down to seconds: the check comes within a
+	// second of what it shows; the window waits half a second more.
+	rounding  = time.Second
+	margin    = 1500 * time.Millisecond
 	release   = 2 * time.Second
 	settle    = 15 * time.Second
 	quiet     = time.Second // show peers rounds timers down to seconds
@@ -260,8 +263,8 @@ func (p *peerProbe) window(ctx context.Context, watched *peers.Conn, replace boo
 	}
 	f.Window = d + margin
 	// harp's first heartbeat sets the alive flag: the replacement's check
-	// must come before it, or a buggy build would pass.
-	if f.Replace && time.Since(p.handshake)+d >= peers.DefaultOptions.Heartbeat {
+	// must come before it, even rounded up, or a buggy build would pass.
+	if f.Replace && time.Since(p.handshake)+d+rounding >= peers.DefaultOptions.Heartbeat {
 		f.CheckAfterHeartbeat = true
 		return f, before, nil
 	}
@@ -341,36 +344,49 @@ func Judge(f Facts) (violation, unmet string) {
 func (p *peerProbe) positive(ctx context.Context) (unmet string, err error) {
 	why := ""
 	for try := 1; try <= cleanTries; try++ {
-		var conns []*peers.Conn
-		before, _, u, err := p.connect(ctx, true, &conns)
-		for _, c := range conns {
-			defer c.Close()
+		u, killedFirst, err := p.positiveOnce(ctx)
+		if err != nil || (u == "" && !killedFirst) {
+			return u, err
 		}
-		if err != nil {
-			return "", err
+		if why = u; killedFirst {
+			why = "the reconnect check killed it first"
 		}
-		if why = u; u != "" {
-			continue
+		if strings.HasPrefix(u, "positive control failed") {
+			return u, nil
 		}
-		if err := p.Kill(ctx); err != nil {
-			return "", fmt.Errorf("positive control: %w", err)
-		}
-		watched := conns[len(conns)-1]
-		select {
-		case <-watched.Closed():
-		case <-time.After(release):
-			return fmt.Sprintf("positive control failed: a replacement HAProxy was told to kill (shutdown session) was not seen closed within %s", release), nil
-		}
-		after, err := p.State(ctx)
-		if err != nil {
-			return "", err
-		}
-		if after.Int("no_hbt") == before.Int("no_hbt") && watched.ClosedByPeer() {
-			return "", nil
-		}
-		why = "the reconnect check killed it first"
 	}
 	return "positive control could not be run: " + why, nil
+}
+
+// positiveOnce is one try; its connections are closed when it returns.
+func (p *peerProbe) positiveOnce(ctx context.Context) (unmet string, killedFirst bool, err error) {
+	var conns []*peers.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	before, _, u, err := p.connect(ctx, true, &conns)
+	if err != nil || u != "" {
+		return u, false, err
+	}
+	if err := p.Kill(ctx); err != nil {
+		return "", false, fmt.Errorf("positive control: %w", err)
+	}
+	watched := conns[len(conns)-1]
+	select {
+	case <-watched.Closed():
+	case <-time.After(release):
+		return fmt.Sprintf("positive control failed: a replacement HAProxy was told to kill (shutdown session) was not seen closed within %s", release), false, nil
+	}
+	after, err := p.State(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	if after.Int("no_hbt") != before.Int("no_hbt") || !watched.ClosedByPeer() {
+		return "", true, nil
+	}
+	return "", false, nil
 }
 
 func summary(p cliout.Peer) string {

@@ -128,7 +128,8 @@ func TestJudge(t *testing.T) {
 		{"a build without lock history: every stall counts", func(f *Facts) {
 			f.Attack.Stalls = []cliout.Stall{{Thread: 1, Ms: 300, Line: "WARNING! thread 1 has stopped processing traffic for 300 milliseconds"}}
 		}, "1 stalls over 100 ms (longest 300 ms)", "", ""},
-		{"a master exit", func(f *Facts) { f.MasterExited, f.MasterCode = true, 134 }, "master exited (134)", "", ""},
+		{"a master exit", func(f *Facts) { f.Attack.MasterExited, f.Attack.MasterCode = true, 134 }, "master exited (134)", "", ""},
+		{"a crash in the control is not the livelock's", func(f *Facts) { f.Control.Panics = []cliout.Panic{{Thread: 1}} }, "", "the control (same load, limit never reached) crashed too (1 panics)", ""},
 		{"the limit never reached outweighs a stall", func(f *Facts) { f.Attack.Peaks.Frontend, f.Attack.Stalls = 60, onPath }, "", "never reached its maxconn (peak 60 of 100)", ""},
 		{"the control stalled: the machine's, not HAProxy's", func(f *Facts) { f.Control.Stalls, f.Attack.Stalls = onPath, onPath }, "", "the control (same load, limit never reached) stalled too", ""},
 		{"a control that reached its limit is no control", func(f *Facts) { f.Control.Peaks.Frontend = 800 }, "", "the control reached its limit", ""},

@@ -98,7 +98,8 @@ func ParamsOf(v scenario.Values) Params {
 	if p.CPUSet != "" {
 		p.HAProxyCPUs, _ = cpus.Parse(p.CPUSet)
 	} else {
-		p.HAProxyCPUs = cpus.All()[:min(p.Threads, runtime.NumCPU())]
+		all := cpus.All()
+		p.HAProxyCPUs = all[:min(p.Threads, len(all))]
 	}
 	p.LoadCPUs = cpus.Without(cpus.All(), p.HAProxyCPUs)
 	return p
@@ -110,7 +111,7 @@ func ParamsOf(v scenario.Values) Params {
 func (p Params) machineUnmet() string {
 	switch {
 	case len(cpus.Without(p.HAProxyCPUs, cpus.All())) > 0:
-		return fmt.Sprintf("CPUSET=%s names CPUs this machine does not have (it has %d)", p.CPUSet, runtime.NumCPU())
+		return fmt.Sprintf("CPUSET=%s names CPUs this machine does not have or harp may not use (it may use %s)", p.CPUSet, cpus.Format(cpus.All()))
 	case len(p.HAProxyCPUs) < p.Threads:
 		return fmt.Sprintf("%d CPUs < %d threads: this machine cannot show the livelock; run with THREADS=%d or on a larger machine", len(p.HAProxyCPUs), p.Threads, len(p.HAProxyCPUs))
 	case len(p.LoadCPUs) == 0:
@@ -239,19 +240,34 @@ type Facts struct {
 	Listeners    int   // the frontend's, from show stat
 	Control      Round // the same load with limits it never reaches
 	Attack       Round // the load against the real limit
-	Panics       []cliout.Panic
-	WorkerExits  []string // exits with a non-zero code
-	MasterExited bool
-	MasterCode   int
 }
 
 // Round is one run of the load: its peaks, the stalls logged during it
 // and the load's result; Ran is false when it never started.
 type Round struct {
-	Ran    bool
-	Peaks  Peaks
-	Stalls []cliout.Stall
-	Load   load.Result
+	Ran          bool
+	Peaks        Peaks
+	Stalls       []cliout.Stall
+	Panics       []cliout.Panic
+	WorkerExits  []string // exits with a non-zero code
+	MasterExited bool
+	MasterCode   int
+	Load         load.Result
+}
+
+// crashed says how a round ended the process, "" when it did not.
+func (r Round) crashed() string {
+	var bad []string
+	if len(r.Panics) > 0 {
+		bad = append(bad, fmt.Sprintf("%d panics", len(r.Panics)))
+	}
+	if len(r.WorkerExits) > 0 {
+		bad = append(bad, r.WorkerExits[0])
+	}
+	if r.MasterExited {
+		bad = append(bad, fmt.Sprintf("master exited (%d)", r.MasterCode))
+	}
+	return strings.Join(bad, ", ")
 }
 
 // Peaks are the highest connection counts sampled during a round.
@@ -308,25 +324,13 @@ func attack(ctx context.Context, env *scenario.Env, n *node.Node, p Params, t *s
 		return f, err
 	}
 	t.Notef("attack: %s", f.Attack)
-	logs, err := n.Logs(ctx)
-	if err != nil {
-		return f, err
-	}
-	f.Panics = cliout.ParsePanics(logs)
-	for _, e := range cliout.ParseWorkerExits(logs) {
-		if e.Code != 0 {
-			f.WorkerExits = append(f.WorkerExits, e.Line)
-		}
-	}
-	f.MasterCode, f.MasterExited = cliout.MasterExit(logs)
-	t.Notef("%d panics, %d worker exits", len(f.Panics), len(f.WorkerExits))
 	return f, nil
 }
 
 func (r Round) String() string {
 	counted, on := countedStalls(r.Stalls)
-	return fmt.Sprintf("%s; frontend sessions peaked at %d of %d, process connections at %d of %d; %d stall warnings (%d over 100 ms counted, %d on the listener path, longest %d ms)",
-		r.Load, r.Peaks.Frontend, r.Peaks.FrontendLimit, r.Peaks.Process, r.Peaks.ProcessLimit, len(r.Stalls), len(counted), on, cliout.MaxStall(r.Stalls))
+	return fmt.Sprintf("%s; frontend sessions peaked at %d of %d, process connections at %d of %d; %d stall warnings (%d over 100 ms counted, %d on the listener path, longest %d ms); %d panics, %d worker exits",
+		r.Load, r.Peaks.Frontend, r.Peaks.FrontendLimit, r.Peaks.Process, r.Peaks.ProcessLimit, len(r.Stalls), len(counted), on, cliout.MaxStall(r.Stalls), len(r.Panics), len(r.WorkerExits))
 }
 
 // loadRun runs vegeta rounds against one node from the load CPUs.
@@ -356,7 +360,8 @@ func (lr *loadRun) round(ctx context.Context, what string) (r Round, err error) 
 	if err != nil {
 		return r, err
 	}
-	before := len(cliout.ParseStalls(logs))
+	// What the log held before this round is not this round's.
+	before := len(logs)
 	restore, err := cpus.Pin(lr.p.LoadCPUs)
 	if err != nil {
 		return r, err
@@ -377,7 +382,14 @@ func (lr *loadRun) round(ctx context.Context, what string) (r Round, err error) 
 	if logs, err = lr.n.Logs(ctx); err != nil {
 		return r, err
 	}
-	r.Stalls = cliout.ParseStalls(logs)[before:]
+	during := logs[min(before, len(logs)):]
+	r.Stalls, r.Panics = cliout.ParseStalls(during), cliout.ParsePanics(during)
+	for _, e := range cliout.ParseWorkerExits(during) {
+		if e.Code != 0 {
+			r.WorkerExits = append(r.WorkerExits, e.Line)
+		}
+	}
+	r.MasterCode, r.MasterExited = cliout.MasterExit(during)
 	return r, nil
 }
 
@@ -495,6 +507,9 @@ func Judge(f Facts) (violation, unmet, remark string) {
 	if !f.Control.Ran || !f.Attack.Ran {
 		return "", "the attack never ran", ""
 	}
+	if crash := f.Control.crashed(); crash != "" {
+		return "", fmt.Sprintf("the control (same load, limit never reached) crashed too (%s): the crash is not the livelock's", crash), ""
+	}
 	if c, _ := countedStalls(f.Control.Stalls); len(c) > 0 {
 		return "", fmt.Sprintf("the control (same load, limit never reached) stalled too: %d stalls over 100 ms (longest %d ms), so stalls here are not the livelock's", len(c), cliout.MaxStall(c)), ""
 	}
@@ -508,14 +523,8 @@ func Judge(f Facts) (violation, unmet, remark string) {
 	if c, _ := countedStalls(f.Attack.Stalls); len(c) > 0 {
 		bad = append(bad, fmt.Sprintf("%d stalls over 100 ms (longest %d ms)", len(c), cliout.MaxStall(c)))
 	}
-	if len(f.Panics) > 0 {
-		bad = append(bad, fmt.Sprintf("%d panics", len(f.Panics)))
-	}
-	if len(f.WorkerExits) > 0 {
-		bad = append(bad, f.WorkerExits[0])
-	}
-	if f.MasterExited {
-		bad = append(bad, fmt.Sprintf("master exited (%d)", f.MasterCode))
+	if crash := f.Attack.crashed(); crash != "" {
+		bad = append(bad, crash)
 	}
 	switch {
 	case len(bad) > 0:

@@ -63,7 +63,11 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 			t.Unmet = unmet
 			return err
 		}
-		defer c.Stop(context.WithoutCancel(ctx)) // one cluster per trial
+		defer func() { // one cluster per trial, stopped within a deadline
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			defer cancel()
+			c.Stop(sctx)
+		}()
 		return trial(ctx, c, t, how)
 	})
 }
@@ -75,7 +79,11 @@ func control(ctx context.Context, env *scenario.Env) (unmet string, err error) {
 	if c == nil {
 		return "control (every name right): " + unmet, err
 	}
-	defer c.Stop(context.WithoutCancel(ctx))
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		c.Stop(sctx)
+	}()
 	ks := cluster.Keys("control-", 10)
 	if err := c.Members[0].SetKeys(ctx, cluster.DefaultTable, ks, "data.gpc0 1"); err != nil {
 		return "", err
@@ -92,6 +100,7 @@ type Facts struct {
 	How          cluster.Identity
 	Ghost        string
 	Control      string // unmet: the well-named nodes did not replicate
+	Misnamed     string // unmet: the ghost runs the section under another name (the setup failed)
 	GhostCanSync bool   // the ghost still runs the section with a local peer and a link up
 	KeysOnGhost  int
 	Keys         int
@@ -105,6 +114,8 @@ func Judge(f Facts) (violation, unmet string) {
 	switch {
 	case f.Control != "":
 		return "", f.Control
+	case f.Misnamed != "":
+		return "", f.Misnamed
 	case f.KeysOnGhost > 0:
 		return fmt.Sprintf("%d of %d keys reached %s although its local peer name (ghost, by %s) matches no peer line", f.KeysOnGhost, f.Keys, f.Ghost, f.How), ""
 	case f.GhostCanSync:
@@ -129,15 +140,19 @@ func trial(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, how clust
 		f.Control = fmt.Sprintf("control failed: only %d of %d keys set on %s reached every other well-named node within %s", len(seen), len(ks), a.Name, cluster.MeshTimeout)
 		return nil
 	}
-	var err error
-	if f.GhostCanSync, err = canSync(ctx, c, ghost); err != nil {
+	local, canSync, err := peering(ctx, c, ghost)
+	if err != nil {
 		return err
 	}
-	wait := time.Duration(0)
-	if f.GhostCanSync {
-		wait = cluster.MeshTimeout // a positive arrival ends it early
+	if f.GhostCanSync = canSync; local != "" && local != "ghost" {
+		f.Misnamed = fmt.Sprintf("%s runs the section as %s, not ghost: the setup (%s) did not take", ghost.Name, local, how)
+		return nil
 	}
-	ev.KeysOnGhost = len(cluster.Spread(ctx, []*cluster.Member{ghost}, cluster.DefaultTable, ks, wait))
+	if canSync { // keys may still arrive: a positive arrival ends the wait early
+		ev.KeysOnGhost = len(cluster.Spread(ctx, []*cluster.Member{ghost}, cluster.DefaultTable, ks, cluster.MeshTimeout))
+	} else if ev.KeysOnGhost, err = holds(ctx, ghost, ks); err != nil {
+		return err // a table that cannot be read is harp's problem, never an absence
+	}
 	f.KeysOnGhost = ev.KeysOnGhost
 	d, err := c.Diagnose(ctx)
 	if err != nil {
@@ -155,24 +170,41 @@ func trial(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, how clust
 	return nil
 }
 
-// canSync says whether a node still runs the section with a local peer and
-// at least one link established.
-func canSync(ctx context.Context, c *cluster.Cluster, m *cluster.Member) (bool, error) {
+// peering says under which local peer name a node runs the section ("" when
+// HAProxy removed it or it has no local peer), and whether it can sync: a
+// local peer and at least one link established.
+func peering(ctx context.Context, c *cluster.Cluster, m *cluster.Member) (local string, canSync bool, err error) {
 	secs, err := m.Node.Peers(ctx, node.StatsSocket)
 	if err != nil {
-		return false, err
+		return "", false, err
 	}
 	s, ok := cliout.FindSection(secs, c.Section)
 	if !ok {
-		return false, nil
+		return "", false, nil
 	}
-	if _, local := s.Local(); !local {
-		return false, nil
+	p, ok := s.Local()
+	if !ok {
+		return "", false, nil
 	}
-	for _, p := range s.Peers {
-		if !p.Local && p.Established() {
-			return true, nil
+	for _, r := range s.Peers {
+		if !r.Local && r.Established() {
+			return p.Name, true, nil
 		}
 	}
-	return false, nil
+	return p.Name, false, nil
+}
+
+// holds counts the keys a member holds, read once.
+func holds(ctx context.Context, m *cluster.Member, ks []string) (int, error) {
+	tb, err := m.Table(ctx, cluster.DefaultTable)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, k := range ks {
+		if _, ok := tb.Lookup(k); ok {
+			n++
+		}
+	}
+	return n, nil
 }

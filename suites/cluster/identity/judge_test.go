@@ -20,6 +20,8 @@ func TestJudge(t *testing.T) {
 			"10 of 10 keys reached node3 although its local peer name (ghost, by -L) matches no peer line", ""},
 		{"absence on a node that can sync proves nothing", func(f *Facts) { f.GhostCanSync = true }, "",
 			"node3 runs the peers section with a link up yet received none of the keys: absence cannot be told from delay"},
+		{"a node that did not take the name: the setup's failure", func(f *Facts) { f.Misnamed, f.KeysOnGhost = "node3 runs the section as node3, not ghost", 10 },
+			"", "node3 runs the section as node3, not ghost"},
 		{"the well-named nodes did not replicate", func(f *Facts) { f.Control = "control failed: only 3 of 10 keys" }, "", "control failed: only 3 of 10 keys"},
 	} {
 		f := base

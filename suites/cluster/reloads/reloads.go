@@ -119,7 +119,8 @@ func writeLoad(ctx context.Context, c *cluster.Cluster) (stop func() []load.Resu
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], _ = load.Attack(loadCtx, load.Options{URL: "http://" + m.HTTP + "/", Rate: 50, Duration: time.Minute,
+			// Until stop: Duration only bounds a round that never ends.
+			results[i], _ = load.Attack(loadCtx, load.Options{URL: "http://" + m.HTTP + "/", Rate: 50, Duration: 10 * time.Minute,
 				Timeout: 5 * time.Second, KeyHeader: "x-key", Keys: cluster.Keys(fmt.Sprintf("load-%s-", m.Name), 10)})
 		}()
 	}
