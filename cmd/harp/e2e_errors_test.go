@@ -77,7 +77,7 @@ var _ = Describe("bad input gets a clear error and leaves nothing running", Labe
 		},
 		Entry("unknown scheme", "rpm:3.0", nil, `unknown scheme "rpm"`),
 		Entry("version not served", "deb:9.9.9", nil, "deb:9.9.9 is not served by the Debian mirror; served: "),
-		Entry("missing source", "src:/nonexistent/haproxy.tar.gz", nil, "no such source directory or tarball"),
+		Entry("missing source", "src:/nonexistent/haproxy.tar.gz", nil, "/nonexistent/haproxy.tar.gz: no such file or directory"),
 		Entry("missing patch file", "src:deb:3.0.11,patch=/nonexistent/fix.diff", nil, "patch file /nonexistent/fix.diff"),
 		Entry("patch that does not apply, with its reject", "src:deb:2.6.12,patch="+fix3517, nil, "does not apply"),
 		Entry("compile error, with the log's tail", "src:deb:2.6.12,patch="+filepath.Join(selftest.Root(), "cmd", "harp", "testdata", "break-compile.diff"), nil,

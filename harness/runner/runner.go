@@ -5,6 +5,8 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -91,6 +93,11 @@ func (r *Runner) RunCells(ctx context.Context, cells []Cell, jobs int) []report.
 					results[i] = r.RunOne(ctx, s, img)
 				}
 				fmt.Println(results[i].Line())
+				if r := results[i].Reason; strings.Contains(strings.TrimSpace(r), "\n") {
+					// The verdict line stays one line; the whole reason (a
+					// compile log's tail) goes to the terminal's stderr.
+					fmt.Fprintf(os.Stderr, "%s on %s, in full:\n%s\n", s.Name(), results[i].Name, strings.TrimSpace(r))
+				}
 			}
 		}(byBuild[b])
 	}
