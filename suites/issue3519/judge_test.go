@@ -81,3 +81,12 @@ func capturedPeer(t *testing.T, dir, file string) cliout.Peer {
 	}
 	return p
 }
+
+// Attempts that are not the scenario under test are run again; others are not.
+func TestRerun(t *testing.T) {
+	late, _ := Judge(Facts{Replace: true, CheckAfterHeartbeat: true})
+	_, lateUnmet := Judge(Facts{Replace: true, CheckAfterHeartbeat: true})
+	if late != "" || !rerun(lateUnmet) || !rerun(collided+": coll went from 0 to 2, want 1") || rerun("show peers never showed the first session established") {
+		t.Errorf("rerun: %q", lateUnmet)
+	}
+}
