@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
@@ -235,6 +236,14 @@ func (c *Cluster) Stop(ctx context.Context) {
 	if c.Network != nil {
 		c.Network.Remove(ctx)
 	}
+}
+
+// StopWithin stops the cluster even after ctx ended, within d: a hung
+// Docker must not hang the run.
+func (c *Cluster) StopWithin(ctx context.Context, d time.Duration) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d)
+	defer cancel()
+	c.Stop(ctx)
 }
 
 // Cut disconnects a member from the cluster network: it keeps running and

@@ -128,6 +128,15 @@ type Build struct {
 	Why  string
 }
 
+// ServedEnds are the oldest and the newest build the mirror serves, both
+// giving want.
+func ServedEnds(want verdict.Verdict) []Build {
+	return []Build{
+		{Spec: "deb:bookworm", Want: want, Why: "the oldest build served (2.6.12)"},
+		{Spec: "deb:experimental", Want: want, Why: "the newest build served (3.4.7)"},
+	}
+}
+
 // Verdicts declares one spec per build: the suite runs there with its
 // default trials and must give the verdict the row says, after which
 // check (if any) asserts the counts and evidence.

@@ -233,13 +233,13 @@ func firstLineOf(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
 // Facts are what one attack observed; Judge decides from them alone.
 type Facts struct {
-	Params       Params
-	Version      string
-	Threads      int64 // from show info
-	Groups       int   // from show threads
-	Listeners    int   // the frontend's, from show stat
-	Control      Round // the same load with limits it never reaches
-	Attack       Round // the load against the real limit
+	Params    Params
+	Version   string
+	Threads   int64 // from show info
+	Groups    int   // from show threads
+	Listeners int   // the frontend's, from show stat
+	Control   Round // the same load with limits it never reaches
+	Attack    Round // the load against the real limit
 }
 
 // Round is one run of the load: its peaks, the stalls logged during it

@@ -63,11 +63,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 			t.Unmet = unmet
 			return err
 		}
-		defer func() { // one cluster per trial, stopped within a deadline
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-			defer cancel()
-			c.Stop(sctx)
-		}()
+		defer c.StopWithin(ctx, time.Minute) // one cluster per trial
 		return trial(ctx, c, t, how)
 	})
 }
@@ -79,11 +75,7 @@ func control(ctx context.Context, env *scenario.Env) (unmet string, err error) {
 	if c == nil {
 		return "control (every name right): " + unmet, err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		c.Stop(sctx)
-	}()
+	defer c.StopWithin(ctx, time.Minute)
 	ks := cluster.Keys("control-", 10)
 	if err := c.Members[0].SetKeys(ctx, cluster.DefaultTable, ks, "data.gpc0 1"); err != nil {
 		return "", err

@@ -10,7 +10,9 @@ func TestJudge(t *testing.T) {
 		violation, unmet string
 	}{
 		{"reconverged: held", func(f *Facts) {}, "", ""},
-		{"keys missing with every link up: the violation", func(f *Facts) { f.StillMissing = map[string][]string{"node1": {"p1-c000"}, "node2": {"p1-c000", "p1-c001"}} },
+		{"keys missing with every link up: the violation", func(f *Facts) {
+			f.StillMissing = map[string][]string{"node1": {"p1-c000"}, "node2": {"p1-c000", "p1-c001"}}
+		},
 			"2 of 40 keys not on every node 30s after the heal, with every link up (node1 lacks 1, node2 lacks 2)", ""},
 		{"links that never came back are the network's", func(f *Facts) {
 			f.LinksBack = "the cluster never meshed and synced within 30s: node1->node3 (last_status=CONN) (network probe: Docker shows node3 off the cluster network)"

@@ -21,7 +21,6 @@ var _ = selftest.Describe(reloads.Suite, func() {
 		Expect(r.Trials[1].Evidence.(*reloads.Evidence).Reloads).To(Equal("all at once"))
 	},
 		// Observed on both: every key survives rolling and simultaneous reloads under write load.
-		selftest.Build{Spec: "deb:bookworm", Want: verdict.Pass, Why: "the oldest build served (2.6.12)"},
-		selftest.Build{Spec: "deb:experimental", Want: verdict.Pass, Why: "the newest build served (3.4.7)"},
+		selftest.ServedEnds(verdict.Pass)...,
 	)
 }, Label("slow"))
