@@ -3,7 +3,7 @@
 HAPROXY ?= deb:latest
 # Recipes read every value a user gives from the environment ("$$HAPROXY"):
 # a quote in a build spec or a path never reaches the shell as code.
-export HAPROXY TRIALS N TARGET SUITE GOOD BAD REPO ISSUE RUN POST BUILDS SUITES JOBS SHARD EXTRA LABELS SOCKETS
+export HAPROXY TRIALS N TARGET SUITE PROPERTY GOOD BAD REPO ISSUE RUN POST BUILDS SUITES JOBS SHARD EXTRA VERSIONS LABELS SOCKETS
 TRIALS  ?=
 LABELS  ?=
 GO      ?= go
@@ -13,7 +13,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches -type f)
 
-.PHONY: repeat test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture vet generate readme
+.PHONY: conformance report-property repeat test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture vet generate readme
 
 build: $(HARP)
 
@@ -56,6 +56,12 @@ repeat: deps $(HARP)
 test-cluster: deps $(HARP)
 	$(HARP) run --label-filter 'area:peers-cluster' --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
 
+## conformance: every conformance property (label area:conformance) on HAPROXY, e.g.
+##   make conformance HAPROXY='deb:bookworm deb:experimental'
+## A property a build violates is a finding: make report-property PROPERTY=conf-...
+conformance: deps $(HARP)
+	$(HARP) run --label-filter 'area:conformance' --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
+
 ## doctor: diagnose replication between live instances, e.g.
 ##   make doctor SOCKETS='/run/haproxy/admin.sock 10.0.0.2:9999'
 SOCKETS ?=
@@ -69,6 +75,11 @@ BAD   ?= deb:experimental
 REPO  ?=
 bisect: deps $(HARP)
 	$(HARP) bisect --suite "$$SUITE" --good "$$GOOD" --bad "$$BAD" $(if $(REPO),--repo "$$REPO") $(if $(FIND_FIX),--find-fix) $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
+
+## report-property: make report-property PROPERTY=conf-reload-keeps-entries [RUN=...] [POST=...]
+PROPERTY ?=
+report-property: $(HARP)
+	$(HARP) report --property "$$PROPERTY" --run "$$RUN" $(if $(POST),--post "$$POST")
 
 ## report: make report ISSUE=3517 [RUN=reports/<id>] [POST=owner/repo#N]
 ISSUE ?= 3517
@@ -92,9 +103,19 @@ unit:
 # built by the selftest tag, one package at a time (they share the CPUs
 # with HAProxy). LABELS narrows them with a ginkgo label filter, e.g.
 # LABELS=issue:3517.
-SELFTEST_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' '^//go:build selftest' suites harness cmd)))
+# Self-tests that mostly wait (on resyncs, expiries, reconnects) and judge
+# nothing finer than seconds say so with a line `// selftest: together`;
+# they run four packages at a time, after the others.
+SELFTEST_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' '^//go:build selftest' suites harness cmd images)))
+SELFTEST_TOGETHER = $(sort $(dir $(shell grep -rl --include='*_test.go' '^// selftest: together' suites harness cmd images)))
+SELFTEST_ALONE = $(filter-out $(SELFTEST_TOGETHER),$(SELFTEST_PKGS))
+SELFTEST_RUN = $(GO) test -tags selftest -v -count=1 -timeout 60m
+SELFTEST_FILTER = -ginkgo.v $(if $(LABELS),-ginkgo.label-filter="$$LABELS")
 selftest:
-	$(GO) test -tags selftest -v -count=1 -p 1 -timeout 60m $(addprefix ./,$(SELFTEST_PKGS)) -ginkgo.v $(if $(LABELS),-ginkgo.label-filter="$$LABELS")
+	rc=0; \
+	$(SELFTEST_RUN) -p 1 $(addprefix ./,$(SELFTEST_ALONE)) $(SELFTEST_FILTER) || rc=1; \
+	$(if $(SELFTEST_TOGETHER),$(SELFTEST_RUN) -p 4 $(addprefix ./,$(SELFTEST_TOGETHER)) $(SELFTEST_FILTER) || rc=1;) \
+	exit $$rc
 
 ## fuzz: the peers protocol decoder and encoder, FUZZTIME each (go test -fuzz)
 FUZZTIME ?= 20s
@@ -102,9 +123,11 @@ fuzz:
 	for f in FuzzDecodeMessage FuzzMessageRoundTrip FuzzVarint FuzzUpdateRoundTrip; do \
 		$(GO) test ./harness/peers -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; done
 
-## bench: image build, start-to-verdict and per-reload timings for #3517
+## bench: harp's time against plain scripts with fixed sleeps (bench/*.sh) on the same
+##   builds, their ratio, and how the cost grows (sections, nodes, builds);
+##   REPO=<haproxy clone> adds the bisect row, BENCH_ONLY=speed|growth one part
 bench: deps $(HARP)
-	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 90m ./bench
 
 builds: $(HARP)
 	$(HARP) builds
@@ -124,8 +147,10 @@ SHARD  ?= 1/1
 matrix: deps $(HARP)
 	$(HARP) matrix --builds "$$BUILDS" --suites "$$SUITES" --jobs "$$JOBS" --shard "$$SHARD"
 
-## nightly: every suite on every build the Debian mirror serves (plus EXTRA specs),
-##   compared with the previous nightly under reports/nightly
+## nightly: every suite on every build the Debian mirror serves (plus EXTRA specs,
+##   and VERSIONS, e.g. VERSIONS='git:~/haproxy@v2.6.0..v3.4.0' for every release
+##   tag in that range), compared with the previous nightly under reports/nightly
 EXTRA ?=
+VERSIONS ?=
 nightly: deps $(HARP)
-	$(HARP) nightly --extra "$$EXTRA" --jobs "$$JOBS"
+	$(HARP) nightly --extra "$$EXTRA $$VERSIONS" --jobs "$$JOBS"

@@ -1,21 +1,27 @@
-// Package bench measures harp on #3517 (make bench): the cold image build,
-// the warm image lookup, a bare container start, and start-to-verdict and
-// per-reload times on a buggy and a fixed build, each against a baseline
-// measured in the same run: the same suite code driving a local HAProxy
-// process of the same binary, without a container.
+// Package bench measures harp (make bench). Each row of the speed table
+// is harp's time on a warm image, a baseline measured in the same run on
+// the same image and config (a plain script with fixed sleeps and one check
+// each, kept beside this file), and their ratio; the two must agree on the
+// verdict, or the row fails. Then how the cost grows: #3517 with 1, 10 and
+// 100 sections, a cluster suite with 3, 5 and 9 nodes, the matrix with 1, 2
+// and 4 builds. The table is printed and written to reports/bench-<id>.md.
+//
+// REPO=<haproxy clone> adds the bisect row (#3517 over v2.9.0..v3.0.0);
+// BENCH_ONLY=speed|growth runs one part.
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
-	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/harp-project/harp/harness/cache"
 	"github.com/harp-project/harp/harness/engine"
@@ -24,36 +30,237 @@ import (
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/spec"
 	"github.com/harp-project/harp/images"
+	"github.com/harp-project/harp/suites/cluster/convergence"
 	"github.com/harp-project/harp/suites/issue3517"
 	"github.com/harp-project/harp/suites/issue3519"
 )
 
 const (
-	fix     = "../fixtures/patches/3517-peers-dont-stop-per-section.diff"
-	fix3519 = "../fixtures/patches/3519-peers-alive-flag-owner-only.diff"
+	buggy   = "deb:experimental" // 3.4.7: both issues reproduce
+	fixed17 = "src:deb:3.0.11,patch=../fixtures/patches/3517-peers-dont-stop-per-section.diff"
+	fixed19 = "src:deb:3.0.11,patch=../fixtures/patches/3519-peers-alive-flag-owner-only.diff"
 )
 
-func setup(b *testing.B) (context.Context, *client.Client, *images.Builder) {
+type bench struct {
+	b       *testing.B
+	ctx     context.Context
+	docker  *client.Client
+	builder *images.Builder
+	runID   string
+	out     []string // the Markdown written at the end
+}
+
+func setup(b *testing.B) *bench {
 	ctx := context.Background()
 	docker, err := engine.Connect(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
 	os.MkdirAll(cache.Dir(), 0o755)
-	return ctx, docker, &images.Builder{Docker: docker, Cache: cache.Dir()}
+	return &bench{b: b, ctx: ctx, docker: docker, builder: &images.Builder{Docker: docker, Cache: cache.Dir()},
+		runID: "bench-" + report.NewID()}
 }
 
-func ensure(ctx context.Context, b *testing.B, builder *images.Builder, raw string) (*images.Image, time.Duration) {
+func progress(format string, args ...any) {
+	fmt.Printf("[bench %s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func (x *bench) image(raw string) *images.Image {
 	s, err := spec.Parse(raw)
 	if err != nil {
-		b.Fatal(err)
+		x.b.Fatal(err)
 	}
-	t0 := time.Now()
-	img, err := builder.Ensure(ctx, s)
+	img, err := x.builder.Ensure(x.ctx, s)
 	if err != nil {
-		b.Fatal(err)
+		x.b.Fatal(err)
 	}
-	return img, time.Since(t0)
+	return img
+}
+
+// harp runs one suite on a build as `harp run` does and times it.
+func (x *bench) harp(s *scenario.Scenario, img *images.Image, params ...string) (report.Result, time.Duration) {
+	given, err := scenario.ParseParams(params)
+	if err != nil {
+		x.b.Fatal(err)
+	}
+	r := &runner.Runner{Docker: x.docker, Builder: x.builder, RunID: x.runID, Params: given}
+	t0 := time.Now()
+	res := r.RunOne(x.ctx, s, img)
+	took := time.Since(t0)
+	progress("harp: %s (%.1f s)", res.Line(), took.Seconds())
+	return res, took
+}
+
+// script runs a baseline script with the suite's config and times it; its
+// verdict is the first word of its last line.
+func (x *bench) script(name string, img *images.Image, cfg string, args ...string) (string, time.Duration) {
+	f, err := os.CreateTemp("", "harp-bench-*.cfg")
+	if err != nil {
+		x.b.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	f.WriteString(cfg)
+	f.Close()
+	os.Chmod(f.Name(), 0o644)
+	ctx, cancel := context.WithTimeout(x.ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "./"+name, append([]string{img.Tag, f.Name()}, args...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	t0 := time.Now()
+	err = cmd.Run()
+	took := time.Since(t0)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	last := lines[len(lines)-1]
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() > 1) {
+		x.b.Errorf("%s on %s could not run: %v\n%s", name, img.Name, err, out.String())
+	}
+	progress("baseline %s: %s (%.1f s)", name, last, took.Seconds())
+	verdict, _, _ := strings.Cut(last, " ")
+	return verdict, took
+}
+
+func (x *bench) say(format string, args ...any) {
+	x.out = append(x.out, fmt.Sprintf(format, args...))
+}
+
+// compare is one row of the speed table.
+func (x *bench) compare(work string, s *scenario.Scenario, raw, script string, cfg string, args ...string) {
+	img := x.image(raw)
+	res, h := x.harp(s, img)
+	v, base := x.script(script, img, cfg, args...)
+	agree := "yes"
+	if string(res.Verdict) != v {
+		agree = "**no**"
+		x.b.Errorf("%s: harp says %s, the baseline %s", work, res.Line(), v)
+	}
+	x.say("| %s | %s | %.1f s | %.1f s | %.2fx | %s |", work, res.Verdict, h.Seconds(), base.Seconds(), h.Seconds()/base.Seconds(), agree)
+	x.b.ReportMetric(h.Seconds()/base.Seconds(), strings.ReplaceAll(strings.Fields(work)[0], "#", "")+"-ratio")
+}
+
+func only(part string) bool {
+	o := os.Getenv("BENCH_ONLY")
+	return o == "" || o == part
+}
+
+func BenchmarkHarp(b *testing.B) {
+	x := setup(b)
+	defer engine.SweepRun(context.Background(), x.docker, x.runID)
+	cfg17, _ := issue3517.Config()
+	cfg19, _ := issue3519.Config()
+	x.say("# harp benchmark %s\n", x.runID)
+	x.say("One run each, on warm images, on this machine (%s). Baselines: bench/3517.sh and bench/3519.sh, the same steps with fixed sleeps, on the same image and config.\n", machine())
+	if only("speed") {
+		x.say("| work | verdict | harp | baseline script | ratio | same verdict |")
+		x.say("|---|---|---|---|---|---|")
+		x.compare("#3517, 3 reloads, buggy build (3.4.7)", issue3517.Suite, buggy, "3517.sh", cfg17, "3")
+		x.compare("#3517, 3 reloads, fixed build (3.0.11 + fix)", issue3517.Suite, fixed17, "3517.sh", cfg17, "3")
+		x.compare("#3519, 5 trials, buggy build (3.4.7)", issue3519.Suite, buggy, "3519.sh", cfg19, "5")
+		x.compare("#3519, 5 trials, fixed build (3.0.11 + fix)", issue3519.Suite, fixed19, "3519.sh", cfg19, "5")
+		x.bisect()
+		x.say("")
+	}
+	if only("growth") {
+		x.growth()
+	}
+	fmt.Println()
+	text := strings.Join(x.out, "\n") + "\n"
+	fmt.Print(text)
+	os.MkdirAll("../reports", 0o755)
+	path := filepath.Join("..", "reports", x.runID+".md")
+	if err := os.WriteFile(path, []byte(text), 0o644); err == nil {
+		fmt.Printf("\nwritten to %s\n", strings.TrimPrefix(path, "../"))
+	}
+}
+
+// bisect is the bisect row, run when REPO names a HAProxy clone.
+func (x *bench) bisect() {
+	repo := os.Getenv("REPO")
+	if repo == "" {
+		x.say("| bisect #3517 over v2.9.0..v3.0.0 | - | not run (REPO=<haproxy clone> runs it) | by hand | - | - |")
+		return
+	}
+	dir := x.b.TempDir()
+	ctx, cancel := context.WithTimeout(x.ctx, 40*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "../bin/harp", "bisect", "--suite", "issue:3517", "--good", "v2.9.0", "--bad", "v3.0.0", "--repo", repo, "--reports", dir)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	t0 := time.Now()
+	err := cmd.Run()
+	took := time.Since(t0)
+	first := "?"
+	if md, rerr := os.ReadFile(firstFile(dir, "bisect.md")); rerr == nil {
+		for _, l := range strings.Split(string(md), "\n") {
+			if strings.Contains(l, "first bad") || strings.Contains(l, "First bad") {
+				first = strings.TrimSpace(l)
+				break
+			}
+		}
+	}
+	if err != nil {
+		x.b.Errorf("bisect: %v", err)
+	}
+	x.say("| bisect #3517 over v2.9.0..v3.0.0 (%s) | %s | %s | by hand | - | - |", repo, first, took.Round(time.Second))
+}
+
+func firstFile(dir, name string) string {
+	var found string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && found == "" && d.Name() == name {
+			found = p
+		}
+		return nil
+	})
+	return found
+}
+
+// growth shows how the cost grows with the size of the work.
+func (x *bench) growth() {
+	x.say("How the cost grows:\n")
+	x.say("| work | size | verdict | harp | per unit |")
+	x.say("|---|---|---|---|---|")
+	fix := x.image(fixed17)
+	for _, n := range []int{1, 10, 100} {
+		r, took := x.harp(issue3517.Suite, fix, fmt.Sprintf("SECTIONS=%d", n))
+		x.say("| #3517, 3 reloads, fixed build | %d sections | %s | %.1f s | %.2f s per reload |", n, r.Verdict, took.Seconds(), perTrial(r).Seconds())
+	}
+	img := x.image(buggy)
+	for _, n := range []int{3, 5, 9} {
+		r, took := x.harp(convergence.Suite, img, fmt.Sprintf("NODES=%d", n))
+		x.say("| cluster convergence (3.4.7) | %d nodes | %s | %.1f s | %.2f s per node |", n, r.Verdict, took.Seconds(), took.Seconds()/float64(n))
+	}
+	all := []string{"deb:experimental", "deb:sid", "deb:trixie", "deb:bookworm"}
+	for _, raw := range all {
+		x.image(raw)
+	}
+	for _, n := range []int{1, 2, 4} {
+		builds := strings.Join(all[:n], " ")
+		dir := x.b.TempDir()
+		ctx, cancel := context.WithTimeout(x.ctx, 15*time.Minute)
+		cmd := exec.CommandContext(ctx, "../bin/harp", "matrix", "--builds", builds, "--suites", "issue:3517", "--reports", dir)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		t0 := time.Now()
+		err := cmd.Run()
+		took := time.Since(t0)
+		cancel()
+		// Exit 1 is a matrix with a REPRODUCED cell: a verdict, not a failure.
+		if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() > 1) {
+			x.b.Errorf("matrix of %d builds: %v\n%s", n, err, out.String())
+		}
+		progress("matrix of %d builds (issue:3517): %.1f s", n, took.Seconds())
+		x.say("| matrix, issue:3517, --jobs 1 | %d builds | exit %d | %.1f s | %.1f s per cell |", n, exitCode(err), took.Seconds(), took.Seconds()/float64(n))
+	}
+}
+
+func exitCode(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }
 
 func perTrial(r report.Result) time.Duration {
@@ -67,62 +274,10 @@ func perTrial(r report.Result) time.Duration {
 	return sum / time.Duration(len(r.Trials))
 }
 
-// compare runs a suite on a build in a container and as a local process,
-// and reports both times, their ratio and the per-trial mean.
-func compare(ctx context.Context, b *testing.B, docker *client.Client, builder *images.Builder, runID string, s *scenario.Scenario, name, raw string, say func(string, ...any)) {
-	im, _ := ensure(ctx, b, builder, raw)
-	r := &runner.Runner{Docker: docker, Builder: builder, RunID: runID}
-	t0 := time.Now()
-	inContainer := r.RunOne(ctx, s, im)
-	total := time.Since(t0)
-	r.Local = true
-	t0 = time.Now()
-	local := r.RunOne(ctx, s, im)
-	base := time.Since(t0)
-	if inContainer.Verdict != local.Verdict {
-		b.Errorf("#%s %s: container says %s, local process says %s", s.ID, name, inContainer.Line(), local.Line())
+func machine() string {
+	cpus := "?"
+	if b, err := exec.Command("nproc").Output(); err == nil {
+		cpus = strings.TrimSpace(string(b))
 	}
-	say("#%s %s: harp %s in %.1f s (%.2f s per %s); baseline local process %s in %.1f s (%.2f s per %s); ratio %.2f, difference %.1f s",
-		s.ID, name, inContainer.Verdict, total.Seconds(), perTrial(inContainer).Seconds(), strings.TrimSuffix(s.Noun, "s"),
-		local.Verdict, base.Seconds(), perTrial(local).Seconds(), strings.TrimSuffix(s.Noun, "s"), total.Seconds()/base.Seconds(), (total - base).Seconds())
-	b.ReportMetric(total.Seconds()/base.Seconds(), s.ID+"-"+strings.Fields(name)[0]+"-ratio")
-}
-
-func BenchmarkSuites(b *testing.B) {
-	ctx, docker, builder := setup(b)
-	runID := "bench-" + report.NewID()
-	defer engine.SweepRun(context.Background(), docker, runID)
-	var lines []string
-	say := func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
-
-	// Cold image build: drop the newest Debian build's image, build it again.
-	img, _ := ensure(ctx, b, builder, "deb:latest")
-	if _, err := docker.ImageRemove(ctx, img.Tag, client.ImageRemoveOptions{Force: true}); err != nil && !cerrdefs.IsNotFound(err) {
-		b.Fatal(err)
-	}
-	_, cold := ensure(ctx, b, builder, "deb:latest")
-	_, warm := ensure(ctx, b, builder, "deb:latest")
-	say("image deb:latest (%s): cold build %.1f s, warm lookup %.3f s (%.0fx faster)", img.Version, cold.Seconds(), warm.Seconds(), cold.Seconds()/warm.Seconds())
-
-	// A bare container start: what a container adds to any run.
-	t0 := time.Now()
-	c, err := testcontainers.Run(ctx, img.Tag, testcontainers.WithLabels(engine.Labels(runID)),
-		testcontainers.WithEntrypoint(images.Binary), testcontainers.WithCmd("-vv"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	start := time.Since(t0)
-	c.Terminate(ctx)
-	say("bare container start: %.2f s", start.Seconds())
-
-	compare(ctx, b, docker, builder, runID, issue3517.Suite, "buggy (3.0.11 from source)", "src:deb:3.0.11", say)
-	compare(ctx, b, docker, builder, runID, issue3517.Suite, "fixed (3.0.11 + harp's fix)", "src:deb:3.0.11,patch="+fix, say)
-	compare(ctx, b, docker, builder, runID, issue3519.Suite, "buggy (3.0.11 from source)", "src:deb:3.0.11", say)
-	compare(ctx, b, docker, builder, runID, issue3519.Suite, "fixed (3.0.11 + harp's fix)", "src:deb:3.0.11,patch="+fix3519, say)
-	b.ReportMetric(cold.Seconds(), "cold-build-s")
-	fmt.Println("\nharp benchmark (one run, baselines measured alongside):")
-	for _, l := range lines {
-		fmt.Println("  " + l)
-	}
-	fmt.Println()
+	return cpus + " CPUs"
 }

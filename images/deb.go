@@ -26,12 +26,20 @@ func (b *Builder) deb(ctx context.Context, s spec.Spec) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	tag := tagFor("deb", build.Version, "deb", build.Version, build.Suite, m.URL)
+	pocket := build.FromPocket()
+	origin := fmt.Sprintf("Debian %s (%s)", pocket, m.PocketURL(pocket))
+	tag := tagFor("deb", build.Version, "deb", build.Version, build.Suite, pocket, m.URL, m.PocketURL(pocket))
 	if img, err := b.lookup(ctx, s, tag); img != nil || err != nil {
+		if img != nil {
+			img.Origin = origin
+		}
 		return img, err
 	}
 	base := build.Suite
 	sources := []string{fmt.Sprintf("deb %s %s main", m.URL, build.Suite)}
+	if pocket != build.Suite { // a build from -security or -updates installs over its suite
+		sources = append(sources, fmt.Sprintf("deb %s %s main", m.PocketURL(pocket), pocket))
+	}
 	if build.Suite == "experimental" { // experimental is not a full suite: bootstrap sid under it
 		base = "sid"
 		sources = append([]string{fmt.Sprintf("deb %s sid main", m.URL)}, sources...)
@@ -50,7 +58,7 @@ func (b *Builder) deb(ctx context.Context, s spec.Spec) (*Image, error) {
 		"--customize-hook=chroot \"$1\" " + Binary + " -vv > " + shellQuote(vvFile), // HARP_CACHE may hold spaces
 		base, tarball}
 	args = append(args, sources...)
-	done := progress.Start("building image for deb:%s (haproxy %s from Debian %s)", s.Target, build.Version, build.Suite)
+	done := progress.Start("building image for deb:%s (haproxy %s from Debian %s)", s.Target, build.Version, pocket)
 	cmd, cancel := child.Command(ctx, 30*time.Minute, "mmdebstrap", args...)
 	defer cancel()
 	// On interrupt, let mmdebstrap unmount and remove its temporary root
@@ -76,6 +84,9 @@ func (b *Builder) deb(ctx context.Context, s spec.Spec) (*Image, error) {
 	defer f.Close()
 	img, err := b.importTar(ctx, s, tag, string(vv), f)
 	done(err)
+	if img != nil {
+		img.Origin = origin
+	}
 	return img, err
 }
 

@@ -48,6 +48,9 @@ type Image struct {
 	// HostBinary is the binary on this machine a src: or bin: image was
 	// made from ("" for deb:).
 	HostBinary string
+	// Origin says where the build came from when the spec does not (a git
+	// commit and its subject, a downloaded tarball and its sha256).
+	Origin string
 }
 
 // Builder makes images; Cache holds apt lists, downloads and source builds.
@@ -85,6 +88,10 @@ func (b *Builder) Ensure(ctx context.Context, s spec.Spec) (*Image, error) {
 		return b.src(ctx, s)
 	case spec.Bin:
 		return b.bin(ctx, s)
+	case spec.Git:
+		return b.git(ctx, s)
+	case spec.Image:
+		return b.image(ctx, s)
 	}
 	return nil, fmt.Errorf("build spec %q: unknown scheme", s.Raw)
 }
@@ -129,6 +136,16 @@ func (b *Builder) importTar(ctx context.Context, s spec.Spec, tag, vv string, ta
 	return &Image{Spec: s, Tag: tag, VV: vv, Version: v, Name: displayName(s, v)}, nil
 }
 
+// ASanOptions is the AddressSanitizer setup of every node of an ASan
+// build: the first error aborts the worker (SIGABRT: a crash the master
+// logs and harp reports), without a core (the shadow memory would make it
+// huge; the report has the stacks) and without leak reports at exit.
+const ASanOptions = "abort_on_error=1:disable_coredump=1:detect_leaks=0"
+
+// Sanitized says whether the build was compiled with AddressSanitizer
+// (its -vv shows the compiler flags), whatever spec made it.
+func (img *Image) Sanitized() bool { return strings.Contains(img.VV, "-fsanitize=address") }
+
 var versionLine = regexp.MustCompile(`(?m)^HA-?Proxy version (\S+)`)
 
 // VersionOf reads the version from `haproxy -vv` output.
@@ -140,6 +157,9 @@ func VersionOf(vv string) string {
 }
 
 func displayName(s spec.Spec, version string) string {
+	if s.Flavor != "" && s.Flavor != spec.Minimal {
+		version += "-" + string(s.Flavor)
+	}
 	if len(s.Patches) == 0 {
 		return version
 	}

@@ -37,4 +37,26 @@ func TestDisplayName(t *testing.T) {
 	if got := displayName(s, "3.0.11"); got != "3.0.11+fix-a.diff+b.diff" {
 		t.Errorf("displayName = %q", got)
 	}
+	s, _ = spec.Parse("src:deb:3.0.11,flavor=asan,patch=uaf.diff")
+	if got := displayName(s, "3.0.11"); got != "3.0.11-asan+uaf.diff" {
+		t.Errorf("displayName with a flavour = %q", got)
+	}
+	if s, _ = spec.Parse("src:deb:3.0.11,flavor=minimal"); displayName(s, "3.0.11") != "3.0.11" || s.String() != "src:deb:3.0.11" {
+		t.Errorf("flavor=minimal is the default build: %q, %q", displayName(s, "3.0.11"), s.String())
+	}
+}
+
+func TestFlavorMake(t *testing.T) {
+	if FlavorMake(spec.Minimal) != nil {
+		t.Error("minimal adds nothing to make")
+	}
+	asan := strings.Join(FlavorMake(spec.ASan), " ")
+	for _, want := range []string{"-fsanitize=address", "DEBUG_STRICT=2", "OPT_CFLAGS=-O1"} {
+		if !strings.Contains(asan, want) {
+			t.Errorf("asan lacks %s: %s", want, asan)
+		}
+	}
+	if full := strings.Join(FlavorMake(spec.Full), " "); !strings.Contains(full, "USE_OPENSSL=1") || !strings.Contains(full, "USE_LUA=1") {
+		t.Errorf("full: %s", full)
+	}
 }

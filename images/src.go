@@ -23,7 +23,13 @@ import (
 // src compiles HAProxy from a source tree or tarball with the spec's patches
 // applied in order, then packs the binary like a bin: build.
 func (b *Builder) src(ctx context.Context, s spec.Spec) (*Image, error) {
-	source, err := b.sourcePath(ctx, s.Target)
+	var source string
+	var err error
+	if s.IsURL() {
+		source, err = b.download(ctx, s)
+	} else {
+		source, err = b.sourcePath(ctx, s.Target)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +51,14 @@ func (b *Builder) src(ctx context.Context, s spec.Spec) (*Image, error) {
 		patches = append(patches, abs)
 		inputs = append(inputs, "patch", sum)
 	}
-	makeArgs := append([]string{"TARGET=linux-glibc"}, s.Make...)
+	flavor := s.FlavorOrDefault()
+	if err := checkFlavor(ctx, flavor); err != nil {
+		return nil, fmt.Errorf("build spec %q: %w", s.Raw, err)
+	}
+	makeArgs := append(append([]string{"TARGET=linux-glibc"}, FlavorMake(flavor)...), s.Make...)
+	if flavor != spec.Minimal { // minimal builds keep the hash they always had
+		inputs = append(inputs, "flavor", string(flavor))
+	}
 	inputs = append(inputs, "make", strings.Join(makeArgs, " "), compilerID(ctx))
 	dir := filepath.Join(b.Cache, "build", inputsHash(inputs...))
 	binary := filepath.Join(dir, "haproxy")
@@ -60,7 +73,52 @@ func (b *Builder) src(ctx context.Context, s spec.Spec) (*Image, error) {
 			return nil, err
 		}
 	}
-	return b.packBinary(ctx, s, "src", binary)
+	img, err := b.packBinary(ctx, s, "src", binary)
+	if err == nil && s.IsURL() {
+		img.Origin = fmt.Sprintf("tarball %s (sha256 %s)", s.Target, srcSum)
+	}
+	return img, err
+}
+
+// FlavorMake is what a flavour adds to make (the spec's make= options come
+// after, and win).
+func FlavorMake(f spec.Flavor) []string {
+	switch f {
+	case spec.Full:
+		return []string{"USE_OPENSSL=1", "USE_LUA=1", "USE_PCRE2=1", "USE_PCRE2_JIT=1", "USE_PROMEX=1", "USE_ZLIB=1"}
+	case spec.ASan:
+		// As HAProxy's CI builds its ASan jobs (.github/matrix.py).
+		return []string{"USE_OBSOLETE_LINKER=1", "ARCH_FLAGS=-g -fsanitize=address", "OPT_CFLAGS=-O1", "DEBUG=-DDEBUG_STRICT=2"}
+	}
+	return nil
+}
+
+// flavorNeeds are the headers a flavour compiles against, and the Debian
+// package that has each.
+var flavorNeeds = map[spec.Flavor][][2]string{
+	spec.Full: {{"/usr/include/openssl/ssl.h", "libssl-dev"}, {"/usr/include/lua5.4/lua.h", "liblua5.4-dev"},
+		{"/usr/include/pcre2.h", "libpcre2-dev"}, {"/usr/include/zlib.h", "zlib1g-dev"}},
+}
+
+// checkFlavor says what this machine lacks to build a flavour, before any
+// work: the Debian packages to install, or a compiler without ASan.
+func checkFlavor(ctx context.Context, f spec.Flavor) error {
+	var missing []string
+	for _, need := range flavorNeeds[f] {
+		if _, err := os.Stat(need[0]); err != nil {
+			missing = append(missing, need[1])
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("flavor=%s needs Debian packages that are not installed: %s (apt-get install %s; make deps installs them)", f, strings.Join(missing, ", "), strings.Join(missing, " "))
+	}
+	if f == spec.ASan {
+		out, err := child.Output(ctx, 30*time.Second, "cc", "-print-file-name=libasan.so")
+		if p := strings.TrimSpace(string(out)); err != nil || !filepath.IsAbs(p) {
+			return fmt.Errorf("flavor=asan: the compiler has no AddressSanitizer runtime (libasan; Debian: libasan8 with gcc 12)")
+		}
+	}
+	return nil
 }
 
 // sourcePath gives a local directory or tarball for a src target, fetching
@@ -76,6 +134,9 @@ func (b *Builder) sourcePath(ctx context.Context, target string) (string, error)
 			return "", err
 		}
 		return m.FetchOrig(ctx, build.Version)
+	}
+	if s := (spec.Spec{Scheme: spec.Src, Target: target}); s.IsURL() {
+		return "", fmt.Errorf("src:%s: a URL is downloaded by the build, not here", target)
 	}
 	abs, err := filepath.Abs(target)
 	if err != nil {

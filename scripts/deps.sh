@@ -7,9 +7,16 @@ command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
 command -v cc >/dev/null && command -v make >/dev/null || need+=(build-essential)
 command -v patch >/dev/null || need+=(patch)
 command -v ccache >/dev/null || need+=(ccache)
+command -v gdb >/dev/null || need+=(gdb)
 command -v git >/dev/null || need+=(git)
+command -v docker-registry >/dev/null || need+=(docker-registry) # a local registry for image: self-tests
 [ -e /usr/include/crypt.h ] || need+=(libcrypt-dev)
 [ -e /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates)
+# Headers of the full flavour (flavor=full: OpenSSL, Lua, PCRE2, zlib).
+[ -e /usr/include/openssl/ssl.h ] || need+=(libssl-dev)
+[ -e /usr/include/lua5.4/lua.h ] || need+=(liblua5.4-dev)
+[ -e /usr/include/pcre2.h ] || need+=(libpcre2-dev)
+[ -e /usr/include/zlib.h ] || need+=(zlib1g-dev)
 if [ ${#need[@]} -gt 0 ]; then
   echo "harp: installing ${need[*]}" >&2
   if [ "$(id -u)" != 0 ]; then

@@ -25,7 +25,8 @@ type bisectArgs struct {
 	suite           *scenario.Scenario
 	params          map[string]string
 	repo, old, new  string
-	findFix         bool
+	findFix, strict bool
+	maxTime         time.Duration
 	trials, retries int
 	srcOpts         spec.Spec
 	reports         string
@@ -51,8 +52,18 @@ func cmdBisect(ctx context.Context, args []string) int {
 	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " "), Harp: harpVersion()}
 	defer sweepRun(ctx, docker, run.ID)
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: a.trials, Params: a.params}
-	progress.Printf("bisect: #%s over %d builds (%s .. %s)", a.suite.ID, len(cands), cands[0].Label, cands[len(cands)-1].Label)
-	out := bisect.Run(ctx, cands, bisectOracle(a, r, builder, &run), bisect.Options{FindFix: a.findFix, Retries: a.retries, Logf: progress.Printf})
+	progress.Printf("bisect: #%s over %d builds (%s .. %s); report: %s", a.suite.ID, len(cands), cands[0].Label, cands[len(cands)-1].Label, filepath.Join(a.reports, run.ID, "bisect.md"))
+	o := bisect.Options{FindFix: a.findFix, Retries: a.retries, Strict: a.strict, Logf: progress.Printf,
+		// bisect.md as it goes: an interrupted bisect leaves its table.
+		OnStep: func(out bisect.Outcome) {
+			if _, err := writeBisectFiles(a, run, out); err != nil {
+				progress.Printf("bisect: writing the report so far: %v", err)
+			}
+		}}
+	if a.maxTime > 0 {
+		o.Deadline = time.Now().Add(a.maxTime)
+	}
+	out := bisect.Run(ctx, cands, bisectOracle(a, r, builder, &run), o)
 	if err := writeBisect(a, run, out); err != nil {
 		return fail("writing reports: %v", err) // a bisect without its report is no answer
 	}
@@ -71,7 +82,9 @@ func parseBisect(args []string) (a bisectArgs, code int) {
 	fs.StringVar(&a.repo, "repo", "", "bisect the commits of this local HAProxy git repository")
 	fs.BoolVar(&a.findFix, "find-fix", false, "find the first good build after a bad one (--bad is the older end)")
 	fs.IntVar(&a.trials, "trials", 0, "trials per step (0: the suite's default); a step is bad when any trial reproduces, good only when all pass")
-	fs.IntVar(&a.retries, "retries", 1, "reruns of an INCONCLUSIVE step before it is skipped")
+	fs.IntVar(&a.retries, "retries", 1, "reruns of an INCONCLUSIVE step before it is skipped (only while its reason may be transient: not lasting, not the same again)")
+	fs.BoolVar(&a.strict, "strict", false, "classify steps by verdicts only, ignoring the weak observations a suite trusts when a precondition is unmet")
+	fs.DurationVar(&a.maxTime, "max-time", 0, "stop after this long and answer with the range left (\"the first bad is one of these N\"); 0: no limit")
 	opts := fs.String("src-options", "", "patch=FILE and make=VAR=VALUE options for every commit built, comma-separated")
 	fs.StringVar(&a.reports, "reports", "reports", "directory for reports")
 	pf := paramFlags(fs)
@@ -94,6 +107,9 @@ func parseBisect(args []string) (a bisectArgs, code int) {
 	}
 	if a.retries < 0 || a.retries > 10 {
 		return a, fail("bisect: --retries %d: want 0 to 10", a.retries)
+	}
+	if a.maxTime < 0 {
+		return a, fail("bisect: --max-time %s: want a positive duration", a.maxTime)
 	}
 	if err := writable(a.reports); err != nil {
 		return a, fail("bisect: %v", err)
@@ -169,21 +185,27 @@ func bisectOracle(a bisectArgs, r *runner.Runner, builder *images.Builder, run *
 // writeBisect prints bisect.md and writes it, bisect.json and the steps'
 // evidence into the run directory.
 func writeBisect(a bisectArgs, run report.Run, out bisect.Outcome) error {
-	md := out.Markdown(a.suite.ID, a.suite.Title)
-	fmt.Print("\n" + md)
+	fmt.Print("\n" + out.Markdown(a.suite.ID, a.suite.Title))
+	dir, err := writeBisectFiles(a, run, out)
+	if err == nil {
+		progress.Printf("report: %s/bisect.md (steps' evidence in %s)", dir, dir)
+	}
+	return err
+}
+
+// writeBisectFiles writes the run's report with bisect.md and bisect.json
+// (after every step, and at the end).
+func writeBisectFiles(a bisectArgs, run report.Run, out bisect.Outcome) (string, error) {
 	dir, err := report.Write(a.reports, run)
 	if err != nil {
-		return err
+		return "", err
 	}
 	data, err := json.MarshalIndent(out, "", "  ")
 	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, "bisect.json"), append(data, '\n'), 0o644)
 	}
 	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, "bisect.md"), []byte(md), 0o644)
+		err = os.WriteFile(filepath.Join(dir, "bisect.md"), []byte(out.Markdown(a.suite.ID, a.suite.Title)), 0o644)
 	}
-	if err == nil {
-		progress.Printf("report: %s/bisect.md (steps' evidence in %s)", dir, dir)
-	}
-	return err
+	return dir, err
 }

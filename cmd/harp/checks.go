@@ -7,11 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/moby/moby/client"
 
 	"github.com/harp-project/harp/harness/engine"
+	"github.com/harp-project/harp/harness/gitsrc"
+	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/spec"
 )
 
@@ -37,7 +41,87 @@ func parseSpecs(raw string) ([]spec.Spec, error) {
 	if err == nil {
 		err = spec.CheckAll(specs)
 	}
+	if err == nil {
+		specs, err = expandRanges(specs)
+	}
+	if err == nil {
+		err = orderGit(specs)
+	}
 	return specs, err
+}
+
+// orderGit puts the git: builds of each clone in history order, by `git
+// describe` (v3.0-dev2, v3.0.0, v3.0.0-12-g..., v3.0.1), in the places
+// those builds held: the matrix's columns then read oldest to newest,
+// whatever order they were named in. A build no tag reaches keeps its
+// place after the ones that have an order.
+func orderGit(specs []spec.Spec) error {
+	byRepo := map[string][]int{}
+	for i, s := range specs {
+		if s.Scheme == spec.Git {
+			byRepo[s.Repo] = append(byRepo[s.Repo], i)
+		}
+	}
+	for _, slots := range byRepo {
+		if len(slots) < 2 {
+			continue
+		}
+		type named struct {
+			s        spec.Spec
+			describe string
+		}
+		var builds []named
+		for _, i := range slots {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			c, err := gitsrc.Resolve(ctx, specs[i].Repo, specs[i].Ref)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("build spec %q: %w", specs[i].Raw, err)
+			}
+			builds = append(builds, named{specs[i], c.Describe})
+		}
+		sort.SliceStable(builds, func(a, b int) bool {
+			less, ok := gitsrc.DescribeLess(builds[a].describe, builds[b].describe)
+			if !ok { // no order known: those with one first, the rest as named
+				_, okA := gitsrc.DescribeLess(builds[a].describe, builds[a].describe)
+				_, okB := gitsrc.DescribeLess(builds[b].describe, builds[b].describe)
+				return okA && !okB
+			}
+			return less
+		})
+		for k, i := range slots {
+			specs[i] = builds[k].s
+		}
+	}
+	return nil
+}
+
+// expandRanges replaces each git:CLONE@vA..vB by the release tags the
+// clone holds between them, in version order.
+func expandRanges(specs []spec.Spec) ([]spec.Spec, error) {
+	var out []spec.Spec
+	for _, s := range specs {
+		from, to, ok := s.Range()
+		if !ok {
+			out = append(out, s)
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		tags, err := gitsrc.Releases(ctx, s.Repo, from, to)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("build spec %q: %w", s.Raw, err)
+		}
+		for _, t := range tags {
+			one, err := spec.Parse("git:" + s.Repo + "@" + t)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, one)
+		}
+		progress.Printf("%s: %d release tags (%s)", s.Raw, len(tags), strings.Join(tags, " "))
+	}
+	return out, nil
 }
 
 // writable checks, before any work, that reports can be written under dir:

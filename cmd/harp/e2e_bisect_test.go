@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -35,14 +34,16 @@ var _ = Describe("harp bisect", Label("bisect", "issue:3517", "slow"), Ordered, 
 	})
 
 	It("names 3.0.11 as the first Debian build that loses tables", func() {
-		s := selftest.Harp(nil, "bisect", "--suite", "issue:3517", "--good", "deb:bookworm", "--bad", "deb:experimental", "--trials", "1", "--reports", reports)
+		// bookworm and trixie are what apt there installs: their -security
+		// builds; trixie's own 3.0.11-1+deb13u4 lies between.
+		s := selftest.Harp(nil, "bisect", "--suite", "issue:3517", "--good", "deb:bookworm", "--bad", "deb:trixie", "--trials", "1", "--reports", reports)
 		Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(0))
 		out := string(s.Out.Contents())
 		// Range in Debian's order, both ends checked, then the middle.
-		Expect(out).To(ContainSubstring("Range: 2.6.12-1+deb12u3 .. 3.4.7-1 (4 builds)"))
+		Expect(out).To(ContainSubstring("Range: 2.6.12-1+deb12u4 .. 3.0.11-1+deb13u5 (3 builds)"))
 		Expect(out).To(ContainSubstring("**first bad build (the issue reproduces from here on)**: `3.0.11-1+deb13u4`"))
-		Expect(out).To(MatchRegexp("`2.6.12-1\\+deb12u3` \\| PASS \\| 0/1 \\| good"))
-		Expect(out).To(MatchRegexp("`3.4.7-1` \\| REPRODUCED \\| 1/1 \\| bad"))
+		Expect(out).To(MatchRegexp("`2.6.12-1\\+deb12u4` \\| PASS \\| 0/1 \\| good"))
+		Expect(out).To(MatchRegexp("`3.0.11-1\\+deb13u5` \\| REPRODUCED \\| 1/1 \\| bad"))
 		latest, err := os.Readlink(filepath.Join(reports, "latest"))
 		Expect(err).NotTo(HaveOccurred())
 		debRun = filepath.Join(reports, latest)
@@ -88,9 +89,10 @@ var _ = Describe("harp bisect", Label("bisect", "issue:3517", "slow"), Ordered, 
 		for _, want := range []string{
 			"<details><summary>haproxy -vv: 3.0.11-1+deb13u4</summary>", // builds, collapsed
 			"<details><summary>Configuration",                           // the rendered configuration
-			"make test-3517 HAPROXY='deb:2.6.12-1+deb12u3 deb:3.4.7-1 deb:3.0.11-1+deb13u4'",
+			"make test-3517 HAPROXY='deb:2.6.12-1+deb12u4 deb:3.0.11-1+deb13u5 deb:3.0.11-1+deb13u4'",
 			"| **REPRODUCED** | 1 of 1 reloads violated the expectation |",
-			"**First violation**: 3.4.7-1, reload 1: ",
+			"- `deb:3.0.11-1+deb13u5`: Debian trixie-security (", // the pocket each build came from
+			"**First violation**: 3.0.11-1+deb13u5, reload 1: ",
 			"Runtime transcript up to the violation",
 		} {
 			Expect(md).To(ContainSubstring(want))
@@ -98,15 +100,33 @@ var _ = Describe("harp bisect", Label("bisect", "issue:3517", "slow"), Ordered, 
 		Expect(filepath.Join(debRun, "issue-3517.md")).To(BeAnExistingFile())
 	})
 
-	It("names the commit that brought the bug back, skipping one that does not build, and with --find-fix the one that fixed it", func(ctx SpecContext) {
+	It("gets through a stretch whose resync never finishes: one run per stuck commit, a weak observation, and the answer as one of N; with --find-fix the fix", func(ctx SpecContext) {
 		repo, commits := haproxyRepo(ctx)
-		s := selftest.Harp(nil, "bisect", "--suite", "issue:3517", "--repo", repo, "--good", commits[0], "--bad", commits[5], "--trials", "1",
-			"--reports", GinkgoT().TempDir())
-		Eventually(s).WithTimeout(20 * time.Minute).Should(gexec.Exit(0))
+		reports := GinkgoT().TempDir()
+		s := selftest.Harp(nil, "bisect", "--suite", "issue:3517", "--repo", repo, "--good", commits[0], "--bad", commits[5], "--reports", reports)
+		Eventually(s).WithTimeout(20 * time.Minute).Should(gexec.Exit(2))
 		out := string(s.Out.Contents())
-		Expect(out).To(ContainSubstring("**first bad build (the issue reproduces from here on)**: `" + commits[4][:12] + "` peers: stop every section with one latch"))
-		Expect(out).To(MatchRegexp("`" + commits[2][:12] + " build: break the build on purpose` \\| ERROR \\| 0/0 \\| skip"))
 		Expect(out).To(ContainSubstring("Range: " + commits[0][:12] + " .. " + commits[5][:12] + " (6 builds)"))
+		// The stuck commit: one run (its three reloads side by side on three
+		// nodes, each stuck), never retried.
+		stuck := "`" + commits[2][:12] + " peers: the initial resync never finishes after a reload` | INCONCLUSIVE | 0/3 | skip"
+		Expect(strings.Count(out, "`"+commits[2][:12]+" peers: the initial resync never finishes")).To(Equal(2), "one row in the table and one in the list of suspects:\n%s", out)
+		Expect(out).To(ContainSubstring(stuck))
+		Expect(out).To(MatchRegexp("`" + commits[2][:12] + "[^|]*\\| INCONCLUSIVE \\| 0/3 \\| skip \\| [0-9.]+ s \\([0-9.]+ s\\) \\| reload 1: after reload: initial resync of section \\w+ never finished \\(flags=0x[0-9a-f]+ after 20s\\), unchanged for the last [0-9]+s"))
+		// The commit that brings the bug into the stretch: its new worker
+		// holds one section's marker and not the other's.
+		Expect(out).To(MatchRegexp("`" + commits[3][:12] + " peers: stop every section with one latch` \\| INCONCLUSIVE \\| 0/3 \\| bad \\(weak\\)"))
+		Expect(out).To(ContainSubstring("This answer rests on weak observations, not verdicts"))
+		Expect(out).To(ContainSubstring("**The first bad build is one of these 2**, after `" + commits[1][:12] + " doc: an ordinary change` (good) up to `" + commits[3][:12] + " peers: stop every section with one latch` (bad)"))
+		Expect(out).To(MatchRegexp("Cost: 5 runs \\(1 bad, 1 bad \\(weak\\), 2 good, 1 skip\\)"))
+		// bisect.md and bisect.json were written (after every step, and at the end).
+		latest, err := os.Readlink(filepath.Join(reports, "latest"))
+		Expect(err).NotTo(HaveOccurred())
+		md, err := os.ReadFile(filepath.Join(reports, latest, "bisect.md"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(md)).To(ContainSubstring("**The first bad build is one of these 2**"))
+		Expect(filepath.Join(reports, latest, "bisect.json")).To(BeAnExistingFile())
+		Expect(s.Err.Contents()).To(MatchRegexp("untested builds left between .* about [0-9]+ more steps"))
 
 		// The fix comes back in the last commit: the first good one after the bug.
 		s = selftest.Harp(nil, "bisect", "--suite", "issue:3517", "--repo", repo, "--bad", commits[4], "--good", "HEAD", "--find-fix", "--trials", "1",
@@ -119,49 +139,32 @@ var _ = Describe("harp bisect", Label("bisect", "issue:3517", "slow"), Ordered, 
 })
 
 // haproxyRepo makes a git repository of real HAProxy trees: 3.0.11 with
-// harp's #3517 fix, a documentation change, a commit that does not build,
-// its revert, the commit that takes the fix out again (the bug), one more
-// ordinary commit, and the fix again. It returns the commits oldest first.
+// harp's #3517 fix, a documentation change, then a stretch whose new
+// worker never finishes its initial resync after a reload (harp's patch),
+// inside which the fix is taken out again (the bug), the end of the
+// stretch, one more ordinary commit, and the fix again. It returns the
+// commits oldest first.
 func haproxyRepo(ctx context.Context) (string, []string) {
 	GinkgoHelper()
-	m, err := selftest.Builder.Mirror(ctx)
-	Expect(err).NotTo(HaveOccurred())
-	b, err := m.Resolve(ctx, "3.0.11")
-	Expect(err).NotTo(HaveOccurred())
-	orig, err := m.FetchOrig(ctx, b.Version)
-	Expect(err).NotTo(HaveOccurred())
-	repo := GinkgoT().TempDir()
-	sh := func(name string, args ...string) string {
-		cmd := exec.CommandContext(ctx, name, args...)
-		cmd.Dir = repo
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=harp", "GIT_AUTHOR_EMAIL=harp@example.invalid",
-			"GIT_COMMITTER_NAME=harp", "GIT_COMMITTER_EMAIL=harp@example.invalid")
-		out, err := cmd.CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), "%s %v: %s", name, args, out)
-		return strings.TrimSpace(string(out))
-	}
+	repo, sh := selftest.Repo(ctx, "3.0.11")
 	var commits []string
 	commit := func(subject string) {
 		sh("git", "add", "-A")
 		sh("git", "commit", "-q", "-m", subject)
 		commits = append(commits, sh("git", "rev-parse", "HEAD"))
 	}
-	sh("tar", "-xf", orig, "--strip-components=1")
-	sh("git", "init", "-q")
+	stuck := filepath.Join(selftest.Root(), "fixtures", "patches", "bisect", "resync-never-finishes.diff")
 	sh("patch", "-p1", "--batch", "-i", fix3517)
 	commit("import haproxy 3.0.11 with per-section soft-stop latches")
 	doc := filepath.Join(repo, "doc", "peers.txt")
 	appendFile(doc, "\nharp: an ordinary documentation change.\n")
 	commit("doc: an ordinary change")
-	main := filepath.Join(repo, "src", "haproxy.c")
-	src, err := os.ReadFile(main)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(os.WriteFile(main, append([]byte("#error harp: this commit does not build\n"), src...), 0o644)).To(Succeed())
-	commit("build: break the build on purpose")
-	Expect(os.WriteFile(main, src, 0o644)).To(Succeed())
-	commit("build: repair the build")
+	sh("patch", "-p1", "--batch", "-i", stuck)
+	commit("peers: the initial resync never finishes after a reload")
 	sh("patch", "-p1", "-R", "--batch", "-i", fix3517)
 	commit("peers: stop every section with one latch")
+	sh("patch", "-p1", "-R", "--batch", "-i", stuck)
+	commit("peers: the initial resync finishes again")
 	appendFile(doc, "harp: another ordinary change.\n")
 	commit("doc: another ordinary change")
 	sh("patch", "-p1", "--batch", "-i", fix3517)

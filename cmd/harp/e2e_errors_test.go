@@ -130,7 +130,7 @@ var _ = Describe("bad input gets a clear error and leaves nothing running", Labe
 	// containers, networks, temporary files and the compiler still running.
 	It("removes what a run killed with SIGKILL left, at the next start", func(ctx context.Context) {
 		selftest.Image(ctx, "deb:bookworm")
-		s := selftest.Harp(nil, "run", "--label-filter", "issue:3519", "--haproxy", "deb:bookworm")
+		s := selftest.Harp(nil, "run", "--label-filter", "issue:3519", "--haproxy", "deb:bookworm", "--param", "PARALLEL=1")
 		pid := s.Command.Process.Pid
 		Eventually(func() int { return containersOf(ctx, pid) }).WithTimeout(time.Minute).WithPolling(100 * time.Millisecond).Should(Equal(1))
 		// A compile of its own (new make variables: nothing cached), killed with it.

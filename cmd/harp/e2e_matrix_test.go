@@ -40,7 +40,7 @@ var _ = Describe("harp matrix, shards and merge", Label("matrix"), func() {
 		}
 		s := selftest.Harp(nil, append([]string{"merge", "--reports", reports}, dirs...)...)
 		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(2))
-		Expect(s.Out.Contents()).To(ContainSubstring("2.6.12-1+deb12u3"))
+		Expect(s.Out.Contents()).To(ContainSubstring("2.6.12-1+deb12u4"))
 		Expect(s.Out.Contents()).To(ContainSubstring("3.4.7-1"))
 	})
 })
@@ -51,8 +51,8 @@ var _ = Describe("harp nightly", Label("matrix"), func() {
 		for i := 0; i < 2; i++ {
 			s := selftest.Harp(nil, "nightly", "--suites", "issue:listener-livelock", "--param", "LAYOUT=binds", "--jobs", "2", "--reports", reports)
 			Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(2))
-			// The four builds the mirror serves, found at run time.
-			for _, v := range []string{"2.6.12-1+deb12u3", "3.0.11-1+deb13u4", "3.2.26-1", "3.4.7-1"} {
+			// What the four Debian suites install, found at run time.
+			for _, v := range []string{"2.6.12-1+deb12u4", "3.0.11-1+deb13u5", "3.2.26-1", "3.4.7-1"} {
 				Expect(s.Out.Contents()).To(ContainSubstring(v))
 			}
 			if i == 1 {

@@ -16,14 +16,18 @@ import (
 func cmdReport(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	issue := fs.String("issue", "", "suite id or upstream issue (3517, haproxy/haproxy#3517)")
+	property := fs.String("property", "", "a conformance property's suite id (conf-reload-keeps-entries): a finding with no issue number")
 	runDir := fs.String("run", "reports/latest", "run directory to report on")
 	out := fs.String("out", "", "file to write (default: issue-<N>.md in the run directory)")
 	post := fs.String("post", "", "post it as a comment on owner/repo#N (token from GITHUB_TOKEN or GH_TOKEN)")
 	if !flags(fs, args) {
 		return 3
 	}
-	if *issue == "" {
-		return fail("report: --issue is required (e.g. --issue 3517)")
+	switch {
+	case *issue == "" && *property == "":
+		return fail("report: --issue or --property is required (e.g. --issue 3517, --property conf-reload-keeps-entries)")
+	case *issue != "" && *property != "":
+		return fail("report: --issue and --property name one suite each: give one")
 	}
 	var target github.Target
 	var client *github.Client
@@ -40,13 +44,20 @@ func cmdReport(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("report: %v", err)
 	}
-	md, err := report.IssueMarkdown(run, *issue)
+	var md, name string
+	if *property != "" {
+		md, err = report.PropertyMarkdown(run, *property)
+		name = "property-" + filepath.Base(*property) + ".md"
+	} else {
+		md, err = report.IssueMarkdown(run, *issue)
+		name = "issue-" + filepath.Base(report.IssueID(*issue)) + ".md"
+	}
 	if err != nil {
 		return fail("report: %v", err)
 	}
 	path := *out
 	if path == "" {
-		path = filepath.Join(*runDir, "issue-"+filepath.Base(report.IssueID(*issue))+".md")
+		path = filepath.Join(*runDir, name)
 	}
 	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
 		return fail("report: %v", err)

@@ -41,7 +41,7 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp merge   [--reports DIR] RUN-DIR...   merge shard outputs into one report
   harp nightly [--extra SPECS] [--suites FILTER] [--jobs N] [--param NAME=VALUE]... [--reports DIR]
                every build the Debian mirror serves, compared with the previous nightly
-  harp report  --issue N [--run DIR] [--out FILE] [--post owner/repo#N]
+  harp report  --issue N | --property conf-ID [--run DIR] [--out FILE] [--post owner/repo#N]
                Markdown for the upstream issue from a run (posted with GITHUB_TOKEN)
   harp bisect  --suite FILTER --good SPEC|REF --bad SPEC|REF [--repo DIR] [--find-fix]
                [--trials N] [--retries N] [--src-options patch=F,make=V=X]
@@ -53,13 +53,20 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp suites  [--markdown | --readme FILE]
                registered suites: id, title, labels, trials, parameters, steps
   harp capture --haproxy SPECS --out DIR record runtime output for parser tests
+  harp fuzz    peers --haproxy SPEC [--duration D] [--seed S] [--reports DIR]
+               mutated peers message streams to the peer port; a finding is minimized
+  harp fuzz    replay FILE --haproxy SPEC   send a finding again
+  harp chaos   --haproxy SPEC [--nodes N] [--duration D] [--seed S] [--faults K,...] [--count N] [--failfast]
+               randomized peers histories under faults, judged by the checker
+  harp check   RUNDIR | history.json    judge stored chaos histories again
   harp sweep   [--all]                  remove containers left by killed runs
   harp version                          harp's version and commit (also in every summary.json)
 
 SPECS: one or more of (separated by spaces or ';')
   deb:latest  deb:<suite>  deb:<debian-version>  deb:<upstream-version>
-  src:<dir|tarball|deb:VERSION>[,patch=FILE]...[,make=VAR=VALUE]...
-  bin:<path>
+  src:<dir|tarball|URL|deb:VERSION>[,patch=FILE]...[,make=VAR=VALUE]...[,flavor=minimal|full|asan]
+  git:<clone>@<ref>[,patch=...][,flavor=...]   git:<clone>@vA.B.C..vX.Y.Z (matrix)
+  image:<reference>[,bin=/path]   bin:<path>
 `
 
 func main() {
@@ -95,6 +102,12 @@ func main() {
 		code = cmdCapture(ctx, os.Args[2:])
 	case "sweep":
 		code = cmdSweep(ctx, os.Args[2:])
+	case "fuzz":
+		code = cmdFuzz(ctx, os.Args[2:])
+	case "chaos":
+		code = cmdChaos(ctx, os.Args[2:])
+	case "check":
+		code = cmdCheck(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 	case "version", "--version":
@@ -294,9 +307,9 @@ func cmdMatrix(ctx context.Context, args []string) int {
 	return finish(*reports, run)
 }
 
-// cmdNightly runs every suite on every haproxy build the Debian mirror
-// serves (found now, not listed by hand) plus extra specs, and lists what
-// changed since the previous nightly.
+// cmdNightly runs every suite on the haproxy build each Debian suite
+// installs now (found now, not listed by hand) plus extra specs, and lists
+// what changed since the previous nightly.
 func cmdNightly(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("nightly", flag.ContinueOnError)
 	extra := fs.String("extra", "", "more build specs")
@@ -323,17 +336,21 @@ func cmdNightly(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	served, err := m.Builds(ctx)
-	if err != nil {
-		return fail("%v", err)
-	}
-	if len(served) == 0 {
-		return fail("nightly: the Debian mirror %s serves no haproxy build: nothing to test is no pass", m.URL)
-	}
+	// What apt on each Debian suite installs now (a -security or -updates
+	// build over the suite's own): the builds people run.
 	var specs []spec.Spec
-	for _, b := range served {
+	seen := map[string]bool{}
+	for _, suite := range spec.DebSuites {
+		b, err := m.Resolve(ctx, suite)
+		if err != nil || seen[b.Version] {
+			continue // a suite that serves no haproxy (or the same build)
+		}
+		seen[b.Version] = true
 		s, _ := spec.Parse("deb:" + b.Version)
 		specs = append(specs, s)
+	}
+	if len(specs) == 0 {
+		return fail("nightly: the Debian mirror %s serves no haproxy build: nothing to test is no pass", m.URL)
 	}
 	if strings.TrimSpace(*extra) != "" {
 		more, err := parseSpecs(*extra)
@@ -344,7 +361,7 @@ func cmdNightly(ctx context.Context, args []string) int {
 	}
 	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " "), Harp: harpVersion()}
 	defer sweepRun(ctx, docker, run.ID)
-	progress.Printf("nightly: %d suites on %d builds (%d served by the mirror)", len(suites), len(specs), len(served))
+	progress.Printf("nightly: %d suites on %d builds (%d what the Debian suites install)", len(suites), len(specs), len(seen))
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Params: params}
 	run.Results = r.RunCells(ctx, runner.Cells(suites, specs), *jobs)
 	if prev, ok := report.Previous(*reports, run.ID); ok {
@@ -456,7 +473,7 @@ func cmdBuilds(ctx context.Context) int {
 		return fail("%v", err)
 	}
 	for _, x := range bs {
-		fmt.Printf("deb:%s\t%s\n", x.Version, x.Suite)
+		fmt.Printf("deb:%s\t%s\n", x.Version, x.FromPocket())
 	}
 	return 0
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/verdict"
@@ -24,6 +25,9 @@ func line(n int) []Candidate {
 type fake struct {
 	answers map[string][]verdict.Verdict
 	runs    map[string]int
+	reasons map[string][]string // per run, the last one repeated
+	weak    map[string]string
+	lasting map[string]bool
 }
 
 func (f *fake) oracle(_ context.Context, c Candidate) report.Result {
@@ -31,9 +35,14 @@ func (f *fake) oracle(_ context.Context, c Candidate) report.Result {
 		f.runs = map[string]int{}
 	}
 	as := f.answers[c.Label]
-	v := as[min(f.runs[c.Label], len(as)-1)]
+	n := f.runs[c.Label]
+	v := as[min(n, len(as)-1)]
 	f.runs[c.Label]++
-	return report.Result{Verdict: v, TrialsRun: 3}
+	r := report.Result{Verdict: v, TrialsRun: 3, Weak: f.weak[c.Label], Lasting: f.lasting[c.Label]}
+	if rs := f.reasons[c.Label]; len(rs) > 0 {
+		r.Reason = rs[min(n, len(rs)-1)]
+	}
+	return r
 }
 
 // regression: c0..c(k-1) pass, ck.. reproduce.
@@ -117,14 +126,162 @@ func TestInconclusiveIsRetriedThenSkipped(t *testing.T) {
 		t.Fatalf("runs of c3 = %d, first = %v", f.runs["c3"], out.First)
 	}
 
+	// Retried while the reason changes, up to the retries allowed.
 	f = regression(8, 5)
 	f.answers["c3"] = []verdict.Verdict{verdict.Inconclusive}
+	f.reasons = map[string][]string{"c3": {"reload 1: no new worker", "reload 1: show peers kept failing", "reload 2: no new worker"}}
 	out = Run(context.Background(), line(8), f.oracle, Options{Retries: 2})
 	if f.runs["c3"] != 3 {
-		t.Errorf("an always inconclusive step ran %d times, want 1 + 2 retries", f.runs["c3"])
+		t.Errorf("an inconclusive step with changing reasons ran %d times, want 1 + 2 retries", f.runs["c3"])
 	}
 	if out.First == nil || out.First.Label != "c5" {
 		t.Errorf("first = %v (%s)", out.First, out.Unmet)
+	}
+}
+
+func TestTheSameReasonAgainIsNotRetried(t *testing.T) {
+	f := regression(8, 5)
+	f.answers["c3"] = []verdict.Verdict{verdict.Inconclusive}
+	f.reasons = map[string][]string{"c3": {"reload 1: resync never finished (flags=0x104c after 20s)", "reload 2: resync never finished (flags=0x104c after 21s)", "x"}}
+	Run(context.Background(), line(8), f.oracle, Options{Retries: 5})
+	if f.runs["c3"] != 2 {
+		t.Errorf("ran %d times, want 2: the second run gave the first one's reason", f.runs["c3"])
+	}
+}
+
+func TestALastingReasonIsNeverRetried(t *testing.T) {
+	f := regression(8, 5)
+	f.answers["c3"] = []verdict.Verdict{verdict.Inconclusive, verdict.Pass}
+	f.lasting = map[string]bool{"c3": true}
+	out := Run(context.Background(), line(8), f.oracle, Options{Retries: 3})
+	if f.runs["c3"] != 1 || out.First == nil || out.First.Label != "c5" {
+		t.Errorf("runs of c3 = %d (want 1), first = %v", f.runs["c3"], out.First)
+	}
+}
+
+func TestWeakObservationsNarrowButNeverPass(t *testing.T) {
+	// c5, the first bad build, is inconclusive but still shows the bug's
+	// signature.
+	f := regression(8, 5)
+	f.answers["c5"] = []verdict.Verdict{verdict.Inconclusive}
+	f.lasting = map[string]bool{"c5": true}
+	f.weak = map[string]string{"c5": "first/marker held and second/marker lost"}
+	out := Run(context.Background(), line(8), f.oracle, Options{Retries: 1})
+	if out.First == nil || out.First.Label != "c5" {
+		t.Fatalf("first = %v (%s)", out.First, out.Unmet)
+	}
+	var weak Step
+	for _, st := range out.Steps {
+		if st.Candidate.Label == "c5" {
+			weak = st
+		}
+	}
+	if weak.Term != "bad (weak)" || weak.Verdict != verdict.Inconclusive || weak.Weak == "" {
+		t.Errorf("c5's step: %+v", weak)
+	}
+	if md := out.Markdown("3517", "t"); !strings.Contains(md, "weak observation") {
+		t.Errorf("the answer does not say it rests on a weak observation:\n%s", md)
+	}
+	// Strict: the same runs leave c5 skipped, and the answer a range.
+	f.runs = nil
+	out = Run(context.Background(), line(8), f.oracle, Options{Retries: 1, Strict: true})
+	if out.First != nil || len(out.Suspects) != 2 || out.Suspects[0].Label != "c5" || out.Suspects[1].Label != "c6" {
+		t.Errorf("strict: first %v suspects %v (%s)", out.First, out.Suspects, out.Unmet)
+	}
+}
+
+// stretch: a regression at k with the builds in [a, b] inconclusive (a
+// resync that never finishes).
+func stretch(n, k, a, b int) *fake {
+	f := regression(n, k)
+	f.lasting = map[string]bool{}
+	for i := a; i <= b; i++ {
+		l := fmt.Sprintf("c%d", i)
+		f.answers[l] = []verdict.Verdict{verdict.Inconclusive}
+		f.lasting[l] = true
+	}
+	return f
+}
+
+func TestAStretchOfSkipsIsMappedQuickly(t *testing.T) {
+	// The shape of v2.9.0..v3.0.0 for #3517: 1108 commits, a stretch that
+	// cannot be tested, the first bad commit just past it.
+	const n, a, b = 1108, 600, 640
+	f := stretch(n, b+1, a, b)
+	var progress []string
+	out := Run(context.Background(), line(n), f.oracle, Options{Retries: 1, OnStep: func(o Outcome) { progress = append(progress, o.Progress) }})
+	if out.First != nil || out.LastOld == nil || out.LastOld.Label != fmt.Sprintf("c%d", a-1) || out.FirstNew.Label != fmt.Sprintf("c%d", b+1) {
+		t.Fatalf("first %v, edges %v %v (%s)", out.First, out.LastOld, out.FirstNew, out.Unmet)
+	}
+	if len(out.Suspects) != b-a+2 || !strings.Contains(out.Unmet, fmt.Sprintf("the first bad build is one of these %d", b-a+2)) {
+		t.Errorf("suspects %d: %s", len(out.Suspects), out.Unmet)
+	}
+	skips := 0
+	for _, st := range out.Steps {
+		if st.Term == "skip" {
+			skips++
+		}
+	}
+	// The old policy walked the stretch commit by commit (41 skips); the
+	// edges of a stretch of 41 take a few probes each way.
+	if len(out.Steps) > 20 || skips > 8 {
+		t.Errorf("%d steps, %d skipped: want at most 20 and 8", len(out.Steps), skips)
+	}
+	if len(progress) != len(out.Steps)-2 || !strings.Contains(progress[0], "more steps") {
+		t.Errorf("progress after every step: %d for %d steps, first %q", len(progress), len(out.Steps), progress[0])
+	}
+	t.Logf("%d steps, %d skipped: %s", len(out.Steps), skips, out.Unmet)
+}
+
+func TestABoundaryOutsideTheStretchIsFoundExactly(t *testing.T) {
+	// (A first bad build inside the stretch, or just past it, is answered
+	// as a range: see the exhaustive test.)
+	for _, k := range []int{100, 549, 643, 700, 1000} {
+		f := stretch(1108, k, 550, 641)
+		out := Run(context.Background(), line(1108), f.oracle, Options{Retries: 1})
+		if out.First == nil || out.First.Label != fmt.Sprintf("c%d", k) {
+			t.Errorf("k=%d: first %v (%s)", k, out.First, out.Unmet)
+		}
+		if len(out.Steps) > 30 {
+			t.Errorf("k=%d: %d steps", k, len(out.Steps))
+		}
+	}
+}
+
+func TestEveryStretchAndBoundaryGivesATrueAnswer(t *testing.T) {
+	// Exhaustive on a small range: the answer always holds the first bad
+	// build, and is exact when that build and the one before were tested.
+	const n = 24
+	for a := 1; a < n-1; a++ {
+		for b := a; b < n-1; b++ {
+			for k := 1; k < n; k++ {
+				f := stretch(n, k, a, b)
+				out := Run(context.Background(), line(n), f.oracle, Options{Retries: 1})
+				want := fmt.Sprintf("c%d", k)
+				switch {
+				case out.First != nil:
+					if out.First.Label != want {
+						t.Fatalf("a=%d b=%d k=%d: first %s, want %s", a, b, k, out.First.Label, want)
+					}
+				default:
+					found := false
+					for _, c := range out.Suspects {
+						found = found || c.Label == want
+					}
+					if !found || (k < a || k > b+1) {
+						t.Fatalf("a=%d b=%d k=%d: suspects %v (%s)", a, b, k, out.Suspects, out.Unmet)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestADeadlineAnswersWithTheRangeLeft(t *testing.T) {
+	f := regression(64, 40)
+	out := Run(context.Background(), line(64), f.oracle, Options{Deadline: time.Now().Add(-time.Second)})
+	if out.First != nil || len(out.Suspects) != 63 || !strings.Contains(out.Unmet, "the time given ran out") {
+		t.Errorf("first %v suspects %d (%s)", out.First, len(out.Suspects), out.Unmet)
 	}
 }
 

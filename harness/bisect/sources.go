@@ -6,10 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/harp-project/harp/harness/child"
 	"github.com/harp-project/harp/harness/debmirror"
+	"github.com/harp-project/harp/harness/gitsrc"
 	"github.com/harp-project/harp/harness/spec"
 )
 
@@ -112,18 +111,9 @@ func commit(id, subject string) Candidate {
 // the candidate with a src: spec for it, carrying opts' patches and make
 // variables.
 func Export(ctx context.Context, repo, dir string, c Candidate, opts spec.Spec) (Candidate, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	tarball, err := gitsrc.Export(ctx, repo, dir, c.Commit)
+	if err != nil {
 		return c, err
-	}
-	tarball := filepath.Join(dir, c.Commit+".tar")
-	if _, err := os.Stat(tarball); err != nil {
-		tmp := tarball + ".tmp"
-		if out, err := git(ctx, repo, "archive", "--format=tar", "--prefix=haproxy/", "-o", tmp, c.Commit); err != nil {
-			return c, fmt.Errorf("git archive %s: %s", c.Label, out)
-		}
-		if err := os.Rename(tmp, tarball); err != nil {
-			return c, err
-		}
 	}
 	c.Spec = spec.Spec{Scheme: spec.Src, Target: tarball, Patches: opts.Patches, Make: opts.Make}
 	c.Spec.Raw = c.Spec.String()
@@ -132,6 +122,5 @@ func Export(ctx context.Context, repo, dir string, c Candidate, opts spec.Spec) 
 }
 
 func git(ctx context.Context, repo string, args ...string) (string, error) {
-	out, err := child.Output(ctx, 10*time.Minute, "git", append([]string{"-C", repo}, args...)...)
-	return strings.TrimSpace(string(out)), err
+	return gitsrc.Git(ctx, repo, args...)
 }

@@ -144,6 +144,13 @@ func answers(ctx context.Context, n *node.Node, files map[string]string) error {
 		return fmt.Errorf("show-proc.txt: %w", err)
 	}
 	files["show-proc.txt"] = out
+	// Read from this machine's /proc: a harp away from the Docker host
+	// captures everything else.
+	if st, err := n.MasterStatus(ctx); err == nil {
+		files["master-status.txt"] = st.Raw
+	} else {
+		progress.Printf("master-status.txt not captured: %v", err)
+	}
 	return nil
 }
 

@@ -44,7 +44,7 @@ type Panic struct {
 
 var (
 	stallRe  = regexp.MustCompile(`WARNING! thread (\d+) has stopped processing traffic for (\d+) milliseconds`)
-	panicRe  = regexp.MustCompile(`PANIC! [Tt]hread (\d+) is about to kill the process(?: \(pid (\d+)\))?`)
+	panicRe  = regexp.MustCompile(`(?:PANIC! )?[Tt]hread (\d+) is about to kill the process(?: \(pid (\d+)\))?`)
 	masterRe = regexp.MustCompile(`All workers exited\. Exiting\.\.\. \((\d+)\)`)
 )
 

@@ -44,6 +44,25 @@ func (p Procs) Current() (Proc, bool) {
 	return best, true
 }
 
+// Serving is the worker that serves traffic: the current one, or when
+// none is listed the newest old worker (3.1 and later list the worker
+// that keeps serving after a failed reload among the old workers).
+func (p Procs) Serving() (Proc, bool) {
+	if w, ok := p.Current(); ok {
+		return w, true
+	}
+	if len(p.OldWorkers) == 0 {
+		return Proc{}, false
+	}
+	best := p.OldWorkers[0]
+	for _, w := range p.OldWorkers[1:] {
+		if w.Uptime < best.Uptime {
+			best = w
+		}
+	}
+	return best, true
+}
+
 // Find looks a pid up among current and old workers.
 func (p Procs) Find(pid int) (Proc, bool) {
 	for _, w := range append(append([]Proc(nil), p.Workers...), p.OldWorkers...) {

@@ -45,6 +45,8 @@ type Table struct {
 	Name  string // e.g. "tbl"
 	Type  string // "string len 32", "ip", "integer"
 	Store string // "gpc0,http_req_cnt"
+	// Expire is the entries' lifetime ("" is 1h).
+	Expire string
 }
 
 // Spec describes one node.
@@ -66,6 +68,14 @@ type Options struct {
 	Tables  []Table
 	Threads int
 	CPUs    float64 // each node's share of CPU time (0: no limit)
+	// HTTPRules are more `http-request` rules of the HTTP frontend, after
+	// it tracks the x-key header in sc0 (e.g. "sc-inc-gpc0(0)").
+	HTTPRules []string
+	// Links routes every directed peer link through a proxy of the link
+	// proxy (toxiproxy), so Link faults can degrade it; Builder makes the
+	// link proxy's image.
+	Links   bool
+	Builder *images.Builder
 }
 
 // Member is one running node.
@@ -87,6 +97,10 @@ type Cluster struct {
 	Network *testcontainers.DockerNetwork
 	Members []*Member
 	mu      sync.Mutex
+
+	linkProxy testcontainers.Container
+	linkIP    netip.Addr
+	links     map[[2]string]*Link
 }
 
 // DefaultTables is one table tracked by HTTP traffic.
@@ -124,6 +138,14 @@ func Start(ctx context.Context, docker *client.Client, o Options) (_ *Cluster, e
 			ip = ip.Next()
 		}
 		c.Members = append(c.Members, &Member{Spec: s, IP: ip})
+	}
+	if o.Links {
+		if o.Builder == nil {
+			return nil, fmt.Errorf("a cluster with links needs an image builder (for the link proxy)")
+		}
+		if err := c.startLinks(ctx, o.Builder, subnet); err != nil {
+			return nil, err
+		}
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(c.Members))
@@ -177,10 +199,15 @@ func (c *Cluster) config(m *Member) (string, error) {
 	type peer struct {
 		Name string
 		Addr netip.Addr
+		Port int
 	}
 	var peers []peer
 	for _, x := range c.Members {
-		peers = append(peers, peer{x.Name, x.IP})
+		p := peer{x.Name, x.IP, PeerPort}
+		if l := c.Link(m, x); l != nil { // m reaches x through the link proxy
+			p.Addr, p.Port = c.linkIP, l.Port
+		}
+		peers = append(peers, p)
 	}
 	tables := m.Tables
 	if tables == nil {
@@ -192,6 +219,7 @@ func (c *Cluster) config(m *Member) (string, error) {
 	}
 	return config.Render("cluster.cfg.tmpl", map[string]any{
 		"Threads": c.Threads, "LocalPeer": local, "Section": c.Section, "Peers": peers, "PeerPort": PeerPort, "Tables": tables,
+		"HTTPRules": c.HTTPRules,
 	})
 }
 
@@ -232,6 +260,9 @@ func (c *Cluster) Stop(ctx context.Context) {
 		if m.Node != nil {
 			m.Node.Stop(ctx)
 		}
+	}
+	if c.linkProxy != nil {
+		c.linkProxy.Terminate(ctx)
 	}
 	if c.Network != nil {
 		c.Network.Remove(ctx)
@@ -293,4 +324,16 @@ func (c *Cluster) Attached(ctx context.Context, m *Member) (string, error) {
 		}
 	}
 	return fmt.Sprintf("Docker shows %s off the cluster network", m.Name), nil
+}
+
+// Restart stops a member's node and starts it again with the same config
+// and address (a new process that must learn everything from its peers),
+// then reads its published HTTP address anew.
+func (c *Cluster) Restart(ctx context.Context, m *Member, timeout time.Duration) error {
+	if err := m.Node.Restart(ctx, timeout); err != nil {
+		return err
+	}
+	var err error
+	m.HTTP, err = m.Node.Addr(ctx, "8080/tcp")
+	return err
 }

@@ -32,6 +32,17 @@ const Package = "haproxy"
 type Build struct {
 	Version string // Debian version, e.g. 3.0.11-1+deb13u4
 	Suite   string // bookworm, trixie, sid, experimental
+	// Pocket is the archive it came from: the suite itself, or its
+	// -security or -updates pocket (as apt on that release installs it).
+	Pocket string `json:",omitempty"`
+}
+
+// FromPocket is the pocket, the suite's own when not set.
+func (b Build) FromPocket() string {
+	if b.Pocket == "" {
+		return b.Suite
+	}
+	return b.Pocket
 }
 
 // Upstream is the upstream part of the Debian version (3.0.11).
@@ -48,10 +59,44 @@ func Upstream(v string) string {
 	return v
 }
 
-// Mirror is a private apt state directory pointed at one Debian mirror.
+// Mirror is a private apt state directory pointed at one Debian mirror
+// (and its security archive).
 type Mirror struct {
-	URL string
-	Dir string
+	URL      string
+	Security string // the security archive: $HARP_DEBIAN_SECURITY_MIRROR, else URL's sibling debian-security
+	Dir      string
+}
+
+// Stable are the suites with -security and -updates pockets.
+var Stable = []string{"bookworm", "trixie"}
+
+// Pockets are the archives apt on a release reads beside the suite.
+func Pockets(suite string) []string {
+	for _, s := range Stable {
+		if s == suite {
+			return []string{suite + "-security", suite + "-updates"}
+		}
+	}
+	return nil
+}
+
+// PocketURL is the archive serving a pocket.
+func (m *Mirror) PocketURL(pocket string) string {
+	if strings.HasSuffix(pocket, "-security") {
+		return m.Security
+	}
+	return m.URL
+}
+
+// securityMirror derives the security archive from the mirror's URL.
+func securityMirror(url string) string {
+	if u := os.Getenv("HARP_DEBIAN_SECURITY_MIRROR"); u != "" {
+		return strings.TrimRight(u, "/")
+	}
+	if base, ok := strings.CutSuffix(url, "/debian"); ok {
+		return base + "/debian-security"
+	}
+	return url + "-security"
 }
 
 // Open prepares the private apt state under dir. The mirror URL comes from
@@ -65,6 +110,7 @@ func Open(dir string) (*Mirror, error) {
 		}
 	}
 	m := &Mirror{URL: strings.TrimRight(url, "/"), Dir: dir}
+	m.Security = securityMirror(m.URL)
 	for _, d := range []string{"lists/partial", "cache/archives/partial", "src"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			return nil, err
@@ -73,6 +119,9 @@ func Open(dir string) (*Mirror, error) {
 	var b strings.Builder
 	for _, s := range spec.DebSuites {
 		fmt.Fprintf(&b, "deb %s %s main\ndeb-src %s %s main\n", m.URL, s, m.URL, s)
+		for _, p := range Pockets(s) {
+			fmt.Fprintf(&b, "deb %s %s main\ndeb-src %s %s main\n", m.PocketURL(p), p, m.PocketURL(p), p)
+		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "sources.list"), []byte(b.String()), 0o644); err != nil {
 		return nil, err
@@ -144,7 +193,7 @@ func (m *Mirror) Update(ctx context.Context, maxAge time.Duration) error {
 	}
 	defer unlock()
 	if st, err := os.Stat(stamp); err == nil && time.Since(st.ModTime()) < maxAge {
-		if from, _ := os.ReadFile(stamp); string(from) == m.URL {
+		if from, _ := os.ReadFile(stamp); string(from) == m.stamp() {
 			return nil
 		}
 	}
@@ -152,8 +201,13 @@ func (m *Mirror) Update(ctx context.Context, maxAge time.Duration) error {
 	out, err := m.apt(ctx, "apt-get", "update")
 	if err == nil {
 		// apt-get update exits 0 when every fetch failed: read what it said.
-		if failed := updateFailed(out); failed != "" {
+		// A mirror without the -security or -updates pockets (a snapshot)
+		// is still usable: say what suite names will mean there.
+		failed, pockets := updateFailed(out)
+		if failed != "" {
 			err = fmt.Errorf("some package lists could not be fetched:\n%s", failed)
+		} else if pockets != "" {
+			progress.Printf("the -security and -updates pockets could not be read, so deb:<suite> means the suite's own build, not what apt on it would install:\n%s", pockets)
 		}
 	}
 	done(err)
@@ -161,8 +215,12 @@ func (m *Mirror) Update(ctx context.Context, maxAge time.Duration) error {
 		os.Remove(stamp) // never fresh after a failed refresh
 		return fmt.Errorf("Debian mirror %s not usable: %w", m.URL, err)
 	}
-	return os.WriteFile(stamp, []byte(m.URL), 0o644)
+	return os.WriteFile(stamp, []byte(m.stamp()), 0o644)
 }
+
+// stamp names what the lists were fetched from: other archives, or the
+// pockets added, mean other lists.
+func (m *Mirror) stamp() string { return m.URL + " " + m.Security + " pockets" }
 
 // Builds lists every haproxy binary build the mirror serves, newest first.
 // The answer is kept until the package lists are next refreshed.
@@ -208,8 +266,14 @@ func parseMadison(out, kind string) []Build {
 		if len(src) < 3 || src[len(src)-1] != kind {
 			continue
 		}
-		suite, _, _ := strings.Cut(src[1], "/")
-		bs = append(bs, Build{Version: strings.TrimSpace(f[1]), Suite: suite})
+		dist, _, _ := strings.Cut(src[1], "/")
+		b := Build{Version: strings.TrimSpace(f[1]), Suite: dist}
+		for _, pocket := range []string{"-security", "-updates"} {
+			if suite, ok := strings.CutSuffix(dist, pocket); ok {
+				b.Suite, b.Pocket = suite, dist
+			}
+		}
+		bs = append(bs, b)
 	}
 	return bs
 }
@@ -248,21 +312,32 @@ func (m *Mirror) Resolve(ctx context.Context, target string) (Build, error) {
 	if len(bs) == 0 {
 		return Build{}, fmt.Errorf("the Debian mirror %s serves no %s package", m.URL, Package)
 	}
-	for _, b := range bs { // exact Debian version first
-		if b.Version == target {
-			return b, nil
-		}
-	}
-	for _, b := range bs { // newest first, so the first match wins
-		if target == "latest" || b.Suite == target || b.Upstream() == target {
-			return b, nil
-		}
+	if b, ok := resolveIn(bs, target); ok {
+		return b, nil
 	}
 	var served []string
 	for _, b := range bs {
-		served = append(served, b.Version+" ("+b.Suite+")")
+		served = append(served, b.Version+" ("+b.FromPocket()+")")
 	}
 	return Build{}, fmt.Errorf("deb:%s is not served by the Debian mirror; served: %s", target, strings.Join(served, ", "))
+}
+
+// resolveIn picks from bs (newest first) the build a target names: an
+// exact Debian version, else the newest of "latest", a suite (its
+// -security and -updates pockets included, as apt on it would install)
+// or an upstream version.
+func resolveIn(bs []Build, target string) (Build, bool) {
+	for _, b := range bs {
+		if b.Version == target {
+			return b, true
+		}
+	}
+	for _, b := range bs {
+		if target == "latest" || b.Suite == target || b.Upstream() == target {
+			return b, true
+		}
+	}
+	return Build{}, false
 }
 
 // FetchOrig downloads the upstream tarball Debian serves for a source
@@ -283,12 +358,27 @@ func (m *Mirror) FetchOrig(ctx context.Context, version string) (string, error) 
 		return dest, nil
 	}
 	done := progress.Start("downloading %s", mm[2])
-	o, err := child.Output(ctx, 30*time.Minute, "/usr/lib/apt/apt-helper", append(m.aptOpts(), "download-file", mm[1], dest, "SHA256:"+mm[3])...)
-	done(err)
-	if err != nil {
-		return "", fmt.Errorf("downloading %s: %v\n%s", mm[1], err, tail(o, 10))
+	var o []byte
+	for _, url := range m.origURLs(mm[1]) {
+		if o, err = child.Output(ctx, 30*time.Minute, "/usr/lib/apt/apt-helper", append(m.aptOpts(), "download-file", url, dest, "SHA256:"+mm[3])...); err == nil {
+			break
+		}
+		err = fmt.Errorf("downloading %s: %v\n%s", url, err, tail(o, 10))
 	}
-	return dest, nil
+	done(err)
+	return dest, err
+}
+
+// origURLs is where an orig tarball may be: where apt says, and for a
+// security update also the main archive's pool, since the security
+// archive keeps only what changed and every Debian revision of an upstream
+// version shares its orig tarball (the SHA-256 is checked either way).
+func (m *Mirror) origURLs(url string) []string {
+	urls := []string{url}
+	if rest, ok := strings.CutPrefix(url, m.Security+"/pool/updates/"); ok {
+		urls = append(urls, m.URL+"/pool/"+rest)
+	}
+	return urls
 }
 
 // FileSHA256 is the hex SHA-256 of a file's contents.
@@ -308,14 +398,22 @@ func FileSHA256(path string) (string, error) {
 func tail(b []byte, n int) string { return text.LastLines(string(b), n) }
 
 // updateFailed gives the lines in which apt-get update said a fetch
-// failed ("" when none did).
-func updateFailed(out []byte) string {
-	var bad []string
+// failed ("" when none did): those of the suites, and those of the
+// -security and -updates pockets apart.
+func updateFailed(out []byte) (suites, pockets string) {
+	var bad, pocket []string
 	for _, line := range strings.Split(string(out), "\n") {
 		l := strings.TrimSpace(line)
 		if strings.HasPrefix(l, "Err:") || strings.HasPrefix(l, "E: ") || strings.Contains(l, "Failed to fetch") || strings.Contains(l, "failed to download") {
-			bad = append(bad, l)
+			switch {
+			case strings.Contains(l, "Some index files failed to download"):
+				// a summary: the lines before say which
+			case strings.Contains(l, "-security") || strings.Contains(l, "-updates"):
+				pocket = append(pocket, l)
+			default:
+				bad = append(bad, l)
+			}
 		}
 	}
-	return strings.Join(bad, "\n")
+	return strings.Join(bad, "\n"), strings.Join(pocket, "\n")
 }

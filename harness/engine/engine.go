@@ -75,7 +75,26 @@ func Sweep(ctx context.Context, cli *client.Client, all bool) (int, error) {
 
 // SweepRun removes every container and network of one run.
 func SweepRun(ctx context.Context, cli *client.Client, runID string) (int, error) {
-	return sweep(ctx, cli, client.Filters{}.Add("label", LabelRun+"="+runID), true)
+	f := client.Filters{}.Add("label", LabelRun+"="+runID)
+	n, err := sweep(ctx, cli, f, true)
+	// A container whose create was cut short by an interrupt, or that
+	// another removal holds, may show up or stay a moment: sweep until
+	// none is listed, within ctx.
+	for err == nil {
+		cs, lerr := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+		if lerr != nil || len(cs.Items) == 0 {
+			return n, lerr
+		}
+		select {
+		case <-ctx.Done():
+			return n, fmt.Errorf("containers of run %s still listed: %w", runID, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+		var more int
+		more, err = sweep(ctx, cli, f, true)
+		n += more
+	}
+	return n, err
 }
 
 func sweep(ctx context.Context, cli *client.Client, f client.Filters, all bool) (int, error) {

@@ -104,3 +104,19 @@ func Attack(ctx context.Context, o Options) (Result, error) {
 		Errors: m.Errors, Duration: time.Since(t0),
 	}, ctx.Err()
 }
+
+// Get sends one GET to addr ("host:port") on a fresh connection and gives
+// its status, 0 when nothing answered within 3 s: a probe, not load.
+func Get(ctx context.Context, addr string) int {
+	cl := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+addr+"/", nil)
+	if err != nil {
+		return 0
+	}
+	resp, err := cl.Do(req)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -63,6 +64,8 @@ type Options struct {
 	Hostname string
 	// Args are more haproxy arguments (e.g. -L <local peer name>).
 	Args []string
+	// Files are more files the config reads (maps, ACL lists), by path.
+	Files map[string]string
 }
 
 // Node is a running HAProxy master-worker instance: a container (Start), or
@@ -110,17 +113,26 @@ func Start(ctx context.Context, docker *client.Client, o Options) (*Node, error)
 	if o.Hostname != "" {
 		extra = append(extra, testcontainers.WithConfigModifier(func(c *container.Config) { c.Hostname = o.Hostname }))
 	}
+	if o.Image.Sanitized() {
+		extra = append(extra, testcontainers.WithEnv(map[string]string{"ASAN_OPTIONS": images.ASanOptions}))
+	}
+	files := []testcontainers.ContainerFile{{Reader: strings.NewReader(o.Config), ContainerFilePath: ConfigPath, FileMode: 0o644}}
+	for path, content := range o.Files {
+		files = append(files, testcontainers.ContainerFile{Reader: strings.NewReader(content), ContainerFilePath: path, FileMode: 0o644})
+	}
 	c, err := testcontainers.Run(ctx, o.Image.Tag, append([]testcontainers.ContainerCustomizer{
 		testcontainers.WithEntrypoint(images.Binary),
 		testcontainers.WithCmd(append([]string{"-W", "-db", "-f", ConfigPath, "-S", "ipv4@0.0.0.0:9999"}, o.Args...)...),
 		testcontainers.WithExposedPorts(ports...),
 		testcontainers.WithLabels(engine.Labels(o.RunID)),
-		testcontainers.WithFiles(testcontainers.ContainerFile{Reader: strings.NewReader(o.Config), ContainerFilePath: ConfigPath, FileMode: 0o644}),
+		testcontainers.WithFiles(files...),
 		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
 			// Published on loopback only.
 			hc.PortBindings = network.PortMap{}
 			hc.CpusetCpus = o.CPUSet
 			hc.NanoCPUs = int64(o.CPUs * 1e9)
+			// A worker that dies on a signal leaves a core for its backtrace.
+			hc.Ulimits = append(hc.Ulimits, &container.Ulimit{Name: "core", Soft: -1, Hard: -1})
 			for _, p := range ports {
 				hc.PortBindings[network.MustParsePort(p)] = []network.PortBinding{{HostIP: netip.MustParseAddr("127.0.0.1")}}
 			}
@@ -165,7 +177,9 @@ func (n *Node) ContainerID() string {
 // Addr is the loopback address where a published container port is reached.
 func (n *Node) Addr(ctx context.Context, port string) (string, error) { return n.be.addr(ctx, port) }
 
-// waitReady polls the master CLI until it lists a current worker.
+// waitReady polls the master CLI until it lists a current worker that
+// answers through it (3.4 lists a starting worker a moment before the
+// master can reach its CLI).
 func (n *Node) waitReady(ctx context.Context, timeout time.Duration) error {
 	var last error
 	err := Poll(ctx, timeout, 100*time.Millisecond, func() (bool, error) {
@@ -177,8 +191,15 @@ func (n *Node) waitReady(ctx context.Context, timeout time.Duration) error {
 			last = err
 			return false, nil
 		}
-		_, ok := procs.Current()
-		return ok, nil
+		w, ok := procs.Current()
+		if !ok {
+			return false, nil
+		}
+		if _, err := n.Worker(ctx, w.PID, "show info"); err != nil {
+			last = err
+			return false, nil
+		}
+		return true, nil
 	})
 	if err != nil && last != nil {
 		return fmt.Errorf("%w (last master CLI error: %v)", err, last)
@@ -198,6 +219,23 @@ func (n *Node) Worker(ctx context.Context, pid int, cmd string) (string, error) 
 	if err == nil && strings.HasPrefix(out, "Can't find the target PID") {
 		err = fmt.Errorf("worker %d is gone", pid)
 	}
+	return out, err
+}
+
+// AskSocket sends a command to another stats socket of the node (a
+// published container port such as "9995/tcp"), into the transcript. The
+// answer is returned even when empty: a silent success says something.
+func (n *Node) AskSocket(ctx context.Context, port, cmd string) (string, error) {
+	addr, err := n.Addr(ctx, port)
+	if err != nil {
+		return "", err
+	}
+	out, err := cli.Ask(ctx, "tcp", addr, cmd)
+	ex := cli.Exchange{At: time.Now(), Target: "socket " + strings.TrimSuffix(port, "/tcp"), Command: cmd, Output: out}
+	if err != nil {
+		ex.Err = err.Error()
+	}
+	n.log.Add(ex)
 	return out, err
 }
 
@@ -225,13 +263,14 @@ func (n *Node) Procs(ctx context.Context) (cliout.Procs, error) {
 	return cliout.ParseProcs(out)
 }
 
-// CurrentWorker is the pid of the worker that serves traffic now.
+// CurrentWorker is the pid of the worker that serves traffic now (see
+// cliout.Procs.Serving).
 func (n *Node) CurrentWorker(ctx context.Context) (int, error) {
 	procs, err := n.Procs(ctx)
 	if err != nil {
 		return 0, err
 	}
-	w, ok := procs.Current()
+	w, ok := procs.Serving()
 	if !ok {
 		return 0, fmt.Errorf("the master lists no current worker")
 	}
@@ -253,8 +292,11 @@ func (n *Node) exchange(ctx context.Context, target, addr, cmd string) (string, 
 func roundTrip(ctx context.Context, addr, cmd string) (string, error) {
 	out, err := cli.Ask(ctx, "tcp", addr, cmd)
 	if err == nil && out == "" && !silentOnSuccess(cmd) {
-		// Docker's port proxy accepts before HAProxy listens, then closes.
-		return "", fmt.Errorf("%s: empty answer to %q", addr, cmd)
+		// HAProxy ends every answer with a newline, even an empty one: no
+		// byte at all is a connection closed before an answer (Docker's
+		// port proxy accepting before HAProxy listens, or a worker that
+		// died while the command ran).
+		return "", fmt.Errorf("%s: the connection closed without an answer to %q", addr, cmd)
 	}
 	return out, err
 }
@@ -311,19 +353,48 @@ func (n *Node) Exits(ctx context.Context) ([]cliout.WorkerExit, error) {
 	return cliout.ParseWorkerExits(logs), nil
 }
 
+// WriteFile replaces a file inside the node, e.g. ConfigPath before a
+// reload that must read another config.
+func (n *Node) WriteFile(ctx context.Context, path string, data []byte) error {
+	if err := n.be.writeFile(ctx, path, data); err != nil {
+		return fmt.Errorf("writing %s in %s: %w", path, n.Name, err)
+	}
+	return nil
+}
+
+// CheckConfig runs the build's `haproxy -c` on a config file inside the
+// node: whether that build can load it, and what it said.
+func (n *Node) CheckConfig(ctx context.Context, path string) (ok bool, out string, err error) {
+	code, out, err := n.be.exec(ctx, images.Binary, "-c", "-f", path)
+	if err != nil {
+		return false, out, fmt.Errorf("haproxy -c -f %s in %s: %w", path, n.Name, err)
+	}
+	return code == 0, out, nil
+}
+
+// MasterStatus is the master's /proc/<pid>/status, read from this machine
+// (signal masks and pending signals are evidence of a master that stopped
+// taking signals).
+func (n *Node) MasterStatus(ctx context.Context) (cliout.ProcStatus, error) {
+	pid, err := n.be.masterHostPID(ctx)
+	if err != nil {
+		return cliout.ProcStatus{}, err
+	}
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return cliout.ProcStatus{}, fmt.Errorf("reading the master's status (harp must run on the Docker host): %w", err)
+	}
+	return cliout.ParseProcStatus(string(raw))
+}
+
 // Stop removes the node (container, or process group).
 func (n *Node) Stop(ctx context.Context) error { return n.be.stop(ctx) }
 
-// silentOnSuccess says whether a command answers nothing when it works
-// (set table, clear table, ...), addressed to a worker or not.
+// silentOnSuccess says whether a command may close the connection without
+// a byte when it works: only the master's own reload (2.6 re-executes the
+// master and answers nothing). Every other command, silent ones (set,
+// clear, enable, ...) included, answers at least a newline from 2.6 to 3.4.
 func silentOnSuccess(cmd string) bool {
-	if strings.HasPrefix(cmd, "@!") {
-		_, cmd, _ = strings.Cut(cmd, " ")
-	}
 	verb, _, _ := strings.Cut(cmd, " ")
-	switch verb {
-	case "set", "clear", "del", "add", "enable", "disable", "shutdown", "reload":
-		return true
-	}
-	return false
+	return verb == "reload"
 }

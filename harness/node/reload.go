@@ -15,6 +15,9 @@ type Reload struct {
 	NewUp     time.Duration `json:"new_up_ns"`   // signal to new worker listed as current
 	OldExited bool          `json:"old_exited"`  // old worker gone from `show proc`
 	OldGone   time.Duration `json:"old_gone_ns"` // signal to old worker gone
+	// Sent is when the signal (or the master CLI command) had surely
+	// reached the master: its call had returned.
+	Sent time.Time `json:"sent_at"`
 }
 
 // How a reload is asked for.
@@ -53,6 +56,7 @@ func (n *Node) ReloadBy(ctx context.Context, how How, timeout time.Duration) (Re
 	default:
 		return r, fmt.Errorf("unknown way to reload: %q", how)
 	}
+	r.Sent = time.Now()
 	err = Poll(ctx, timeout, 50*time.Millisecond, func() (bool, error) {
 		if running, code, err := n.Running(ctx); err == nil && !running {
 			return false, fmt.Errorf("the master exited with code %d during the reload", code)

@@ -19,9 +19,11 @@ import (
 
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
+	tcexec "github.com/testcontainers/testcontainers-go/exec"
 
 	"github.com/harp-project/harp/harness/child"
 	"github.com/harp-project/harp/harness/owner"
+	"github.com/harp-project/harp/images"
 )
 
 // runtime is what runs the master: a container or a local process.
@@ -35,6 +37,12 @@ type runtime interface {
 	kill(ctx context.Context, pid int, sig syscall.Signal) error
 	// restart stops the master and its workers and starts them again.
 	restart(ctx context.Context) error
+	// writeFile replaces a file the node reads (its config, a map).
+	writeFile(ctx context.Context, path string, data []byte) error
+	// masterHostPID is the master's pid as this machine sees it.
+	masterHostPID(ctx context.Context) (int, error)
+	// exec runs a program beside the node (no shell: argv as given).
+	exec(ctx context.Context, argv ...string) (code int, out string, err error)
 }
 
 type containerRuntime struct {
@@ -103,6 +111,31 @@ func (b *containerRuntime) kill(ctx context.Context, pid int, sig syscall.Signal
 	return fmt.Errorf("process %d not found among the container's (harp must run on the Docker host to signal it)", pid)
 }
 
+// writeFile copies into the container: the images carry no shell.
+func (b *containerRuntime) writeFile(ctx context.Context, path string, data []byte) error {
+	return b.c.CopyToContainer(ctx, data, path, 0o644)
+}
+
+func (b *containerRuntime) masterHostPID(ctx context.Context) (int, error) {
+	st, err := b.c.State(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if !st.Running || st.Pid == 0 {
+		return 0, fmt.Errorf("the master is not running (exit code %d)", st.ExitCode)
+	}
+	return st.Pid, nil
+}
+
+func (b *containerRuntime) exec(ctx context.Context, argv ...string) (int, string, error) {
+	code, r, err := b.c.Exec(ctx, argv, tcexec.Multiplexed())
+	if err != nil {
+		return 0, "", err
+	}
+	out, err := io.ReadAll(io.LimitReader(r, 1<<20))
+	return code, string(out), err
+}
+
 // nsPID is the innermost pid of a /proc/<pid>/status text (0 if none).
 func nsPID(status string) int {
 	for _, line := range strings.Split(status, "\n") {
@@ -120,10 +153,11 @@ func nsPID(status string) int {
 // processRuntime runs the master as a local process in its own process
 // group, for baselines that measure what the container costs.
 type processRuntime struct {
-	args  []string
-	dir   string
-	ports map[string]string
-	out   lockedBuffer
+	args      []string
+	dir       string
+	ports     map[string]string
+	out       lockedBuffer
+	sanitized bool // an ASan build: ASAN_OPTIONS set
 
 	mu   sync.Mutex // cmd and done change on restart
 	cmd  *exec.Cmd
@@ -198,6 +232,7 @@ func StartLocal(ctx context.Context, o Options) (*Node, error) {
 		return nil, err
 	}
 	b.args = append([]string{o.Image.HostBinary, "-W", "-db", "-f", cfgPath, "-S", "ipv4@" + b.ports[MasterPort]}, o.Args...)
+	b.sanitized = o.Image.Sanitized()
 	if err := b.start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -264,6 +299,29 @@ func (b *processRuntime) state(context.Context) (bool, int, error) {
 
 func (b *processRuntime) logs(context.Context) (string, error) { return b.out.String(), nil }
 
+func (b *processRuntime) exec(ctx context.Context, argv ...string) (int, string, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out), nil
+	}
+	return 0, string(out), err
+}
+
+func (b *processRuntime) writeFile(context.Context, string, []byte) error {
+	return fmt.Errorf("replacing a file of a local process is not supported (its config's ports are remapped): run it in a container")
+}
+
+func (b *processRuntime) masterHostPID(context.Context) (int, error) {
+	cmd, done := b.current()
+	select {
+	case <-done:
+		return 0, fmt.Errorf("the master is not running")
+	default:
+	}
+	return cmd.Process.Pid, nil
+}
+
 func (b *processRuntime) kill(_ context.Context, pid int, sig syscall.Signal) error {
 	return syscall.Kill(pid, sig)
 }
@@ -277,6 +335,9 @@ func (b *processRuntime) start() error {
 	cmd.Stdout, cmd.Stderr = &b.out, &b.out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Env = append(os.Environ(), child.Env+"="+owner.ID()) // swept if harp is killed
+	if b.sanitized {
+		cmd.Env = append(cmd.Env, "ASAN_OPTIONS="+images.ASanOptions)
+	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}

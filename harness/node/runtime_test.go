@@ -17,7 +17,7 @@ func TestNSPid(t *testing.T) {
 }
 
 func TestSilentOnSuccess(t *testing.T) {
-	for cmd, want := range map[string]bool{"set table t key k data.gpc0 1": true, "@!12 clear table t": true, "show peers": false, "@!12 show table t": false} {
+	for cmd, want := range map[string]bool{"reload": true, "set table t key k data.gpc0 1": false, "@!12 clear table t": false, "enable frontend web": false, "show peers": false, "@!12 show table t": false} {
 		if silentOnSuccess(cmd) != want {
 			t.Errorf("silentOnSuccess(%q) = %v", cmd, !want)
 		}

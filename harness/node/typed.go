@@ -113,35 +113,67 @@ func (n *Node) silent(ctx context.Context, pid int, cmd string) error {
 // or the run ending. A process that has not finished its resync has
 // nothing to teach its successor: suites wait for it before a reload.
 func (n *Node) WaitResync(ctx context.Context, pid int, timeout time.Duration, sections ...string) (secs []cliout.PeersSection, unmet string, err error) {
+	w := n.WaitResyncFor(ctx, pid, timeout, sections...)
+	return w.Sections, w.Unmet, w.Err
+}
+
+// ResyncWait is what WaitResyncFor saw.
+type ResyncWait struct {
+	Sections []cliout.PeersSection
+	Unmet    string
+	// Stuck: for the second half of the wait at least, show peers
+	// answered and the unfinished sections' flags did not change: the
+	// resync was not slow but stopped, the build's own state, which
+	// waiting longer or trying again does not change. (A lesson that ends
+	// without setting the finished flag changes them once at its start.)
+	Stuck bool
+	Err   error
+}
+
+// WaitResyncFor is WaitResync, also telling a stopped resync from a slow one.
+func (n *Node) WaitResyncFor(ctx context.Context, pid int, timeout time.Duration, sections ...string) ResyncWait {
+	var w ResyncWait
 	pending, lastErr := "", ""
-	err = Poll(ctx, timeout, 100*time.Millisecond, func() (bool, error) {
+	start := time.Now()
+	lastChange := start // the last time show peers failed or an unfinished section's flags moved
+	flags := map[string]uint64{}
+	err := Poll(ctx, timeout, 100*time.Millisecond, func() (bool, error) {
 		got, err := n.Peers(ctx, pid)
 		if err != nil {
-			lastErr = err.Error()
+			lastErr, lastChange = err.Error(), time.Now()
 			return false, nil
 		}
-		secs, pending, lastErr = got, "", ""
+		w.Sections, pending, lastErr = got, "", ""
 		for _, want := range sections {
-			s, ok := cliout.FindSection(secs, want)
+			s, ok := cliout.FindSection(got, want)
 			if !ok {
 				return false, fmt.Errorf("show peers lists no section %q", want)
 			}
 			if !s.ResyncFinished() {
-				pending = fmt.Sprintf("initial resync of section %s never finished (flags=0x%x after %s)", s.Name, s.Flags, timeout)
-				return false, nil
+				if f, seen := flags[s.Name]; !seen || f != s.Flags {
+					flags[s.Name], lastChange = s.Flags, time.Now()
+				}
+				if pending == "" {
+					pending = fmt.Sprintf("initial resync of section %s never finished (flags=0x%x after %s)", s.Name, s.Flags, timeout)
+				}
 			}
 		}
-		return true, nil
+		return pending == "", nil
 	})
+	still := time.Since(lastChange)
 	switch {
 	case err == nil:
-		return secs, "", nil
 	case errors.Is(err, ErrDeadline) && lastErr != "":
-		return secs, fmt.Sprintf("show peers on worker %d kept failing for %s: %s", pid, timeout, lastErr), nil
+		w.Unmet = fmt.Sprintf("show peers on worker %d kept failing for %s: %s", pid, timeout, lastErr)
 	case errors.Is(err, ErrDeadline):
-		return secs, pending, nil
+		w.Unmet = pending
+		if w.Stuck = still >= timeout/2; w.Stuck {
+			w.Unmet += fmt.Sprintf(", unchanged for the last %s", still.Round(time.Second))
+		}
+	default:
+		w.Err = err
 	}
-	return secs, "", err
+	return w
 }
 
 // Refused is HAProxy answering a command with a refusal (a CLI error

@@ -79,7 +79,7 @@ type htmlTrial struct {
 
 func htmlResult(i int, r Result) htmlRes {
 	h := htmlRes{Result: r, Anchor: anchor(i), BuildName: buildName(r), Link: issueURL(r.Upstream),
-		Noun:      strings.TrimSuffix(r.Noun, "s"),
+		Noun:      verdict.Singular(r.Noun),
 		Reproduce: fmt.Sprintf("make test-%s HAPROXY='%s'", r.Suite, r.Build)}
 	if h.Noun == "" {
 		h.Noun = "trial"

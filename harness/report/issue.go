@@ -47,14 +47,41 @@ func ForIssue(run Run, issue string) ([]Result, error) {
 // IssueMarkdown writes a document to paste into (or post on) the upstream
 // issue: what was tested, how to reproduce it with harp, the verdicts with
 // their counts, and the transcript of the first violation, trimmed.
-func IssueMarkdown(run Run, issue string) (string, error) {
+func IssueMarkdown(run Run, issue string) (string, error) { return markdown(run, issue, false) }
+
+// PropertyMarkdown is IssueMarkdown for a conformance property (a suite
+// id such as conf-reload-keeps-entries): a finding with no issue yet, so
+// it says which property, which builds violate it and with what evidence.
+func PropertyMarkdown(run Run, id string) (string, error) {
+	if !strings.HasPrefix(id, "conf-") {
+		return "", fmt.Errorf("%q is not a conformance property (their ids start with conf-; harp suites --label-filter area:conformance lists them)", id)
+	}
+	return markdown(run, id, true)
+}
+
+func markdown(run Run, issue string, property bool) (string, error) {
 	rs, err := ForIssue(run, issue)
 	if err != nil {
 		return "", err
 	}
 	first := rs[0]
 	var b strings.Builder
-	fmt.Fprintf(&b, "### harp: %s on %d build(s)\n\n", first.Title, len(rs))
+	if property {
+		var bad []string
+		for _, r := range rs {
+			if r.Verdict == verdict.Reproduced {
+				bad = append(bad, "`"+r.Build+"`")
+			}
+		}
+		fmt.Fprintf(&b, "### harp: conformance property `%s`: %s\n\n", first.Suite, first.Title)
+		if len(bad) > 0 {
+			fmt.Fprintf(&b, "The property is **violated** by %s (%d of %d builds tested). No issue names this yet: the table says which variant failed and how; the steps, configuration, `haproxy -vv` and the transcript of the first violation follow.\n\n", strings.Join(bad, ", "), len(bad), len(rs))
+		} else {
+			fmt.Fprintf(&b, "No build tested violates the property (%d builds).\n\n", len(rs))
+		}
+	} else {
+		fmt.Fprintf(&b, "### harp: %s on %d build(s)\n\n", first.Title, len(rs))
+	}
 	fmt.Fprintf(&b, "Tested by [harp](https://github.com/harp-project/harp) (run `%s`, %s): each build ran in a container, master-worker (`-W`), driven through the master CLI.\n\n",
 		run.ID, run.Started.UTC().Format(time.RFC3339))
 
@@ -66,6 +93,16 @@ func IssueMarkdown(run Run, issue string) (string, error) {
 		specs = append(specs, r.Build)
 	}
 	b.WriteString("\n")
+	origins := 0
+	for _, r := range rs {
+		if r.Origin != "" {
+			fmt.Fprintf(&b, "- `%s`: %s\n", r.Build, r.Origin)
+			origins++
+		}
+	}
+	if origins > 0 {
+		b.WriteString("\n")
+	}
 	if len(first.Steps) > 0 {
 		b.WriteString("**Steps** (the suite's setup, trigger and expectation):\n\n")
 		for _, s := range first.Steps {
@@ -102,6 +139,12 @@ func IssueMarkdown(run Run, issue string) (string, error) {
 		}
 	}
 	b.WriteString(evidence)
+	for _, r := range rs {
+		if len(r.Crashes) > 0 && b.Len() < maxIssueReport-2000 {
+			fmt.Fprintf(&b, "\n#### Crashes on %s\n\n", r.Name)
+			b.WriteString(CrashMarkdown(r.Crashes[len(r.Crashes)-1:], (maxIssueReport-b.Len())/2))
+		}
+	}
 	return b.String(), nil
 }
 

@@ -24,6 +24,7 @@ type Result struct {
 	Title          string          `json:"title"`
 	Build          string          `json:"build_spec"`
 	Image          string          `json:"image,omitempty"`
+	Origin         string          `json:"origin,omitempty"` // a git commit and subject, a tarball's URL and sha256
 	Version        string          `json:"haproxy_version"`
 	Name           string          `json:"build_name"`
 	Verdict        verdict.Verdict `json:"verdict"`
@@ -32,6 +33,10 @@ type Result struct {
 	Reason         string          `json:"reason"`
 	DurationS      float64         `json:"duration_s"`
 	Evidence       string          `json:"evidence_dir,omitempty"` // under the run's directory
+	// Lasting: inconclusive for a reason no rerun on this build can change.
+	Lasting bool `json:"unmet_lasting,omitempty"`
+	// Weak: what an inconclusive run still saw of the bug (verdict.WeakObservation).
+	Weak string `json:"weak_observation,omitempty"`
 
 	Noun  string   `json:"trial_noun,omitempty"`
 	Steps []string `json:"steps,omitempty"`
@@ -39,6 +44,8 @@ type Result struct {
 	VV     string          `json:"-"`
 	Config string          `json:"-"`
 	Trials []verdict.Trial `json:"-"`
+	// Crashes are workers that died on a signal during the run.
+	Crashes []verdict.Crash `json:"crashes,omitempty"`
 }
 
 // Line is the one verdict line a user reads.
@@ -47,7 +54,11 @@ func (r Result) Line() string {
 	if name == "" {
 		name = r.Build
 	}
-	return fmt.Sprintf("#%s on %s: %s (%s)", r.Suite, name, r.Verdict, OneLine(r.Reason))
+	line := fmt.Sprintf("#%s on %s: %s (%s)", r.Suite, name, r.Verdict, OneLine(r.Reason))
+	if r.Weak != "" {
+		line += "; weak observation, not a verdict: " + r.Weak
+	}
+	return line
 }
 
 // OneLine keeps a verdict line one line: a reason's first line, and a
@@ -210,14 +221,25 @@ func Markdown(run Run) string {
 		fmt.Fprintf(&b, "\n## #%s on %s: %s\n\n", r.Suite, r.Name, r.Verdict)
 		fmt.Fprintf(&b, "%s: %s\n\n", r.Upstream, r.Title)
 		fmt.Fprintf(&b, "Reproduce with harp: `make test-%s HAPROXY='%s'`\n\n", r.Suite, r.Build)
-		fmt.Fprintf(&b, "- Build spec: `%s`\n- HAProxy version: %s\n- Image: `%s`\n- Verdict: **%s** (%s)\n- Trials: %d run, %d violated the expectation\n- Duration: %.1f s\n- Evidence: `%s/`\n\n",
-			r.Build, r.Version, r.Image, r.Verdict, r.Reason, r.TrialsRun, r.TrialsViolated, r.DurationS, r.Evidence)
+		fmt.Fprintf(&b, "- Build spec: `%s`\n", r.Build)
+		if r.Origin != "" {
+			fmt.Fprintf(&b, "- Origin: %s\n", r.Origin)
+		}
+		fmt.Fprintf(&b, "- HAProxy version: %s\n- Image: `%s`\n- Verdict: **%s** (%s)\n- Trials: %d run, %d violated the expectation\n- Duration: %.1f s\n- Evidence: `%s/`\n\n",
+			r.Version, r.Image, r.Verdict, r.Reason, r.TrialsRun, r.TrialsViolated, r.DurationS, r.Evidence)
+		if r.Lasting {
+			b.WriteString("The unmet precondition lasts: it is this build's own behaviour, so the run stopped there and a rerun would say the same.\n\n")
+		}
+		if r.Weak != "" {
+			fmt.Fprintf(&b, "Weak observation (not a verdict; a bisect may use it): %s\n\n", r.Weak)
+		}
 		if r.VV != "" {
 			fmt.Fprintf(&b, "<details><summary>haproxy -vv</summary>\n\n```\n%s\n```\n</details>\n\n", strings.TrimSpace(r.VV))
 		}
 		if r.Config != "" {
 			fmt.Fprintf(&b, "<details><summary>Configuration</summary>\n\n```\n%s\n```\n</details>\n\n", strings.TrimSpace(r.Config))
 		}
+		b.WriteString(CrashMarkdown(r.Crashes, 0))
 		if len(r.Steps) > 0 {
 			b.WriteString("Steps:\n\n")
 			for _, s := range r.Steps {
@@ -231,8 +253,11 @@ func Markdown(run Run) string {
 				state = "VIOLATED: " + t.Violation
 			} else if t.Unmet != "" {
 				state = "inconclusive: " + t.Unmet
+				if t.Weak != "" {
+					state += " (weak observation: " + t.Weak + ")"
+				}
 			}
-			fmt.Fprintf(&b, "### %s %d: %s (%.1f s)\n\n", strings.TrimSuffix(r.Noun, "s"), t.N, state, t.Duration.Seconds())
+			fmt.Fprintf(&b, "### %s %d: %s (%.1f s)\n\n", verdict.Singular(r.Noun), t.N, state, t.Duration.Seconds())
 			for _, n := range t.Notes {
 				fmt.Fprintf(&b, "- %s\n", n)
 			}
@@ -276,3 +301,46 @@ func Trim(ex []cli.Exchange) []cli.Exchange {
 }
 
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
+// CrashMarkdown shows each crash as a maintainer asks for it: the signal,
+// the last log lines, the backtrace of every thread; limit (0: none) cuts
+// each block at line boundaries.
+func CrashMarkdown(cs []verdict.Crash, limit int) string {
+	var b strings.Builder
+	for _, c := range cs {
+		fmt.Fprintf(&b, "**Crash**: worker %d of %s exited with code %d (%s).", c.PID, c.Node, c.Code, c.Signal)
+		if c.Note != "" {
+			fmt.Fprintf(&b, " %s.", strings.TrimSuffix(c.Note, "."))
+		}
+		b.WriteString("\n\n")
+		log, bt := strings.TrimSpace(c.LastLog), strings.TrimSpace(c.Backtrace)
+		if limit > 0 {
+			log, bt = fitLines(log, limit/3), fitLines(bt, 2*limit/3)
+		}
+		fmt.Fprintf(&b, "<details><summary>Last log lines</summary>\n\n```\n%s\n```\n</details>\n\n", log)
+		if a := strings.TrimSpace(c.ASan); a != "" {
+			if limit > 0 {
+				a = fitLines(a, limit/3)
+			}
+			fmt.Fprintf(&b, "<details open><summary>AddressSanitizer report: %s</summary>\n\n```\n%s\n```\n</details>\n\n", c.ASanSummary, a)
+		}
+		if bt != "" {
+			fmt.Fprintf(&b, "<details><summary>Backtrace of every thread (gdb: thread apply all bt full)</summary>\n\n```\n%s\n```\n</details>\n\n", bt)
+		}
+	}
+	return b.String()
+}
+
+// fitLines keeps the first whole lines of s that fit in n bytes.
+func fitLines(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	size, keep := 0, 0
+	for keep < len(lines) && size+len(lines[keep])+1 <= n-80 {
+		size += len(lines[keep]) + 1
+		keep++
+	}
+	return strings.Join(lines[:keep], "\n") + fmt.Sprintf("\n[cut: %d more lines in summary.json]", len(lines)-keep)
+}

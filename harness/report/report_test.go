@@ -189,3 +189,54 @@ func TestLineIsOneLine(t *testing.T) {
 		t.Errorf("two run ids in the same second of the same process are equal: %s", id1)
 	}
 }
+
+func TestPropertyMarkdown(t *testing.T) {
+	run := sampleRun("r1")
+	run.Results = append(run.Results, Result{Suite: "conf-learned-entries-obey-receiver", Upstream: "conformance: a peer's entries are stored by the receiving table's rules",
+		Title: "Entries learnt from a peer obey the receiving table", Build: "deb:bookworm", Name: "2.6.12-1+deb12u3", Version: "2.6.12-1+deb12u3",
+		Verdict: verdict.Reproduced, TrialsRun: 9, TrialsViolated: 2, Noun: "checks", Reason: "crafted: huge expiry: ... in 1 of 9 checks",
+		Trials: []verdict.Trial{{N: 6, Violation: "crafted: huge expiry: a timed update with expire 2147483647 ms made ce-006 expire in 2147483646 ms, beyond the table's 10s"}}},
+		Result{Suite: "conf-learned-entries-obey-receiver", Build: "deb:trixie", Name: "3.0.11-1+deb13u4", Verdict: verdict.Pass, TrialsRun: 9, Noun: "checks"})
+	md, err := PropertyMarkdown(run, "conf-learned-entries-obey-receiver")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"### harp: conformance property `conf-learned-entries-obey-receiver`: Entries learnt from a peer obey the receiving table",
+		"The property is **violated** by `deb:bookworm` (1 of 2 builds tested)",
+		"| `deb:trixie` |  | **PASS** | 0 of 9 checks violated the expectation |",
+		"make test-conf-learned-entries-obey-receiver HAPROXY='deb:bookworm deb:trixie'",
+		"**First violation**: 2.6.12-1+deb12u3, check 6: crafted: huge expiry",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("property report lacks %q:\n%s", want, md)
+		}
+	}
+	if _, err := PropertyMarkdown(run, "3517"); err == nil || !strings.Contains(err.Error(), "not a conformance property") {
+		t.Errorf("an issue suite given as a property: %v", err)
+	}
+}
+
+func TestCrashMarkdown(t *testing.T) {
+	run := sampleRun("r1")
+	run.Results[0].Crashes = []verdict.Crash{{Node: "node-conf-runtime-limits", PID: 8, Code: 139, Signal: "Segmentation fault",
+		LastLog:   "[NOTICE]   (1) : haproxy version is 3.0.11\n[ALERT]    (1) : Current worker (8) exited with code 139 (Segmentation fault)",
+		Backtrace: "Thread 1 (Thread 0x7f (LWP 8)):\n#0  0x000055d cli_parse_set_maxconn_global (args=0x7ffc) at src/cli.c:1953\n" + strings.Repeat("        x = 0\n", 10000)}}
+	md, err := IssueMarkdown(run, "3517")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"**Crash**: worker 8 of node-conf-runtime-limits exited with code 139 (Segmentation fault).",
+		"exited with code 139 (Segmentation fault)\n```",
+		"#0  0x000055d cli_parse_set_maxconn_global (args=0x7ffc) at src/cli.c:1953",
+		"more lines in summary.json]",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("issue report lacks %q", want)
+		}
+	}
+	if len(md) > 65536 {
+		t.Errorf("the report with a long backtrace is %d characters: over GitHub's limit", len(md))
+	}
+}

@@ -133,10 +133,12 @@ func (r *Runner) RunOne(ctx context.Context, s *scenario.Scenario, img *images.I
 		out.Err = fmt.Errorf("interrupted: %w", ctx.Err())
 	}
 	v, violated, reason := verdict.Decide(out, s.Noun)
+	reason = verdict.WithMemoryErrors(reason, env.Crashes)
 	return report.Result{
-		Suite: s.ID, Upstream: s.Upstream, Title: s.Title, Build: img.Spec.Raw, Image: img.Tag,
+		Suite: s.ID, Upstream: s.Upstream, Title: s.Title, Build: img.Spec.Raw, Image: img.Tag, Origin: img.Origin,
 		Version: img.Version, Name: img.Name, Verdict: v, TrialsRun: len(out.Trials), TrialsViolated: violated,
 		Reason: reason, DurationS: time.Since(t0).Seconds(), Noun: s.Noun, VV: img.VV, Config: env.Config,
-		Steps: s.StepsWith(params), Trials: out.Trials,
+		Steps: s.StepsWith(params), Trials: out.Trials, Crashes: env.Crashes,
+		Lasting: verdict.Lasting(out, s.Noun), Weak: verdict.WeakObservation(out, s.Noun),
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,12 +38,18 @@ type Env struct {
 	// Config is the configuration the report shows; StartNode and
 	// StartCluster set it.
 	Config string
+	// Crashes are the workers that died on a signal, with their evidence,
+	// gathered when nodes stop.
+	Crashes []verdict.Crash
 	// Logf prints progress.
 	Logf func(format string, args ...any)
 
-	mu       sync.Mutex
-	watched  []watched
-	cleanups []func(ctx context.Context)
+	mu        sync.Mutex
+	watched   []watched
+	collected map[*node.Node]bool
+	configs   int    // distinct node configs recorded in Config
+	firstNode string // the node that ran the first
+	cleanups  []func(ctx context.Context)
 }
 
 type watched struct {
@@ -64,15 +71,67 @@ func (env *Env) Cleanup(f func(ctx context.Context)) {
 	env.mu.Unlock()
 }
 
-// Close stops what the run started; the runner calls it.
+// Close stops what the run started, after gathering the crash evidence of
+// every watched node (with its own deadline: the stops get ctx's whole
+// time); the runner calls it.
 func (env *Env) Close(ctx context.Context) {
+	start := time.Now()
+	env.mu.Lock()
+	ws := append([]watched(nil), env.watched...)
+	env.mu.Unlock()
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
+	for _, w := range ws {
+		env.collectCrashes(cctx, w.n)
+	}
+	cancel()
 	env.mu.Lock()
 	fs := env.cleanups
 	env.cleanups = nil
 	env.mu.Unlock()
+	if dl, ok := ctx.Deadline(); ok { // what collecting took, given back
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(context.WithoutCancel(ctx), dl.Add(time.Since(start)))
+		defer cancel()
+	}
 	for i := len(fs) - 1; i >= 0; i-- {
 		fs[i](ctx)
 	}
+}
+
+// StopNode stops a node before the run ends (a suite that starts one per
+// trial), keeping its crash evidence first.
+func (env *Env) StopNode(ctx context.Context, n *node.Node) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
+	env.collectCrashes(cctx, n)
+	cancel()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	n.Stop(sctx)
+}
+
+// collectCrashes records, once per node, the workers that died on a
+// signal with their backtraces (Crashes).
+func (env *Env) collectCrashes(ctx context.Context, n *node.Node) {
+	env.mu.Lock()
+	if env.collected == nil {
+		env.collected = map[*node.Node]bool{}
+	}
+	done := env.collected[n]
+	env.collected[n] = true
+	env.mu.Unlock()
+	if done {
+		return
+	}
+	cs, err := n.Crashes(ctx)
+	if err != nil {
+		return // a node already gone has no logs to read: nothing more to say
+	}
+	for _, c := range cs {
+		env.Logf("%s on %s: worker %d of %s died (%s): crash evidence recorded", env.Suite.Name(), env.Image.Name, c.PID, c.Node, c.Signal)
+	}
+	env.mu.Lock()
+	env.Crashes = append(env.Crashes, cs...)
+	env.mu.Unlock()
 }
 
 // StartNode renders nothing itself: it records cfg as the run's config,
@@ -81,7 +140,6 @@ func (env *Env) Close(ctx context.Context) {
 // (0: not checked). A node that runs other threads is an unmet
 // precondition.
 func (env *Env) StartNode(ctx context.Context, o node.Options, threads int) (n *node.Node, unmet string, err error) {
-	env.Config = o.Config
 	o.Image, o.RunID = env.Image, env.RunID
 	if o.CPUs == 0 {
 		o.CPUs = env.CPUs
@@ -89,11 +147,13 @@ func (env *Env) StartNode(ctx context.Context, o node.Options, threads int) (n *
 	if o.Name == "" {
 		o.Name = "node-" + env.Suite.ID
 	}
+	env.addConfig(o.Name, o.Config)
 	n, err = env.Start(ctx, o)
 	if err != nil {
 		return nil, "", err
 	}
-	env.Cleanup(func(ctx context.Context) { n.Stop(ctx) })
+	started := n // n is nil again when a precondition below fails
+	env.Cleanup(func(ctx context.Context) { started.Stop(ctx) })
 	env.Watch(o.Name, n)
 	if threads > 0 {
 		if unmet, err = CheckThreads(ctx, n, threads); err != nil || unmet != "" {
@@ -101,6 +161,59 @@ func (env *Env) StartNode(ctx context.Context, o node.Options, threads int) (n *
 		}
 	}
 	return n, "", nil
+}
+
+// StartNodes starts k nodes of the same options side by side (StartNode
+// each; the first keeps o.Name, the others add -2, -3, ...), for trials
+// that run on several nodes at once (RunTrialsOn). The first node that
+// fails to start or misses a precondition is the answer.
+func (env *Env) StartNodes(ctx context.Context, k int, o node.Options, threads int) ([]*node.Node, string, error) {
+	if o.Name == "" {
+		o.Name = "node-" + env.Suite.ID
+	}
+	nodes := make([]*node.Node, k)
+	unmets, errs := make([]string, k), make([]error, k)
+	var wg sync.WaitGroup
+	for i := range k {
+		oi := o
+		if i > 0 {
+			oi.Name = fmt.Sprintf("%s-%d", o.Name, i+1)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nodes[i], unmets[i], errs[i] = env.StartNode(ctx, oi, threads)
+		}()
+	}
+	wg.Wait()
+	for i := range k {
+		if errs[i] != nil || unmets[i] != "" {
+			return nil, unmets[i], errs[i]
+		}
+	}
+	return nodes, "", nil
+}
+
+// addConfig records a node's config as the run's: a run that starts nodes
+// of several configs records each one once, headed by the first node's
+// name that ran it.
+func (env *Env) addConfig(name, cfg string) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	switch {
+	case env.Config == "":
+		env.Config, env.configs = cfg, 1
+	case strings.Contains(env.Config, cfg):
+	default:
+		if env.configs == 1 {
+			env.Config = "# ---- " + env.firstNode + "\n" + env.Config
+		}
+		env.Config += "\n# ---- " + name + "\n" + cfg
+		env.configs++
+	}
+	if env.firstNode == "" {
+		env.firstNode = name
+	}
 }
 
 // CheckThreads says whether the node's current worker runs want threads.
@@ -136,6 +249,9 @@ func (env *Env) StartCluster(ctx context.Context, o cluster.Options, mesh bool) 
 		return nil, "", fmt.Errorf("the peers-cluster suites need Docker (a private network)")
 	}
 	o.Image, o.RunID = env.Image, env.RunID
+	if o.Builder == nil {
+		o.Builder = env.Builder
+	}
 	if o.CPUs == 0 {
 		o.CPUs = env.CPUs
 	}
@@ -188,32 +304,118 @@ var Stop = errors.New("no further trials")
 // the trial) or when one returns Stop. out holds what came before (e.g. a
 // run-level precondition's notes).
 func (env *Env) RunTrials(ctx context.Context, one func(ctx context.Context, t *Trial) error) verdict.Outcome {
-	var out verdict.Outcome
+	numbers := make([]int, env.Trials)
+	for i := range numbers {
+		numbers[i] = i + 1
+	}
+	mark := func() func() []cli.Exchange {
+		marks := env.marks()
+		return func() []cli.Exchange { return env.since(marks) }
+	}
+	trials, err := env.runLane(ctx, numbers, mark, one)
+	return verdict.Outcome{Trials: trials, Err: err}
+}
+
+// RunTrialsOn runs env.Trials trials spread over nodes that run side by
+// side: trial i on nodes[(i-1) % len(nodes)], each node's trials one after
+// another. What one node's trials share (its tables, its resync timers)
+// stays on that node; a trial's transcript is its own node's exchanges. A
+// harness error stops every node's trials (the first one is the outcome's
+// Err); Stop, or an unmet precondition that lasts, stops that node's.
+func (env *Env) RunTrialsOn(ctx context.Context, nodes []*node.Node, one func(ctx context.Context, n *node.Node, t *Trial) error) verdict.Outcome {
+	if len(nodes) == 1 {
+		return env.RunTrials(ctx, func(ctx context.Context, t *Trial) error { return one(ctx, nodes[0], t) })
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		all      []verdict.Trial
+		first    error
+		wg       sync.WaitGroup
+		prefixes = env.names()
+	)
+	for lane, n := range nodes {
+		var numbers []int
+		for i := lane + 1; i <= env.Trials; i += len(nodes) {
+			numbers = append(numbers, i)
+		}
+		mark := func() func() []cli.Exchange {
+			from := n.Mark()
+			return func() []cli.Exchange {
+				ex := n.Transcript(from)
+				for i := range ex {
+					if name := prefixes[n]; name != "" {
+						ex[i].Target = name + " " + ex[i].Target
+					}
+				}
+				return ex
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			trials, err := env.runLane(ctx, numbers, mark, func(ctx context.Context, t *Trial) error { return one(ctx, n, t) })
+			mu.Lock()
+			defer mu.Unlock()
+			all = append(all, trials...)
+			if err != nil && first == nil {
+				first = err
+				cancel() // the other nodes' trials would end on a harness that failed
+			}
+		}()
+	}
+	wg.Wait()
+	sort.Slice(all, func(i, j int) bool { return all[i].N < all[j].N })
+	return verdict.Outcome{Trials: all, Err: first}
+}
+
+// runLane runs the trials numbered numbers one after another: mark, taken
+// before each, gives that trial's transcript after it.
+func (env *Env) runLane(ctx context.Context, numbers []int, mark func() func() []cli.Exchange, one func(ctx context.Context, t *Trial) error) ([]verdict.Trial, error) {
 	noun := singular(env.Suite.Noun)
-	for i := 1; i <= env.Trials && ctx.Err() == nil; i++ {
+	var done []verdict.Trial
+	for k, i := range numbers {
+		if ctx.Err() != nil {
+			break
+		}
 		t := &Trial{Trial: verdict.Trial{N: i}}
-		marks, t0 := env.marks(), time.Now()
+		since, t0 := mark(), time.Now()
 		err := one(ctx, t)
-		t.Duration, t.Exchanges = time.Since(t0), env.since(marks)
-		out.Trials = append(out.Trials, t.Trial)
+		t.Duration, t.Exchanges = time.Since(t0), since()
+		done = append(done, t.Trial)
 		if err != nil && !errors.Is(err, Stop) {
-			out.Err = fmt.Errorf("%s %d: %w", noun, i, err)
-			return out
+			return done, fmt.Errorf("%s %d: %w", noun, i, err)
 		}
 		env.Logf("%s on %s: %s %d of %d: %s", env.Suite.Name(), env.Image.Name, noun, i, env.Trials, Summary(t.Trial))
 		if err != nil {
 			break
 		}
+		if t.Unmet != "" && t.Lasting && k < len(numbers)-1 {
+			// The build itself keeps the precondition from holding: the
+			// remaining trials would spend their deadlines to say the same.
+			env.Logf("%s on %s: stopping after %s %d: the unmet precondition lasts (%s)", env.Suite.Name(), env.Image.Name, noun, i, t.Unmet)
+			break
+		}
 	}
-	return out
+	return done, nil
 }
 
-func singular(noun string) string {
-	if len(noun) > 1 && noun[len(noun)-1] == 's' {
-		return noun[:len(noun)-1]
+// names maps each watched node to its name, when the run watches more than
+// one (a transcript then says whose each exchange is).
+func (env *Env) names() map[*node.Node]string {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	m := map[*node.Node]string{}
+	if len(env.watched) > 1 {
+		for _, w := range env.watched {
+			m[w.n] = w.name
+		}
 	}
-	return noun
+	return m
 }
+
+func singular(noun string) string { return verdict.Singular(noun) }
 
 // Summary is a trial's progress line.
 func Summary(t verdict.Trial) string {

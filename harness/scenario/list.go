@@ -21,6 +21,9 @@ func Describe(w io.Writer, suites []*Scenario) {
 		for _, st := range s.StepsWith(s.Defaults()) {
 			fmt.Fprintf(w, "  - %s\n", st)
 		}
+		if s.WhenUnmet != "" {
+			fmt.Fprintf(w, "  when a precondition is unmet: %s\n", s.WhenUnmet)
+		}
 	}
 }
 

@@ -34,7 +34,11 @@ type Scenario struct {
 	// when set, builds them from the run's parameters instead.
 	Steps    []string
 	StepsFor func(p Values) []string
-	Run      func(ctx context.Context, env *Env) verdict.Outcome
+	// WhenUnmet says which unmet preconditions last (stop the run, no
+	// bisect retry: verdict.Trial.Lasting) and which observations the suite
+	// still trusts without them (verdict.Trial.Weak); "" for neither.
+	WhenUnmet string
+	Run       func(ctx context.Context, env *Env) verdict.Outcome
 }
 
 // StepsWith gives the steps for a run with these parameters.

@@ -6,6 +6,7 @@ package selftest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,4 +155,87 @@ func Verdicts(s *scenario.Scenario, check func(r report.Result), builds ...Build
 		}
 	}
 	return ginkgo.DescribeTable("the verdict each real build gives", append([]any{body}, entries...)...)
+}
+
+// VerdictsTogether is Verdicts for suites that mostly wait (on resyncs,
+// expiries, reconnects): one spec builds every image first, then runs the
+// suite on all builds at the same time, and asserts each row. params are
+// NAME=VALUE for every build; a Build whose Spec carries " | NAME=VALUE"
+// after it gets those too (e.g. a shorter bound for a mutant that never
+// converges).
+func VerdictsTogether(s *scenario.Scenario, check func(b Build, r report.Result), builds ...Build) bool {
+	return ginkgo.It(fmt.Sprintf("gives the verdict each of %d real builds should, run side by side", len(builds)), func(ctx ginkgo.SpecContext) {
+		imgs := make([]*images.Image, len(builds))
+		params := make([][]string, len(builds))
+		for i, b := range builds {
+			raw, extra, _ := strings.Cut(b.Spec, " | ")
+			imgs[i] = Image(ctx, raw)
+			params[i] = strings.Fields(extra)
+		}
+		results := make([]report.Result, len(builds))
+		runners := make([]*runner.Runner, len(builds))
+		for i := range builds {
+			given, err := scenario.ParseParams(params[i])
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+			gomega.Expect(scenario.CheckParams([]*scenario.Scenario{s}, given)).To(gomega.Succeed())
+			runners[i] = &runner.Runner{Docker: Docker, Builder: Builder, RunID: RunID, Params: given}
+		}
+		var wg sync.WaitGroup
+		for i := range builds {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i] = runners[i].RunOne(ctx, s, imgs[i])
+			}()
+		}
+		wg.Wait()
+		for i, b := range builds {
+			r := results[i]
+			ginkgo.AddReportEntry(r.Line())
+			ginkgo.GinkgoWriter.Println(r.Line())
+			gomega.Expect(r.Verdict).To(gomega.Equal(b.Want), "%s (%s): %s", b.Why, b.Spec, r.Line())
+			if r.Verdict != verdict.Reproduced { // a suite may stop once HAProxy is gone
+				gomega.Expect(r.TrialsRun).To(gomega.Equal(s.Trials), r.Line())
+			}
+			if check != nil {
+				check(b, r)
+			}
+		}
+	}, ginkgo.SpecTimeout(15*time.Minute))
+}
+
+// Mutant is the path of a mutant patch under fixtures/patches/mutants.
+func Mutant(name string) string { return filepath.Join(Root(), "fixtures", "patches", "mutants", name) }
+
+// Orig is the path of the upstream tarball Debian serves for version.
+func Orig(ctx context.Context, version string) string {
+	ginkgo.GinkgoHelper()
+	m, err := Builder.Mirror(ctx)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	b, err := m.Resolve(ctx, version)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	orig, err := m.FetchOrig(ctx, b.Version)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return orig
+}
+
+// Repo makes a git repository of the upstream tarball of version, not yet
+// committed, and a shell in it (commands fail the spec; git identity set).
+func Repo(ctx context.Context, version string) (dir string, sh func(name string, args ...string) string) {
+	ginkgo.GinkgoHelper()
+	orig := Orig(ctx, version)
+	dir = ginkgo.GinkgoT().TempDir()
+	sh = func(name string, args ...string) string {
+		ginkgo.GinkgoHelper()
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=harp", "GIT_AUTHOR_EMAIL=harp@example.invalid",
+			"GIT_COMMITTER_NAME=harp", "GIT_COMMITTER_EMAIL=harp@example.invalid")
+		out, err := cmd.CombinedOutput()
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s %v: %s", name, args, out)
+		return strings.TrimSpace(string(out))
+	}
+	sh("tar", "-xf", orig, "--strip-components=1")
+	sh("git", "init", "-q")
+	return dir, sh
 }

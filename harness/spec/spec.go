@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -13,9 +15,11 @@ import (
 type Scheme string
 
 const (
-	Deb Scheme = "deb" // a Debian binary package from the mirror
-	Src Scheme = "src" // a source tree or tarball, compiled here
-	Bin Scheme = "bin" // a binary already on this machine
+	Deb   Scheme = "deb"   // a Debian binary package from the mirror
+	Src   Scheme = "src"   // a source tree or tarball, compiled here
+	Bin   Scheme = "bin"   // a binary already on this machine
+	Git   Scheme = "git"   // a commit of a local git clone, compiled here
+	Image Scheme = "image" // a container image, local or pulled
 )
 
 // DebSuites are the Debian suites harp knows how to turn into images.
@@ -29,9 +33,57 @@ type Spec struct {
 	// version (3.0.11). Src: a directory, a tarball, or "deb:<version>" for
 	// the upstream tarball Debian serves for that version. Bin: a path.
 	Target string
-	// Src only: patches applied in order, and extra make variables.
+	// Src and git: patches applied in order, and extra make variables.
 	Patches []string
 	Make    []string
+	// Src from a URL: the tarball's expected sha256 ("" checks nothing).
+	SHA256 string
+	// Git: the clone and the ref (Target is REPO@REF); a range A..B of
+	// release tags names several builds (Expand).
+	Repo, Ref string
+	// Image: where haproxy is in the image ("" looks for it).
+	BinPath string
+	// Src and git: the build flavour ("" is minimal).
+	Flavor Flavor
+}
+
+// Flavor is how a source build is compiled.
+type Flavor string
+
+const (
+	// Minimal: TARGET=linux-glibc and HAProxy's default features.
+	Minimal Flavor = "minimal"
+	// Full: the features distributions build (OpenSSL, Lua, PCRE2 with
+	// JIT, the Prometheus exporter, zlib).
+	Full Flavor = "full"
+	// ASan: AddressSanitizer and HAProxy's strict debug checks, as
+	// HAProxy's own CI builds it (-O1, DEBUG_STRICT=2), on the minimal
+	// features.
+	ASan Flavor = "asan"
+)
+
+// Flavors are the flavours a src: or git: spec may ask for.
+var Flavors = []Flavor{Minimal, Full, ASan}
+
+// FlavorOrDefault is the spec's flavour, minimal when none was given.
+func (s Spec) FlavorOrDefault() Flavor {
+	if s.Flavor == "" {
+		return Minimal
+	}
+	return s.Flavor
+}
+
+// IsURL says whether a src target is a tarball to download.
+func (s Spec) IsURL() bool {
+	return s.Scheme == Src && (strings.HasPrefix(s.Target, "http://") || strings.HasPrefix(s.Target, "https://"))
+}
+
+// Range gives the ends of a git: range of release tags (ok false for one ref).
+func (s Spec) Range() (from, to string, ok bool) {
+	if s.Scheme != Git {
+		return "", "", false
+	}
+	return strings.Cut(s.Ref, "..")
 }
 
 // String gives the spec back in its canonical form.
@@ -43,6 +95,15 @@ func (s Spec) String() string {
 	}
 	for _, m := range s.Make {
 		b.WriteString(",make=" + m)
+	}
+	if s.SHA256 != "" {
+		b.WriteString(",sha256=" + s.SHA256)
+	}
+	if s.BinPath != "" {
+		b.WriteString(",bin=" + s.BinPath)
+	}
+	if s.Flavor != "" {
+		b.WriteString(",flavor=" + string(s.Flavor))
 	}
 	return b.String()
 }
@@ -63,13 +124,17 @@ func (s Spec) IsSuite() bool {
 // Parse reads one spec. Forms:
 //
 //	deb:latest | deb:<suite> | deb:<debian-version> | deb:<upstream-version>
-//	src:<dir|tarball|deb:VERSION>[,patch=FILE]...[,make=VAR=VALUE]...
+//	src:<dir|tarball|deb:VERSION>[,patch=FILE]...[,make=VAR=VALUE]...[,flavor=minimal|full|asan]
+//	src:<http(s) URL of a tarball>[,sha256=HEX][,patch=FILE]...[,make=VAR=VALUE]...[,flavor=...]
+//	git:<clone>@<ref>[,patch=FILE]...[,make=VAR=VALUE]...[,flavor=...]  (~ is $HOME)
+//	git:<clone>@<vX.Y.Z>..<vX.Y.Z>  (the release tags between, for matrix)
+//	image:<reference>[,bin=/path/in/image]  (a local image, else pulled)
 //	bin:<path>
 func Parse(raw string) (Spec, error) {
 	raw = strings.TrimSpace(raw)
 	scheme, rest, ok := strings.Cut(raw, ":")
 	if !ok || rest == "" {
-		return Spec{}, fmt.Errorf("build spec %q: want deb:<version|suite|latest>, src:<path>[,patch=FILE] or bin:<path>", raw)
+		return Spec{}, fmt.Errorf("build spec %q: want deb:<version|suite|latest>, src:<path|URL>[,patch=FILE], git:<clone>@<ref>, image:<ref> or bin:<path>", raw)
 	}
 	s := Spec{Raw: raw, Scheme: Scheme(scheme)}
 	switch s.Scheme {
@@ -78,16 +143,26 @@ func Parse(raw string) (Spec, error) {
 			return Spec{}, fmt.Errorf("build spec %q: a deb spec is a suite (%s), latest, or a version", raw, strings.Join(DebSuites, ", "))
 		}
 		s.Target = rest
+	case Image:
+		parts := strings.Split(rest, ",")
+		s.Target = parts[0]
+		for _, opt := range parts[1:] {
+			if v, ok := strings.CutPrefix(opt, "bin="); ok && strings.HasPrefix(v, "/") {
+				s.BinPath = v
+				continue
+			}
+			return Spec{}, fmt.Errorf("build spec %q: unknown image option %q (want bin=/path/in/image)", raw, opt)
+		}
 	case Bin:
 		if strings.Contains(rest, ",") {
 			return Spec{}, fmt.Errorf("build spec %q: bin takes a path and no options", raw)
 		}
 		s.Target = rest
-	case Src:
+	case Src, Git:
 		parts := strings.Split(rest, ",")
 		s.Target = parts[0]
 		if s.Target == "" {
-			return Spec{}, fmt.Errorf("build spec %q: src needs a directory or tarball", raw)
+			return Spec{}, fmt.Errorf("build spec %q: %s needs %s", raw, scheme, map[Scheme]string{Src: "a directory, tarball or URL", Git: "a clone and a ref (git:~/haproxy@v3.0.0)"}[s.Scheme])
 		}
 		for _, opt := range parts[1:] {
 			k, v, _ := strings.Cut(opt, "=")
@@ -96,14 +171,56 @@ func Parse(raw string) (Spec, error) {
 				s.Patches = append(s.Patches, v)
 			case k == "make" && strings.Contains(v, "="):
 				s.Make = append(s.Make, v)
+			case k == "flavor" || k == "flavour":
+				if !slices.Contains(Flavors, Flavor(v)) {
+					return Spec{}, fmt.Errorf("build spec %q: flavor=%s: want minimal, full or asan", raw, v)
+				}
+				if Flavor(v) != Minimal { // the default: the same build, the same name
+					s.Flavor = Flavor(v)
+				}
+			case k == "sha256" && s.IsURL():
+				if !sha256Hex.MatchString(v) {
+					return Spec{}, fmt.Errorf("build spec %q: sha256=%s is not 64 hexadecimal digits", raw, v)
+				}
+				s.SHA256 = strings.ToLower(v)
 			default:
-				return Spec{}, fmt.Errorf("build spec %q: unknown src option %q (want patch=FILE or make=VAR=VALUE)", raw, opt)
+				want := "patch=FILE, make=VAR=VALUE or flavor=minimal|full|asan"
+				if s.IsURL() {
+					want += " or sha256=HEX"
+				}
+				return Spec{}, fmt.Errorf("build spec %q: unknown %s option %q (want %s)", raw, scheme, opt, want)
+			}
+		}
+		if s.Scheme == Git {
+			if err := s.parseGit(raw); err != nil {
+				return Spec{}, err
 			}
 		}
 	default:
-		return Spec{}, fmt.Errorf("build spec %q: unknown scheme %q (want deb, src or bin)", raw, scheme)
+		return Spec{}, fmt.Errorf("build spec %q: unknown scheme %q (want deb, src, git, image or bin)", raw, scheme)
 	}
 	return s, nil
+}
+
+var sha256Hex = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+
+// parseGit splits git:REPO@REF; the ref is after the last @ (a path may
+// hold one, a ref may not start with one).
+func (s *Spec) parseGit(raw string) error {
+	i := strings.LastIndex(s.Target, "@")
+	if i <= 0 || i == len(s.Target)-1 {
+		return fmt.Errorf("build spec %q: git needs a clone and a ref: git:~/haproxy@v3.0.0, git:~/haproxy@HEAD~3", raw)
+	}
+	s.Repo, s.Ref = s.Target[:i], s.Target[i+1:]
+	if rest, ok := strings.CutPrefix(s.Repo, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			s.Repo = filepath.Join(home, rest)
+		}
+	}
+	if from, to, ok := s.Range(); ok && (from == "" || to == "" || len(s.Patches)+len(s.Make) > 0) {
+		return fmt.Errorf("build spec %q: a range is git:<clone>@<vX.Y.Z>..<vX.Y.Z>, without options", raw)
+	}
+	return nil
 }
 
 // ParseList reads several specs separated by whitespace, or, when the list
@@ -145,6 +262,11 @@ func (s Spec) Check() error {
 		}
 	}
 	switch {
+	case s.IsURL():
+	case s.Scheme == Git:
+		if st, err := os.Stat(s.Repo); err != nil || !st.IsDir() {
+			return fmt.Errorf("build spec %q: %s: no such clone", s.Raw, s.Repo)
+		}
 	case s.Scheme == Src && !strings.HasPrefix(s.Target, "deb:"):
 		st, err := os.Stat(s.Target)
 		if err != nil {

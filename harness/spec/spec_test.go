@@ -8,7 +8,13 @@ import (
 	"testing"
 )
 
+const sum = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
 func TestParse(t *testing.T) {
+	home, _ := os.UserHomeDir()
+	if s, err := Parse("git:~/haproxy@v3.0.0"); err != nil || s.Repo != filepath.Join(home, "haproxy") {
+		t.Errorf("~ is the home directory: %+v, %v", s, err)
+	}
 	good := map[string]Spec{
 		"deb:latest":            {Scheme: Deb, Target: "latest"},
 		"deb:bookworm":          {Scheme: Deb, Target: "bookworm"},
@@ -17,6 +23,15 @@ func TestParse(t *testing.T) {
 		"src:/x/haproxy-3.0.11.tar.gz,patch=a.diff,patch=b.diff,make=USE_OPENSSL=1": {
 			Scheme: Src, Target: "/x/haproxy-3.0.11.tar.gz", Patches: []string{"a.diff", "b.diff"}, Make: []string{"USE_OPENSSL=1"}},
 		"src:deb:3.0.11": {Scheme: Src, Target: "deb:3.0.11"},
+		"src:https://www.haproxy.org/download/3.2/src/haproxy-3.2.9.tar.gz,patch=a.diff,sha256=" + sum: {
+			Scheme: Src, Target: "https://www.haproxy.org/download/3.2/src/haproxy-3.2.9.tar.gz", Patches: []string{"a.diff"}, SHA256: sum},
+		"git:/src/haproxy@v3.0.0,patch=a.diff,make=DEBUG=-DDEBUG_STRICT": {
+			Scheme: Git, Target: "/src/haproxy@v3.0.0", Repo: "/src/haproxy", Ref: "v3.0.0", Patches: []string{"a.diff"}, Make: []string{"DEBUG=-DDEBUG_STRICT"}},
+		"git:/my@clones/haproxy@HEAD~3":                             {Scheme: Git, Target: "/my@clones/haproxy@HEAD~3", Repo: "/my@clones/haproxy", Ref: "HEAD~3"},
+		"image:haproxy:3.2":                                         {Scheme: Image, Target: "haproxy:3.2"},
+		"image:127.0.0.1:5000/library/haproxy:3.2,bin=/opt/haproxy": {Scheme: Image, Target: "127.0.0.1:5000/library/haproxy:3.2", BinPath: "/opt/haproxy"},
+		"image:registry.example/team/haproxy@sha256:" + sum:         {Scheme: Image, Target: "registry.example/team/haproxy@sha256:" + sum},
+		"git:/src/haproxy@v2.6.0..v3.4.0":                           {Scheme: Git, Target: "/src/haproxy@v2.6.0..v3.4.0", Repo: "/src/haproxy", Ref: "v2.6.0..v3.4.0"},
 	}
 	for raw, want := range good {
 		got, err := Parse(raw)
@@ -33,13 +48,22 @@ func TestParse(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"rpm:3.0":              `unknown scheme "rpm"`,
-		"3.0.11":               "want deb:",
-		"deb:":                 "want deb:",
-		"src:/x,patch=":        "unknown src option",
-		"src:/x,frobnicate=1":  "unknown src option",
-		"bin:/x,patch=a.diff":  "bin takes a path",
-		"deb:3.0,patch=x.diff": "a deb spec is a suite",
+		"rpm:3.0":                                 `unknown scheme "rpm"`,
+		"3.0.11":                                  "want deb:",
+		"deb:":                                    "want deb:",
+		"src:/x,patch=":                           "unknown src option",
+		"src:/x,frobnicate=1":                     "unknown src option",
+		"bin:/x,patch=a.diff":                     "bin takes a path",
+		"deb:3.0,patch=x.diff":                    "a deb spec is a suite",
+		"src:/x.tar.gz,sha256=" + sum:             "unknown src option", // a local file needs no sum
+		"src:https://h/x.tar.gz,sha256=abc":       "not 64 hexadecimal digits",
+		"git:/src/haproxy":                        "git needs a clone and a ref",
+		"git:/src/haproxy@":                       "git needs a clone and a ref",
+		"git:/src/haproxy@v2.6.0..":               "a range is",
+		"git:/src/haproxy@v2.6.0..v3.0.0,patch=a": "a range is",
+		"git:":                           "git:<clone>@<ref>",
+		"image:haproxy:3.2,bin=relative": "unknown image option",
+		"image:haproxy:3.2,patch=a.diff": "unknown image option",
 	}
 	for raw, msg := range bad {
 		_, err := Parse(raw)

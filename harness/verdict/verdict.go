@@ -84,7 +84,16 @@ type Trial struct {
 	Unmet string `json:"unmet,omitempty"`
 	// Remark is something else worth saying that does not change the
 	// verdict (e.g. the old worker crashed after it had taught its tables).
-	Remark    string         `json:"remark,omitempty"`
+	Remark string `json:"remark,omitempty"`
+	// Lasting says the unmet precondition is the build's own behaviour
+	// (a resync that never finishes), which no later trial can change: the
+	// run stops there, and a bisect does not retry the step.
+	Lasting bool `json:"unmet_lasting,omitempty"`
+	// Weak is what the trial still saw of the bug although a precondition
+	// was unmet; each suite documents which observations it trusts so. It
+	// never changes the verdict (an INCONCLUSIVE stays one), but a bisect
+	// may use it to narrow its range.
+	Weak      string         `json:"weak_observation,omitempty"`
 	Duration  time.Duration  `json:"duration_ns"`
 	Notes     []string       `json:"notes,omitempty"`    // what was observed, for the report
 	Blocks    []Block        `json:"blocks,omitempty"`   // runtime output the report shows whole
@@ -178,4 +187,82 @@ func decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
 	return Pass, 0, fmt.Sprintf("expected behaviour held in %d of %d %s", n, n, noun)
 }
 
-func singular(noun string) string { return strings.TrimSuffix(noun, "s") }
+func singular(noun string) string { return Singular(noun) }
+
+// Singular is a trial noun's singular: reloads -> reload, histories ->
+// history.
+func Singular(noun string) string {
+	if s, ok := strings.CutSuffix(noun, "ies"); ok && s != "" {
+		return s + "y"
+	}
+	return strings.TrimSuffix(noun, "s")
+}
+
+// Lasting says whether o is inconclusive for a reason no rerun on the same
+// build can change: an unmet trial marked lasting, and no violation.
+func Lasting(o Outcome, noun string) bool {
+	if v, _, _ := decide(o, noun); v != Inconclusive || o.ControlFailed != "" {
+		return false
+	}
+	for _, t := range o.Trials {
+		if t.Unmet != "" && t.Lasting {
+			return true
+		}
+	}
+	return false
+}
+
+// WeakObservation is, for an inconclusive outcome, what its unmet trials
+// still saw of the bug ("" when nothing, or when the verdict is not
+// INCONCLUSIVE: a weak observation never stands beside a real verdict).
+func WeakObservation(o Outcome, noun string) string {
+	if v, _, _ := decide(o, noun); v != Inconclusive || o.ControlFailed != "" || o.Unmet != "" {
+		return "" // a failed control or a run-wide unmet precondition discredits every trial
+	}
+	var seen []string
+	for _, t := range o.Trials {
+		if t.Unmet != "" && t.Weak != "" {
+			seen = append(seen, fmt.Sprintf("%s %d: %s", singular(noun), t.N, t.Weak))
+		}
+	}
+	return strings.Join(seen, "; ")
+}
+
+// Crash is what a maintainer asks for when a worker died on a signal:
+// the signal, the last lines it and its master wrote, and a backtrace of
+// every thread from its core dump (or why there is none).
+type Crash struct {
+	Node      string `json:"node"`
+	PID       int    `json:"pid"`
+	Code      int    `json:"exit_code"`
+	Signal    string `json:"signal"`
+	LastLog   string `json:"last_log"`
+	Backtrace string `json:"backtrace,omitempty"`
+	Note      string `json:"note,omitempty"` // why no backtrace, or what limits it
+	// ASan is the AddressSanitizer report the worker wrote before it
+	// aborted (an ASan build), its stacks included.
+	ASan string `json:"asan,omitempty"`
+	// ASanSummary is that report's SUMMARY line (kind and place).
+	ASanSummary string `json:"asan_summary,omitempty"`
+}
+
+// WithMemoryErrors adds the AddressSanitizer findings of a run's crashes
+// to its verdict's reason: a memory error is evidence whatever the suite
+// judged, and the one line must say so.
+func WithMemoryErrors(reason string, cs []Crash) string {
+	var found []string
+	for _, c := range cs {
+		if c.ASan == "" {
+			continue
+		}
+		what := c.ASanSummary
+		if what == "" {
+			what = "a report"
+		}
+		found = append(found, fmt.Sprintf("worker %d of %s: %s", c.PID, c.Node, what))
+	}
+	if len(found) == 0 {
+		return reason
+	}
+	return reason + "; AddressSanitizer: " + strings.Join(found, "; ")
+}

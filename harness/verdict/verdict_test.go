@@ -71,3 +71,53 @@ func TestGitBisectCodes(t *testing.T) {
 		}
 	}
 }
+
+func TestLastingAndWeak(t *testing.T) {
+	stuck := Trial{N: 1, Unmet: "after reload: resync never finished", Lasting: true, Weak: "first/marker held, second/marker lost"}
+	transient := Trial{N: 1, Unmet: "reload: no new worker within 20s"}
+	lost := Trial{N: 2, Violation: "second/marker lost"}
+	cases := []struct {
+		name    string
+		o       Outcome
+		lasting bool
+		weak    string
+	}{
+		{"a lasting unmet precondition", Outcome{Trials: []Trial{stuck}}, true, "reload 1: first/marker held, second/marker lost"},
+		{"a transient one", Outcome{Trials: []Trial{transient}}, false, ""},
+		// A real verdict stands alone: neither applies beside a violation.
+		{"beside a violation", Outcome{Trials: []Trial{stuck, lost}}, false, ""},
+		{"a failed control discredits both", Outcome{Trials: []Trial{stuck}, ControlFailed: "control failed"}, false, ""},
+		{"a run-wide unmet precondition discredits the observation", Outcome{Trials: []Trial{stuck}, Unmet: "2 CPUs < 16 threads"}, true, ""},
+		{"a harness error is not inconclusive", Outcome{Trials: []Trial{stuck}, Err: errors.New("docker died")}, false, ""},
+	}
+	for _, c := range cases {
+		if got := Lasting(c.o, "reloads"); got != c.lasting {
+			t.Errorf("%s: Lasting = %v, want %v", c.name, got, c.lasting)
+		}
+		if got := WeakObservation(c.o, "reloads"); got != c.weak {
+			t.Errorf("%s: WeakObservation = %q, want %q", c.name, got, c.weak)
+		}
+		if v, _, _ := Decide(c.o, "reloads"); v == Pass {
+			t.Errorf("%s: a weak or lasting observation made a PASS", c.name)
+		}
+	}
+}
+
+func TestWithMemoryErrors(t *testing.T) {
+	cs := []Crash{{PID: 7, Node: "n", Signal: "Segmentation fault"}, {PID: 8, Node: "node-x", ASan: "==8==ERROR: ...", ASanSummary: "heap-use-after-free src/proxy.c:3086 in cli_parse_enable_frontend"}}
+	got := WithMemoryErrors("expected behaviour held in 3 of 3 rounds", cs)
+	if got != "expected behaviour held in 3 of 3 rounds; AddressSanitizer: worker 8 of node-x: heap-use-after-free src/proxy.c:3086 in cli_parse_enable_frontend" {
+		t.Errorf("reason = %q", got)
+	}
+	if WithMemoryErrors("r", cs[:1]) != "r" {
+		t.Error("a crash without an ASan report adds nothing to the line")
+	}
+}
+
+func TestSingular(t *testing.T) {
+	for in, want := range map[string]string{"reloads": "reload", "histories": "history", "trials": "trial", "rounds": "round", "x": "x"} {
+		if got := Singular(in); got != want {
+			t.Errorf("Singular(%q) = %q", in, got)
+		}
+	}
+}

@@ -3,11 +3,19 @@
 package all
 
 import (
+	_ "github.com/harp-project/harp/suites/chaos"
 	_ "github.com/harp-project/harp/suites/cluster/convergence"
 	_ "github.com/harp-project/harp/suites/cluster/identity"
 	_ "github.com/harp-project/harp/suites/cluster/partition"
 	_ "github.com/harp-project/harp/suites/cluster/reloads"
 	_ "github.com/harp-project/harp/suites/cluster/tables"
+	_ "github.com/harp-project/harp/suites/conformance/clipermissions"
+	_ "github.com/harp-project/harp/suites/conformance/failedreload"
+	_ "github.com/harp-project/harp/suites/conformance/learnedentries"
+	_ "github.com/harp-project/harp/suites/conformance/manytables"
+	_ "github.com/harp-project/harp/suites/conformance/reloadentries"
+	_ "github.com/harp-project/harp/suites/conformance/runtimelimits"
+	_ "github.com/harp-project/harp/suites/conformance/updatesbothways"
 	_ "github.com/harp-project/harp/suites/issue3517"
 	_ "github.com/harp-project/harp/suites/issue3519"
 	_ "github.com/harp-project/harp/suites/listenerlivelock"

@@ -22,7 +22,7 @@ var fix = selftest.Fix("3517-peers-dont-stop-per-section.diff")
 // Observed on these builds: 2.6 keeps a per-section latch and passes; the
 // 3.x builds share one static latch and lose first/marker on every reload.
 var _ = selftest.Describe(issue3517.Suite, func() {
-	selftest.Verdicts(issue3517.Suite, func(r report.Result) {
+	selftest.VerdictsTogether(issue3517.Suite, func(_ selftest.Build, r report.Result) {
 		if r.Verdict == verdict.Reproduced {
 			Expect(r.Reason).To(Equal("first/marker lost in 3 of 3 reloads"))
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
@@ -31,12 +32,17 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Labels:   []string{"area:peers"},
 	Trials:   5,
 	Noun:     "trials",
-	Steps: []string{
-		"Setup: one node, nbthread 1, localpeer local; one peers section with `local` on a port the test reaches and `remote` on a port where nothing listens; table `marker` (type ip, size 100, expire 1h, store gpc0). Precondition: the section's initial resync is finished (else HAProxy would ask harp's peer to teach it, and the answer would refresh the alive flag).",
-		"Positive control, once: a replacement that HAProxy is told to kill (`shutdown session`) must be seen closed by harp within 2 s, or the run is INCONCLUSIVE.",
-		"Trial: harp's peers client completes a handshake as `remote` (the first connection); a second client completes a handshake as `remote` (the replacement); HAProxy must release the first session (its socket closed by HAProxy) within 2 s. The replacement is then watched until HAProxy's next reconnect check, as `reconnect=` in show peers gives it (rounded down to seconds), plus 1.5 s, sending nothing; that check, rounded up, must come before harp's first heartbeat (3 s after the handshake, like HAProxy's), which would refresh the alive flag, else the attempt is discarded and run again (as one whose handshake collided with HAProxy's own; 3 attempts, then INCONCLUSIVE).",
-		"Expectation: the replacement stays established through the check: its socket stays open and `show peers` shows the remote peer established. A violation is HAProxy's own kill: the socket closed by HAProxy, show peers no longer established, no_hbt up by one and proto_err unchanged; any other closing is INCONCLUSIVE.",
-		"Control, beside each trial: the same trial with one handshake and no replacement must stay established through its own check; if it does not, the verdict is INCONCLUSIVE.",
+	Params: []scenario.Param{
+		scenario.Int("PARALLEL", 5, 1, 10, "nodes whose trials run side by side (the trials spread over them)"),
+	},
+	StepsFor: func(p scenario.Values) []string {
+		return []string{
+			fmt.Sprintf("Setup: %s, nbthread 1, localpeer local; one peers section with `local` on a port the test reaches and `remote` on a port where nothing listens; table `marker` (type ip, size 100, expire 1h, store gpc0). Precondition: the section's initial resync is finished (else HAProxy would ask harp's peer to teach it, and the answer would refresh the alive flag).", nodesText(p.Int("PARALLEL"))),
+			"Positive control, once (on a node of its own beside the trials, when there are several): a replacement that HAProxy is told to kill (`shutdown session`) must be seen closed by harp within 2 s, or the run is INCONCLUSIVE.",
+			"Trial: harp's peers client completes a handshake as `remote` (the first connection); a second client completes a handshake as `remote` (the replacement); HAProxy must release the first session (its socket closed by HAProxy) within 2 s. The replacement is then watched until HAProxy's next reconnect check, as `reconnect=` in show peers gives it (rounded down to seconds), plus 1.5 s, sending nothing; that check, rounded up, must come before harp's first heartbeat (3 s after the handshake, like HAProxy's), which would refresh the alive flag, else the attempt is discarded and run again (as one whose handshake collided with HAProxy's own; 3 attempts, then INCONCLUSIVE).",
+			"Expectation: the replacement stays established through the check: its socket stays open and `show peers` shows the remote peer established. A violation is HAProxy's own kill: the socket closed by HAProxy, show peers no longer established, no_hbt up by one and proto_err unchanged; any other closing is INCONCLUSIVE.",
+			"Control, beside each trial: the same trial with one handshake and no replacement must stay established through its own check; if it does not, the verdict is INCONCLUSIVE.",
+		}
 	},
 	Run: run,
 })
@@ -73,30 +79,67 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"10000/tcp"}}, 1)
-	if n == nil {
+	// With several nodes, the positive control gets a node of its own and
+	// runs beside the trials (its failure still makes the run
+	// INCONCLUSIVE); with one, it runs first, as the issue's steps do.
+	lanes := min(env.Params.Int("PARALLEL"), env.Trials)
+	count := lanes
+	if lanes > 1 {
+		count++
+	}
+	nodes, unmet, err := env.StartNodes(ctx, count, node.Options{Config: cfg, Ports: []string{"10000/tcp"}}, 1)
+	if nodes == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	addr, err := n.Addr(ctx, "10000/tcp")
-	if err != nil {
-		return verdict.Outcome{Err: err}
+	probes := make([]*peerProbe, len(nodes))
+	unmets, errs := make([]string, len(nodes)), make([]error, len(nodes))
+	var wg sync.WaitGroup
+	for i, n := range nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			probes[i], unmets[i], errs[i] = prepare(ctx, n)
+		}()
 	}
-	p := &peerProbe{Probe: &remotepeer.Probe{Node: n, Addr: addr, Section: section, Local: localPeer, Remote: remote}}
-	if unmet := p.WaitResync(ctx, 20*time.Second); unmet != "" {
-		return verdict.Outcome{Unmet: unmet}
+	wg.Wait()
+	byNode := map[*node.Node]*peerProbe{}
+	for i, n := range nodes {
+		if errs[i] != nil || unmets[i] != "" {
+			if len(nodes) > 1 {
+				unmets[i] = prefix(n.Name, unmets[i])
+			}
+			return verdict.Outcome{Unmet: unmets[i], Err: errs[i]}
+		}
+		byNode[n] = probes[i]
 	}
-	if unmet, err := p.positive(ctx); err != nil || unmet != "" {
-		return verdict.Outcome{Unmet: unmet, Err: err}
+	type control struct {
+		unmet string
+		err   error
 	}
+	positive := make(chan control, 1)
+	if lanes == 1 {
+		u, err := probes[0].positive(ctx)
+		if err != nil || u != "" {
+			return verdict.Outcome{Unmet: u, Err: err}
+		}
+		positive <- control{}
+	} else {
+		go func() { u, err := probes[lanes].positive(ctx); positive <- control{u, err} }()
+		nodes = nodes[:lanes]
+	}
+	var mu sync.Mutex
 	controlsFailed := 0
-	out := env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
+	out := env.RunTrialsOn(ctx, nodes, func(ctx context.Context, n *node.Node, t *scenario.Trial) error {
+		p := byNode[n]
 		// Control first, then the trial, each on fresh connections.
 		c, err := p.cleanTrial(ctx, t.N, false)
 		if err != nil {
 			return fmt.Errorf("control: %w", err)
 		}
 		if c.Violation != "" || c.Unmet != "" {
+			mu.Lock()
 			controlsFailed++
+			mu.Unlock()
 		}
 		env.Logf("#3519 on %s: control %d of %d: %s", env.Image.Name, t.N, env.Trials, scenario.Summary(c))
 		tr, err := p.cleanTrial(ctx, t.N, true)
@@ -104,10 +147,42 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		t.Trial = tr
 		return err
 	})
+	if res := <-positive; out.Err == nil {
+		out.Unmet, out.Err = res.unmet, res.err
+	}
 	if controlsFailed > 0 {
 		out.ControlFailed = fmt.Sprintf("control (one connection, no replacement) closed early in %d of %d trials", controlsFailed, len(out.Trials))
 	}
 	return out
+}
+
+func nodesText(n int) string {
+	if n == 1 {
+		return "one node"
+	}
+	// A trial waits for HAProxy's reconnect cycle to end the previous
+	// one's sessions: nodes side by side wait once.
+	return fmt.Sprintf("up to %d nodes side by side, the trials spread over them (trial i on node (i-1) mod %d, each node's trials one after another)", n, n)
+}
+
+// prepare makes a node's probe once its initial resync finished.
+func prepare(ctx context.Context, n *node.Node) (*peerProbe, string, error) {
+	addr, err := n.Addr(ctx, "10000/tcp")
+	if err != nil {
+		return nil, "", err
+	}
+	p := &peerProbe{Probe: &remotepeer.Probe{Node: n, Addr: addr, Section: section, Local: localPeer, Remote: remote}}
+	if unmet := p.WaitResync(ctx, 20*time.Second); unmet != "" {
+		return nil, unmet, nil
+	}
+	return p, "", nil
+}
+
+func prefix(name, s string) string {
+	if s == "" {
+		return s
+	}
+	return name + ": " + s
 }
 
 // peerProbe plays the remote peer against one node.

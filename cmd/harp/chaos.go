@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/chaos"
+	chaossuite "github.com/harp-project/harp/suites/chaos"
+)
+
+// cmdChaos runs randomized peers histories: the chaos suite with its
+// parameters as flags, one history per --count, each seed the previous
+// plus one. Exit codes are harp run's.
+func cmdChaos(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
+	build := fs.String("haproxy", "deb:latest", "build spec")
+	nodes := fs.Int("nodes", 3, "cluster size (3 to 9)")
+	duration := fs.Duration("duration", 30*time.Second, "how long faults and writes run, per history")
+	seed := fs.Int64("seed", 0, "the first history's seed (0: from the clock; printed)")
+	faults := fs.String("faults", "all", "faults to draw from, comma-separated: "+strings.Join(chaos.FaultKinds, ","))
+	count := fs.Int("count", 1, "histories to run, each with the next seed")
+	failfast := fs.Bool("failfast", false, "stop at the first history that breaks the model")
+	reports := fs.String("reports", "reports", "directory for reports")
+	if !flags(fs, args) {
+		return 3
+	}
+	if _, err := chaossuite.Faults(*faults); err != nil {
+		return fail("chaos: --faults: %v", err)
+	}
+	if *seed == 0 {
+		*seed = time.Now().UnixNano() % 1_000_000_000
+	}
+	ff := "0"
+	if *failfast {
+		ff = "1"
+	}
+	code := cmdRun(ctx, []string{"--label-filter", "issue:chaos", "--haproxy", *build, "--trials", fmt.Sprint(*count), "--reports", *reports,
+		"--param", fmt.Sprintf("NODES=%d", *nodes), "--param", "DURATION=" + duration.String(), "--param", fmt.Sprintf("SEED=%d", *seed),
+		"--param", "FAULTS=" + *faults, "--param", "FAILFAST=" + ff})
+	// Each history also as a file of its own, beside the run's report.
+	if run, err := os.Readlink(filepath.Join(*reports, "latest")); err == nil {
+		dir := filepath.Join(*reports, run)
+		if hs, err := loadHistories(dir); err == nil {
+			for _, h := range hs {
+				path := filepath.Join(dir, fmt.Sprintf("history-%d.json", h.Seed))
+				if err := h.Save(path); err == nil {
+					fmt.Printf("history (seed %d): %s (harp check %s)\n", h.Seed, path, dir)
+				}
+			}
+		}
+	}
+	return code
+}
+
+// cmdCheck runs the chaos checker again on the histories of a run
+// directory (or on one history file), and says what it finds. Exit: 0
+// every history passes, 1 one breaks the model, 2 inconclusive, 3 none read.
+func cmdCheck(args []string) int {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		return fail("usage: harp check RUNDIR | history.json")
+	}
+	histories, err := loadHistories(args[0])
+	if err != nil {
+		return fail("check: %v", err)
+	}
+	worst := 0
+	for _, h := range histories {
+		r := chaos.Check(h)
+		fmt.Printf("history seed %d (%d nodes, %d operations): %s (%s)\n", h.Seed, len(h.Nodes), len(h.Ops), r.Verdict, r.Reason)
+		for i, v := range r.Violations {
+			if i == 10 {
+				fmt.Printf("  ... %d more\n", len(r.Violations)-10)
+				break
+			}
+			fmt.Printf("  %s: %s (operations %v)\n", v.Key, v.What, v.Ops)
+		}
+		code := map[string]int{"PASS": 0, "REPRODUCED": 1, "INCONCLUSIVE": 2}[r.Verdict]
+		if code == 1 || (code == 2 && worst == 0) {
+			worst = code
+		}
+	}
+	return worst
+}
+
+// loadHistories reads a history.json, or every chaos history a run
+// directory's trials hold.
+func loadHistories(path string) ([]chaos.History, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		h, err := chaos.Load(path)
+		return []chaos.History{h}, err
+	}
+	var out []chaos.History
+	if files, _ := filepath.Glob(filepath.Join(path, "history-*.json")); len(files) > 0 {
+		for _, f := range files {
+			h, err := chaos.Load(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, h)
+		}
+		return out, nil
+	}
+	files, _ := filepath.Glob(filepath.Join(path, "*", "trials.json"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var trials []struct {
+			Evidence json.RawMessage `json:"evidence"`
+		}
+		if json.Unmarshal(data, &trials) != nil {
+			continue
+		}
+		for _, t := range trials {
+			var ev chaossuite.Evidence
+			if json.Unmarshal(t.Evidence, &ev) == nil && len(ev.History.Nodes) > 0 {
+				out = append(out, ev.History)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s holds no chaos history (harp chaos writes them into the run's trials.json)", path)
+	}
+	return out, nil
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/peerfuzz"
+	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/images"
+)
+
+// cmdFuzz fuzzes HAProxy's peer port (harp fuzz peers) or replays a
+// finding (harp fuzz replay FILE). Exit 1: a finding; 0: none; 3: harp
+// could not do its work.
+func cmdFuzz(ctx context.Context, args []string) int {
+	if len(args) == 0 || (args[0] != "peers" && args[0] != "replay") {
+		fmt.Fprintln(os.Stderr, "usage: harp fuzz peers --haproxy SPEC [--duration D] [--seed S] [--reports DIR]\n       harp fuzz replay FILE --haproxy SPEC")
+		return 3
+	}
+	sub, args := args[0], args[1:]
+	var file string
+	if sub == "replay" {
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			return fail("fuzz replay: give the input file first: harp fuzz replay FILE --haproxy SPEC")
+		}
+		file, args = args[0], args[1:]
+	}
+	fs := flag.NewFlagSet("fuzz "+sub, flag.ContinueOnError)
+	build := fs.String("haproxy", "", "the build spec (one)")
+	duration := fs.Duration("duration", 5*time.Minute, "how long to fuzz (peers)")
+	seed := fs.Int64("seed", 0, "the run's seed (0: from the clock; printed, so a run replays)")
+	reports := fs.String("reports", "reports", "directory for the run's findings")
+	tries := fs.Int("minimize-tries", 40, "runs the minimizer may spend on a finding")
+	if !flags(fs, args) {
+		return 3
+	}
+	specs, err := parseSpecs(*build)
+	if err != nil || len(specs) != 1 {
+		return fail("fuzz: --haproxy takes one build spec (%v)", err)
+	}
+	var in peerfuzz.Input
+	if sub == "replay" {
+		if in, err = peerfuzz.Load(file); err != nil {
+			return fail("fuzz replay: %v", err)
+		}
+	} else if *duration <= 0 || *duration > 24*time.Hour {
+		return fail("fuzz: --duration %s: want more than 0 and at most 24h", *duration)
+	}
+	if err := writable(*reports); err != nil {
+		return fail("%v", err)
+	}
+	docker, builder, err := setup(ctx)
+	if err != nil {
+		return fail("%v", err)
+	}
+	img, err := builder.Ensure(ctx, specs[0])
+	if err != nil {
+		return fail("%v", err)
+	}
+	runID := "fuzz-" + report.NewID()
+	defer sweepRun(ctx, docker, runID)
+	n, err := startFuzzNode(ctx, docker, img, runID)
+	if err != nil {
+		return fail("fuzz: %v", err)
+	}
+	defer n.Stop(context.WithoutCancel(ctx))
+	t := &peerfuzz.Target{Node: n}
+	if sub == "replay" {
+		progress.Printf("replaying %s (%d steps, %d bytes) on %s", file, len(in.Steps), in.Size(), img.Name)
+		f, err := peerfuzz.Replay(ctx, t, in)
+		if err != nil {
+			return fail("fuzz replay: %v", err)
+		}
+		if f == nil {
+			fmt.Printf("%s on %s: nothing seen (the finding does not reproduce on this build)\n", file, img.Name)
+			return 0
+		}
+		fmt.Printf("%s on %s: REPRODUCED (%s)\n", file, img.Name, f)
+		return 1
+	}
+	if *seed == 0 {
+		*seed = time.Now().UnixNano() % 1_000_000_000
+	}
+	progress.Printf("fuzzing the peer port of %s for %s, seed %d (--seed %d replays this run)", img.Name, *duration, *seed, *seed)
+	res, err := peerfuzz.Fuzz(ctx, t, peerfuzz.Options{Seed: *seed, Duration: *duration, MinimizeTries: *tries, Progress: progress.Printf})
+	if err != nil {
+		return fail("fuzz: %v (after %d inputs)", err, res.Inputs)
+	}
+	dir := filepath.Join(*reports, runID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fail("%v", err)
+	}
+	data, _ := json.MarshalIndent(res, "", "  ")
+	os.WriteFile(filepath.Join(dir, "result.json"), append(data, '\n'), 0o644)
+	if res.Finding == nil {
+		fmt.Printf("fuzz on %s: nothing found in %d inputs (%d bytes, %s, seed %d)\n", img.Name, res.Inputs, res.Bytes, res.Took.Round(time.Second), res.Seed)
+		return 0
+	}
+	res.Input.Save(filepath.Join(dir, "finding.json"))
+	replay := filepath.Join(dir, "finding.json")
+	if res.Minimized != nil {
+		replay = filepath.Join(dir, "finding-min.json")
+		res.Minimized.Save(replay)
+	}
+	md := fuzzReport(img, specs[0].Raw, res, replay)
+	os.WriteFile(filepath.Join(dir, "finding.md"), []byte(md), 0o644)
+	fmt.Printf("fuzz on %s: FOUND after %d inputs: %s\n  input: %s\n  report: %s\n  replay: harp fuzz replay %s --haproxy '%s'\n",
+		img.Name, res.Inputs, res.Finding, replay, filepath.Join(dir, "finding.md"), replay, specs[0].Raw)
+	return 1
+}
+
+func startFuzzNode(ctx context.Context, docker *client.Client, img *images.Image, runID string) (*node.Node, error) {
+	return node.Start(ctx, docker, node.Options{Name: "fuzz", Image: img, RunID: runID, Config: peerfuzz.Config(),
+		Ports: []string{fmt.Sprintf("%d/tcp", peerfuzz.PeerPort)}})
+}
+
+// fuzzReport is the finding as an upstream report: the build, the config,
+// the minimized message sequence, what happened and how to replay it.
+func fuzzReport(img *images.Image, spec string, res peerfuzz.Result, replay string) string {
+	var b strings.Builder
+	f := res.Finding
+	fmt.Fprintf(&b, "# Peers: %s after a crafted message sequence on the peer port\n\n", f.What)
+	fmt.Fprintf(&b, "Found by `harp fuzz peers` (seed %d, input %d of the run, after %d inputs) on HAProxy %s.\n\n", res.Seed, res.Input.N, res.Inputs, img.Version)
+	fmt.Fprintf(&b, "- Detector: %s\n- What happened: %s\n", f.Detector, f.What)
+	switch {
+	case res.Minimized != nil:
+		fmt.Fprintf(&b, "- Minimized from %d steps (%d bytes) to %d steps (%d bytes) in %d runs; replayed on a restarted node: %v\n",
+			len(res.Input.Steps), res.Input.Size(), len(res.Minimized.Steps), res.Minimized.Size(), res.Tries, res.Replayed)
+	case !res.Alone:
+		b.WriteString("- The triggering input alone, on a restarted node, did not trigger it again: the state earlier inputs left matters (the whole run replays with its seed).\n")
+	}
+	fmt.Fprintf(&b, "- Replay: `harp fuzz replay %s --haproxy '%s'`\n\n", replay, spec)
+	seq := res.Input
+	if res.Minimized != nil {
+		seq = res.Minimized
+	}
+	b.WriteString("## Steps\n\nA client connects to the peer port and completes the handshake as the remote peer (`HAProxyS 2.1`, `local`, `remote 4242 1`; HAProxy answers 200), then sends (hex):\n\n```\n")
+	b.WriteString(seq.String())
+	b.WriteString("```\n\n## What the node showed\n\n```\n")
+	b.WriteString(strings.TrimSpace(f.Evidence))
+	b.WriteString("\n```\n\n<details><summary>Configuration</summary>\n\n```\n")
+	b.WriteString(peerfuzz.Config())
+	b.WriteString("```\n</details>\n\n<details><summary>haproxy -vv</summary>\n\n```\n")
+	b.WriteString(strings.TrimSpace(img.VV))
+	b.WriteString("\n```\n</details>\n")
+	return b.String()
+}

@@ -1,0 +1,452 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harp-project/harp/harness/cluster"
+	"github.com/harp-project/harp/harness/node"
+)
+
+// FaultKinds are the faults a run picks from.
+var FaultKinds = []string{"latency", "slicer", "reset", "stall", "partition", "pause-node", "pause-worker", "restart"}
+
+// ParseFaults reads a list of fault kinds ("all" or "" is every kind,
+// given back as nil).
+func ParseFaults(v string) ([]string, error) {
+	if v == "" || v == "all" {
+		return nil, nil
+	}
+	var out []string
+	for _, k := range strings.Split(v, ",") {
+		k = strings.TrimSpace(k)
+		if !slices.Contains(FaultKinds, k) {
+			return nil, fmt.Errorf("unknown fault %q (want all, or some of %s)", k, strings.Join(FaultKinds, ","))
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// Tables of a chaos cluster: the main one (convergence, values, reloads)
+// and one whose entries must expire during the run.
+var Tables = []cluster.Table{
+	{Name: "tbl", Type: "string len 32", Store: "gpc0", Expire: "10m"},
+	{Name: "short", Type: "string len 32", Store: "gpc0", Expire: "5s"},
+}
+
+// Options of a chaos run.
+type Options struct {
+	Seed     int64
+	Duration time.Duration
+	Faults   []string // kinds to pick from (nil: all)
+	Quiet    time.Duration
+	Logf     func(format string, args ...any)
+}
+
+// Run drives a cluster (started with Tables, HTTP rule sc-inc-gpc0(0) and
+// Links) for o.Duration: every node writes the keys it owns through the
+// CLI and through traffic, a scheduler applies faults and reloads chosen
+// from the seed; then everything is healed, the cluster left quiet, and
+// every node's tables read.
+func Run(ctx context.Context, c *cluster.Cluster, o Options) (History, error) {
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+	if o.Quiet == 0 {
+		o.Quiet = 20 * time.Second
+	}
+	kinds := o.Faults
+	if len(kinds) == 0 {
+		kinds = FaultKinds
+	}
+	if _, err := ParseFaults(strings.Join(kinds, ",")); err != nil {
+		return History{}, err
+	}
+	section := c.Section + "/"
+	h := History{Seed: o.Seed, Owners: map[string]string{}, Tables: map[string]int64{"tbl": 600000, "short": 5000}, Main: "tbl"}
+	for _, m := range c.Members {
+		h.Nodes = append(h.Nodes, m.Name)
+		for i := 0; i < 4; i++ {
+			h.Owners[fmt.Sprintf("%s-k%d", m.Name, i)] = m.Name
+		}
+	}
+	rec := &recorder{h: &h}
+	holds := map[string]*sync.RWMutex{} // a node's writer waits while its node resyncs
+	for _, m := range c.Members {
+		holds[m.Name] = &sync.RWMutex{}
+	}
+	start := time.Now()
+	deadline := start.Add(o.Duration)
+	wctx, stop := context.WithDeadline(ctx, deadline)
+	defer stop()
+	var wg sync.WaitGroup
+	for i, m := range c.Members {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			write(wctx, m, rand.New(rand.NewSource(o.Seed*31+int64(i))), section, rec, holds[m.Name], start.Add(o.Duration/3))
+		}()
+	}
+	sched := schedule(c, kinds, o.Seed, o.Duration)
+	for _, e := range sched {
+		h.Schedule = append(h.Schedule, e.String())
+	}
+	o.Logf("chaos: seed %d, %d nodes, %s; schedule: %v", o.Seed, len(c.Members), o.Duration, h.Schedule)
+	for _, e := range sched {
+		if wait(wctx, start.Add(e.at)) != nil {
+			break
+		}
+		e.apply(wctx, c, section, rec, holds, o.Logf)
+	}
+	<-wctx.Done()
+	wg.Wait()
+	if ctx.Err() != nil {
+		return h, ctx.Err()
+	}
+	// Heal everything, then quiet: the cluster converges or the time is up.
+	healAll(ctx, c, rec)
+	o.Logf("chaos: healed; quiet for up to %s", o.Quiet)
+	agreed := func() (bool, error) { return agree(ctx, c, section+"tbl"), nil }
+	if node.Poll(ctx, o.Quiet, 500*time.Millisecond, agreed) != nil {
+		// Slow is not diverged: a loaded machine gets twice the quiet
+		// again before the tables are read and judged.
+		o.Logf("chaos: the nodes still disagree after %s of quiet; waiting up to %s more", o.Quiet, 2*o.Quiet)
+		node.Poll(ctx, 2*o.Quiet, 500*time.Millisecond, agreed)
+	}
+	// The short table's entries must have had time to expire.
+	if w := rec.lastShort().Add(5*time.Second + outlivedAfter + time.Second); time.Now().Before(w) {
+		wait(ctx, w)
+	}
+	h.FinalAt = time.Now()
+	h.Final, h.Unreadable = map[string]map[string]map[string]Entry{}, map[string]string{}
+	for _, m := range c.Members {
+		h.Final[m.Name] = map[string]map[string]Entry{}
+		for _, t := range Tables {
+			tb, err := m.Table(ctx, section+t.Name)
+			if err != nil {
+				h.Unreadable[m.Name] = err.Error()
+				continue
+			}
+			es := map[string]Entry{}
+			for _, e := range tb.Entries {
+				var v int64
+				fmt.Sscan(e.Data["gpc0"], &v)
+				es[e.Key] = Entry{GPC0: v, ExpMS: e.Exp}
+			}
+			h.Final[m.Name][t.Name] = es
+		}
+	}
+	if len(h.Unreadable) == 0 {
+		h.Unreadable = nil
+	}
+	rec.add(Op{Kind: FinalRead, Start: h.FinalAt, End: time.Now(), OK: h.Unreadable == nil})
+	sort.SliceStable(h.Ops, func(i, j int) bool { return h.Ops[i].Start.Before(h.Ops[j].Start) })
+	return h, nil
+}
+
+type recorder struct {
+	mu    sync.Mutex
+	h     *History
+	short time.Time
+}
+
+func (r *recorder) add(op Op) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	op.ID = len(r.h.Ops) + 1
+	r.h.Ops = append(r.h.Ops, op)
+	if op.Table == "short" && op.End.After(r.short) {
+		r.short = op.End
+	}
+	return op.ID
+}
+
+func (r *recorder) lastShort() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.short
+}
+
+// write is a node's writer: its own keys, by the CLI (a new value each
+// time) or by traffic (an increment), 50 to 150 ms apart; the short
+// table's keys only until shortUntil.
+func write(ctx context.Context, m *cluster.Member, r *rand.Rand, section string, rec *recorder, hold *sync.RWMutex, shortUntil time.Time) {
+	next := map[string]int64{}
+	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	for ctx.Err() == nil {
+		hold.RLock()
+		table, key := "tbl", fmt.Sprintf("%s-k%d", m.Name, r.Intn(4))
+		if time.Now().Before(shortUntil) && r.Intn(5) == 0 {
+			table, key = "short", fmt.Sprintf("%s-s%d", m.Name, r.Intn(2))
+		}
+		op := Op{Node: m.Name, Table: table, Key: key, Start: time.Now()}
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		if table == "short" || r.Intn(10) < 6 {
+			next[key]++
+			op.Kind, op.Value = SetCLI, next[key]*10
+			err := m.Node.SetEntry(cctx, node.StatsSocket, section+table, key, fmt.Sprintf("data.gpc0 %d", op.Value))
+			op.OK, op.Err = err == nil, errText(err)
+		} else {
+			op.Kind = IncHTTP
+			// Asked each time: a restarted node may be published anew.
+			addr, err := m.Node.Addr(cctx, "8080/tcp")
+			var resp *http.Response
+			if err == nil {
+				req, _ := http.NewRequestWithContext(cctx, "GET", "http://"+addr+"/", nil)
+				req.Header.Set("x-key", key)
+				resp, err = hc.Do(req)
+			}
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					err = fmt.Errorf("HTTP %d", resp.StatusCode)
+				}
+			}
+			op.OK, op.Err = err == nil, errText(err)
+		}
+		cancel()
+		op.End = time.Now()
+		hold.RUnlock()
+		if ctx.Err() != nil && !op.OK {
+			op.Err = "the run ended during the write"
+		}
+		rec.add(op)
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(50+r.Intn(100)) * time.Millisecond):
+		}
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// event is one scheduled fault or reload.
+type event struct {
+	at, hold time.Duration
+	kind     string
+	a, b     int     // members (b: the other end of a link)
+	amount   float64 // latency ms, slice bytes, reset ms
+}
+
+func (e event) String() string {
+	return fmt.Sprintf("%.1fs %s node%d/node%d %.0f for %.1fs", e.at.Seconds(), e.kind, e.a+1, e.b+1, e.amount, e.hold.Seconds())
+}
+
+// schedule draws the faults and reloads from the seed: one every 1.5 to
+// 3 s, each held 1 to 3 s; a reload every third event.
+func schedule(c *cluster.Cluster, kinds []string, seed int64, d time.Duration) []event {
+	r := rand.New(rand.NewSource(seed))
+	n := len(c.Members)
+	var out []event
+	for at := time.Second; at < d-2*time.Second; at += time.Duration(1500+r.Intn(1500)) * time.Millisecond {
+		e := event{at: at, hold: time.Duration(1000+r.Intn(2000)) * time.Millisecond, a: r.Intn(n)}
+		e.b = (e.a + 1 + r.Intn(n-1)) % n
+		if len(out)%3 == 2 {
+			e.kind = "reload"
+		} else {
+			e.kind = kinds[r.Intn(len(kinds))]
+		}
+		switch e.kind {
+		case "latency":
+			e.amount = float64(100 + r.Intn(400))
+		case "slicer":
+			e.amount = float64(1 + r.Intn(8))
+		case "reset":
+			e.amount = float64(200 + r.Intn(800))
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// apply runs one event to its end (the fault held, then healed).
+func (e event) apply(ctx context.Context, c *cluster.Cluster, section string, rec *recorder, holds map[string]*sync.RWMutex, logf func(string, ...any)) {
+	a, b := c.Members[e.a], c.Members[e.b]
+	op := Op{Kind: Fault, Node: a.Name, Detail: e.String(), Start: time.Now()}
+	var heal func() error
+	var err error
+	links := c.Links(a, b)
+	each := func(f func(l *cluster.Link) error) error {
+		for _, l := range links {
+			if err := f(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	clear := func() error { return each(func(l *cluster.Link) error { return l.Clear() }) }
+	switch e.kind {
+	case "reload":
+		reload(ctx, a, section, rec, holds[a.Name], logf)
+		return
+	case "latency":
+		err, heal = each(func(l *cluster.Link) error {
+			return l.Latency(time.Duration(e.amount)*time.Millisecond, 50*time.Millisecond)
+		}), clear
+	case "slicer":
+		err, heal = each(func(l *cluster.Link) error { return l.Slice(int(e.amount), int(e.amount)/2, time.Millisecond) }), clear
+	case "reset":
+		err, heal = each(func(l *cluster.Link) error { return l.Reset(time.Duration(e.amount) * time.Millisecond) }), clear
+	case "stall":
+		err, heal = each(func(l *cluster.Link) error { return l.Stall(0) }), clear
+	case "partition":
+		var all []*cluster.Link
+		for _, o := range c.Members {
+			if o != a {
+				all = append(all, c.Links(a, o)...)
+			}
+		}
+		links = all
+		err, heal = each(func(l *cluster.Link) error { return l.Down() }), clear
+	case "pause-node":
+		err = c.Pause(ctx, a)
+		heal = func() error { return c.Resume(context.WithoutCancel(ctx), a) }
+	case "pause-worker":
+		var pid int
+		pid, err = a.PauseWorker(ctx)
+		heal = func() error { return a.ResumeWorker(context.WithoutCancel(ctx), pid) }
+	case "restart":
+		hold := holds[a.Name]
+		hold.Lock()
+		err = c.Restart(ctx, a, 30*time.Second)
+		if err == nil {
+			w := waitResync(ctx, a, section)
+			op.Detail += "; " + w
+		}
+		hold.Unlock()
+	}
+	op.End, op.OK, op.Err = time.Now(), err == nil, errText(err)
+	rec.add(op)
+	logf("chaos: %s%s", e, map[bool]string{true: "", false: ": " + op.Err}[err == nil])
+	if err != nil || heal == nil {
+		return
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(e.hold):
+	}
+	h := Op{Kind: Heal, Node: a.Name, Detail: e.String(), Start: time.Now()}
+	herr := heal()
+	h.End, h.OK, h.Err = time.Now(), herr == nil, errText(herr)
+	rec.add(h)
+}
+
+// reload reloads a node whose resync finished, its writer held, and
+// records the keys before and after.
+func reload(ctx context.Context, m *cluster.Member, section string, rec *recorder, hold *sync.RWMutex, logf func(string, ...any)) {
+	hold.Lock()
+	defer hold.Unlock()
+	op := Op{Kind: Reload, Node: m.Name, Start: time.Now()}
+	defer func() {
+		op.End = time.Now()
+		rec.add(op)
+		logf("chaos: reload %s: ok %v %s %s", m.Name, op.OK, op.Unmet, op.Err)
+	}()
+	if w := waitResync(ctx, m, section); w != "resync finished" {
+		op.Unmet = "before: " + w
+	}
+	op.Before = keys(ctx, m, section+"tbl")
+	r, err := m.Node.Reload(ctx, 20*time.Second)
+	if err != nil {
+		op.Err = err.Error()
+		return
+	}
+	op.OK = true
+	op.Detail = fmt.Sprintf("worker %d -> %d", r.OldPID, r.NewPID)
+	if w := waitResync(ctx, m, section); w != "resync finished" && op.Unmet == "" {
+		op.Unmet = "after: " + w
+	}
+	op.After = keys(ctx, m, section+"tbl")
+}
+
+func waitResync(ctx context.Context, m *cluster.Member, section string) string {
+	pid, err := m.Node.CurrentWorker(ctx)
+	if err != nil {
+		return err.Error()
+	}
+	w := m.Node.WaitResyncFor(ctx, pid, 15*time.Second, section[:len(section)-1])
+	switch {
+	case w.Err != nil:
+		return w.Err.Error()
+	case w.Unmet != "":
+		return w.Unmet
+	}
+	return "resync finished"
+}
+
+func keys(ctx context.Context, m *cluster.Member, table string) []string {
+	t, err := m.Table(ctx, table)
+	if err != nil {
+		return nil
+	}
+	var ks []string
+	for _, e := range t.Entries {
+		ks = append(ks, e.Key)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// healAll clears every link and resumes every node and worker.
+func healAll(ctx context.Context, c *cluster.Cluster, rec *recorder) {
+	ctx = context.WithoutCancel(ctx)
+	for _, a := range c.Members {
+		c.Resume(ctx, a) // an error: it was not paused
+		for _, b := range c.Members {
+			if l := c.Link(a, b); l != nil {
+				l.Clear()
+			}
+		}
+	}
+	rec.add(Op{Kind: Heal, Detail: "everything", Start: time.Now(), End: time.Now(), OK: true})
+}
+
+// agree says whether every node's main table holds the same entries.
+func agree(ctx context.Context, c *cluster.Cluster, table string) bool {
+	var first map[string]string
+	for i, m := range c.Members {
+		t, err := m.Table(ctx, table)
+		if err != nil {
+			return false
+		}
+		got := map[string]string{}
+		for _, e := range t.Entries {
+			got[e.Key] = e.Data["gpc0"]
+		}
+		if i == 0 {
+			first = got
+			continue
+		}
+		if len(got) != len(first) {
+			return false
+		}
+		for k, v := range got {
+			if first[k] != v {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func wait(ctx context.Context, until time.Time) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(time.Until(until)):
+		return nil
+	}
+}

@@ -1,0 +1,60 @@
+package clipermissions
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestJudge(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		f                Facts
+		violation, unmet string
+	}{
+		{"every command refused, nothing changed: held", Facts{Socket: "operator", Changes: []Call{{Command: "set maxconn frontend web 10", Level: "admin", Answer: "Permission denied", Refused: true}}}, "", ""},
+		{"accepted and changed: a security violation", Facts{Socket: "user", Changes: []Call{{Command: "add map /etc/harp/m.map k v", Level: "operator", Changed: "[k v0] -> [k v0, k v]"}}},
+			`user socket: SECURITY: "add map /etc/harp/m.map k v" (documented operator) accepted on the user socket and changed [k v0] -> [k v0, k v]`, ""},
+		{"refused but changed (an entry created anyway)", Facts{Socket: "user", Changes: []Call{{Command: "set table tbl key harp-new data.gpc0 1", Level: "operator", Answer: "Permission denied", Refused: true,
+			Changed: "[harp-key gpc0=5] -> [harp-key gpc0=5, harp-new gpc0=0]"}}},
+			`user socket: SECURITY: "set table tbl key harp-new data.gpc0 1" (documented operator) refused on the user socket ("Permission denied") but changed [harp-key gpc0=5] -> [harp-key gpc0=5, harp-new gpc0=0]`, ""},
+		{"a silent success that changed nothing", Facts{Socket: "user", Changes: []Call{{Command: "clear table tbl", Level: "operator"}}},
+			`user socket: "clear table tbl" (documented operator) answered as a success on the user socket, though it changed nothing`, ""},
+		{"a documented read refused at its level", Facts{Socket: "reads", Reads: []Call{{Command: "show sess", Level: "operator", Answer: "Permission denied", Refused: true}}},
+			`reads socket: "show sess" refused at its documented level operator ("Permission denied")`, ""},
+		{"a read that killed the worker", Facts{Socket: "reads", Reads: []Call{{Command: "show errors", Level: "operator", Failed: "no answer"}, {Command: "show env", Level: "operator", Err: "connection refused"}}},
+			`reads socket: "show errors" got no answer at its documented level operator (no answer)`, ""},
+		{"a read harp could not send says nothing", Facts{Socket: "reads", Reads: []Call{{Command: "show env", Level: "operator", Err: "connection refused"}}},
+			"", `reads socket: "show env" could not be sent: connection refused`},
+		{"setup failed", Facts{Socket: "user", Setup: "set table refused"}, "", "user socket: set table refused"},
+	} {
+		v, u := Judge(c.f)
+		if v != c.violation || u != c.unmet {
+			t.Errorf("%s:\n got  %q, %q\n want %q, %q", c.name, v, u, c.violation, c.unmet)
+		}
+	}
+}
+
+// Every build served has a table; every state-changing command in it has
+// a state to read, or is one whose effect harp does not read.
+func TestTables(t *testing.T) {
+	for _, v := range []string{"2.6.12-1+deb12u3", "3.0.11-1+deb13u4", "3.2.26-1", "3.4.7-1"} {
+		file, rows, err := Table(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(file, v[:4]) || len(rows) < 40 {
+			t.Errorf("%s: table %s with %d rows", v, file, len(rows))
+		}
+		for _, r := range rows {
+			if r.Kind == "change" && probe(r.Command) == nil && !strings.Contains(r.Command, "dynamic-cookie") {
+				t.Errorf("%s: no state to read for %q", file, r.Command)
+			}
+			if r.Kind == "change" && r.DocLevel == "user" {
+				t.Errorf("%s: %q documented as a change at level user", file, r.Command)
+			}
+		}
+	}
+	if _, _, err := Table("1.8.30"); err == nil || !strings.Contains(err.Error(), "no CLI level table for HAProxy 1.8") {
+		t.Errorf("a version without a table: %v", err)
+	}
+}

@@ -1,0 +1,57 @@
+//go:build selftest
+
+// selftest: together
+
+package failedreload_test
+
+import (
+	"strings"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/selftest"
+	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/conformance/failedreload"
+)
+
+func TestSelf(t *testing.T) { selftest.Run(t, "conf-failed-reload on real builds") }
+
+var mutant = "src:deb:3.0.11,patch=" + selftest.Mutant("5-failed-reload-blocks-sigusr2.diff")
+
+// Observed: every Debian build keeps its worker, its table and its
+// signals through each failed reload and takes the next one; 3.2.26 and
+// 3.4.7 do not count a reload whose config the master itself cannot parse
+// (the unmatched quote) in show proc's failed counter, and 3.4.7's master
+// dies with SIGSEGV there after a first failure and recovery; the mutant blocks SIGUSR2 after
+// a failure, so the next SIGUSR2 never takes.
+var _ = selftest.Describe(failedreload.Suite, func() {
+	selftest.VerdictsTogether(failedreload.Suite, func(b selftest.Build, r report.Result) {
+		if strings.HasPrefix(b.Spec, "deb:sid") || strings.HasPrefix(b.Spec, "deb:experimental") {
+			Expect(r.Reason).To(HavePrefix("a syntax error, recovery by SIGUSR2: "), r.Line())
+			if strings.Contains(r.Reason, "the master exited with code 139") {
+				Expect(r.Crashes).NotTo(BeEmpty(), "a master that died on a signal has crash evidence")
+			}
+			return
+		}
+		for _, t := range r.Trials {
+			ev := t.Evidence.(*failedreload.Evidence)
+			if strings.HasPrefix(b.Spec, mutant) && t.N == 1 {
+				Expect(ev.Facts.Blocked).To(BeTrue(), "the master's /proc status shows SIGUSR2 blocked")
+				Expect(ev.Facts.Recovered).To(BeFalse())
+			}
+			if r.Verdict == verdict.Pass {
+				Expect(ev.Facts.FailedAfter).To(Equal(ev.Facts.FailedBefore + 1))
+				Expect(ev.Status.SigCgt).NotTo(BeZero(), "the master's status was read")
+			}
+		}
+	},
+		selftest.Build{Spec: "deb:bookworm | BOUND=5s", Want: verdict.Pass, Why: "2.6.12"},
+		selftest.Build{Spec: "deb:trixie | BOUND=5s", Want: verdict.Pass, Why: "3.0.11"},
+		selftest.Build{Spec: "deb:sid | BOUND=5s", Want: verdict.Reproduced, Why: "3.2.26 does not count a master-side parse failure"},
+		selftest.Build{Spec: "deb:experimental | BOUND=5s", Want: verdict.Reproduced, Why: "3.4.7 does not count a master-side parse failure"},
+		selftest.Build{Spec: mutant + " | BOUND=3s", Want: verdict.Reproduced, Why: "the mutant blocks SIGUSR2 after a failed reload"},
+	)
+}, Label("slow"))

@@ -1,0 +1,41 @@
+//go:build selftest
+
+// selftest: together
+
+package learnedentries_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/selftest"
+	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/conformance/learnedentries"
+)
+
+func TestSelf(t *testing.T) { selftest.Run(t, "conf-learned-entries-obey-receiver on real builds") }
+
+var mutant = "src:deb:3.0.11,patch=" + selftest.Mutant("3-no-expire-clamp.diff")
+
+// Observed: 2.6.12 keeps the sender's lifetime for entries learnt by a
+// timed update (a resync, or harp's crafted one), beyond its own table's
+// expire; 3.0.11 and later clamp it; the mutant removes 3.0.11's clamp and
+// behaves as 2.6.12 does.
+var _ = selftest.Describe(learnedentries.Suite, func() {
+	selftest.VerdictsTogether(learnedentries.Suite, func(b selftest.Build, r report.Result) {
+		if r.Verdict == verdict.Reproduced {
+			Expect(r.TrialsViolated).To(Equal(2), r.Line())
+			Expect(r.Reason).To(ContainSubstring("crafted: huge expiry: a timed update with expire 2147483647 ms"))
+			Expect(r.Reason).To(ContainSubstring("expire, learnt by resync: B's entry"))
+		}
+	},
+		selftest.Build{Spec: "deb:bookworm", Want: verdict.Reproduced, Why: "2.6.12 does not clamp a learnt entry's expiry"},
+		selftest.Build{Spec: "deb:trixie", Want: verdict.Pass, Why: "3.0.11"},
+		selftest.Build{Spec: "deb:sid", Want: verdict.Pass, Why: "3.2.26"},
+		selftest.Build{Spec: "deb:experimental", Want: verdict.Pass, Why: "3.4.7"},
+		selftest.Build{Spec: mutant, Want: verdict.Reproduced, Why: "the mutant removes the clamp"},
+	)
+}, Label("slow"))

@@ -1,0 +1,260 @@
+// Package manytables: a peers section with a few hundred tables, entries
+// only in the last ones. The initial resync completes, a node that starts
+// afresh learns every entry, and a reload teaches every entry to the new
+// worker; how long each takes is measured per build.
+package manytables
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/cluster"
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+var Suite = scenario.Register(&scenario.Scenario{
+	ID:       "conf-many-tables",
+	Upstream: "conformance: peers sections with hundreds of tables",
+	Title:    "With hundreds of tables in a peers section, resync, a fresh node and a reload all learn every entry",
+	Summary:  "two nodes, TABLES tables (300), 10 entries in each of the last 10: initial resync finishes, a restarted node learns every entry, a reloaded worker is taught every entry; durations measured",
+	Labels:   []string{"area:conformance", "area:peers"},
+	Trials:   len(Kinds),
+	Noun:     "checks",
+	Params: []scenario.Param{
+		scenario.Int("TABLES", 300, 20, 1000, "tables in the peers section (entries go in the last 10)"),
+		scenario.Duration("BOUND", 60*time.Second, "how long each resync or lesson may take"),
+	},
+	StepsFor: func(p scenario.Values) []string {
+		n := p.Int("TABLES")
+		return []string{
+			fmt.Sprintf("Setup: two nodes A (node1) and B (node2), one peers section naming both with %d tables t0001..t%04d (type string len 32, size 1k, expire 1h, store gpc0).", n, n),
+			fmt.Sprintf("initial resync: from the nodes' start, both links established and both sections' resync finished (`show peers` flags 0x1|0x2) within BOUND (%s); then 10 entries written on A in each of t%04d..t%04d reach B.", p.Duration("BOUND"), n-9, n),
+			"a fresh node learns: B restarted afresh; it must hold all 100 entries with their gpc0 and report its resync finished within BOUND.",
+			"a reload teaches: SIGUSR2 to A's master; the new worker must hold all 100 entries and report its resync finished within BOUND.",
+			"Each check records how long it took (in the notes and evidence).",
+		}
+	},
+	Run: run,
+})
+
+// Kinds in trial order (TRIALS=6 runs each twice).
+var Kinds = []string{"initial resync", "a fresh node learns", "a reload teaches"}
+
+// Evidence is what one check recorded.
+type Evidence struct {
+	Facts Facts `json:"facts"`
+}
+
+func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+	n := env.Params.Int("TABLES")
+	bound := env.Params.Duration("BOUND")
+	var tables []cluster.Table
+	for i := 1; i <= n; i++ {
+		tables = append(tables, cluster.Table{Name: fmt.Sprintf("t%04d", i), Type: "string len 32", Store: "gpc0"})
+	}
+	t0 := time.Now()
+	c, unmet, err := env.StartCluster(ctx, cluster.Options{Nodes: cluster.Nodes(2), Tables: tables}, false)
+	if c == nil {
+		return verdict.Outcome{Unmet: unmet, Err: err}
+	}
+	var last []string
+	for i := n - 9; i <= n; i++ {
+		last = append(last, "cluster/"+tables[i-1].Name)
+	}
+	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
+		kind := Kinds[(t.N-1)%len(Kinds)]
+		ev := &Evidence{Facts: Facts{Kind: kind, Tables: n, Entries: len(last) * perTable, Bound: bound}}
+		t.Evidence = ev
+		f := &ev.Facts
+		defer func() { t.Violation, t.Unmet = Judge(*f) }()
+		a, b := c.Members[0], c.Members[1]
+		switch kind {
+		case "initial resync":
+			if t.N == 1 {
+				f.Mesh = c.WaitMesh(ctx, bound)
+				f.Took = time.Since(t0)
+			} else {
+				f.Mesh = c.WaitMesh(ctx, cluster.MeshTimeout)
+			}
+			if f.Mesh != "" {
+				return nil
+			}
+			if err := write(ctx, a, last); err != nil {
+				f.Setup = err.Error()
+				return nil
+			}
+			f.Missing, f.LearnTook = waitAll(ctx, b.Node, node.StatsSocket, last, bound, &f.ReadErr)
+			t.Notef("initial resync of %d tables finished on both nodes %s after start; %d entries written on A reached B in %s", n, f.Took.Round(time.Millisecond), f.Entries, f.LearnTook.Round(time.Millisecond))
+		case "a fresh node learns":
+			if f.Setup = ready(ctx, c, a, last, bound); f.Setup != "" {
+				return nil
+			}
+			t1 := time.Now()
+			if err := c.Restart(ctx, b, 30*time.Second); err != nil {
+				f.Setup = "restarting B: " + err.Error()
+				return nil
+			}
+			f.Missing, _ = waitAll(ctx, b.Node, node.StatsSocket, last, bound, &f.ReadErr)
+			f.Resync = resync(ctx, b.Node, node.Current, time.Until(t1.Add(bound)), &f.ReadErr)
+			f.Took = time.Since(t1)
+			t.Notef("B restarted afresh: %d of %d entries learnt, resync %s, %s after the restart began", f.Entries-sum(f.Missing), f.Entries, orFinished(f.Resync), f.Took.Round(time.Millisecond))
+		case "a reload teaches":
+			if f.Setup = ready(ctx, c, a, last, bound); f.Setup != "" {
+				return nil
+			}
+			t1 := time.Now()
+			r, err := a.Node.Reload(ctx, 20*time.Second)
+			if err != nil {
+				f.Setup = "reloading A: " + err.Error()
+				return nil
+			}
+			f.Missing, _ = waitAll(ctx, a.Node, r.NewPID, last, bound, &f.ReadErr)
+			f.Resync = resync(ctx, a.Node, r.NewPID, time.Until(t1.Add(bound)), &f.ReadErr)
+			f.Took = time.Since(t1)
+			t.Notef("A reloaded: new worker %d holds %d of %d entries, resync %s, %s after SIGUSR2", r.NewPID, f.Entries-sum(f.Missing), f.Entries, orFinished(f.Resync), f.Took.Round(time.Millisecond))
+		}
+		return nil
+	})
+}
+
+const perTable = 10
+
+func key(i int) string { return fmt.Sprintf("mt-%02d", i) }
+
+func write(ctx context.Context, m *cluster.Member, tables []string) error {
+	for ti, tb := range tables {
+		var cmds []string
+		for i := range perTable {
+			cmds = append(cmds, fmt.Sprintf("set table %s key %s data.gpc0 %d", tb, key(i), ti*perTable+i+1))
+		}
+		if err := m.Node.Silent(ctx, node.StatsSocket, strings.Join(cmds, ";")); err != nil {
+			return fmt.Errorf("writing on %s: %w", m.Name, err)
+		}
+	}
+	return nil
+}
+
+// ready: before a check, the nodes are meshed and A holds every entry.
+func ready(ctx context.Context, c *cluster.Cluster, a *cluster.Member, tables []string, bound time.Duration) string {
+	if u := c.WaitMesh(ctx, bound); u != "" {
+		return "before the check: " + u
+	}
+	var readErr string
+	if miss, _ := waitAll(ctx, a.Node, node.StatsSocket, tables, time.Second, &readErr); readErr != "" {
+		return "before the check: " + readErr
+	} else if len(miss) > 0 {
+		return fmt.Sprintf("before the check A lacks entries it wrote (%s): the initial resync check must run first", perTableText(miss))
+	}
+	return ""
+}
+
+// waitAll polls a worker until every table holds every entry with its
+// gpc0, or timeout; it gives the tables still short (entries missing or
+// wrong) and how long it took.
+func waitAll(ctx context.Context, n *node.Node, pid int, tables []string, timeout time.Duration, readErr *string) (map[string]int, time.Duration) {
+	t0 := time.Now()
+	var miss map[string]int
+	node.Poll(ctx, timeout, 100*time.Millisecond, func() (bool, error) {
+		miss, *readErr = map[string]int{}, ""
+		for ti, tb := range tables {
+			t, err := n.Table(ctx, pid, tb)
+			if err != nil { // not an absence: the last reading decides
+				miss[tb] = perTable
+				*readErr = fmt.Sprintf("reading %s kept failing: %v", tb, err)
+				continue
+			}
+			for i := range perTable {
+				if e, ok := t.Lookup(key(i)); !ok || e.Data["gpc0"] != fmt.Sprint(ti*perTable+i+1) {
+					miss[tb]++
+				}
+			}
+		}
+		return len(miss) == 0, nil
+	})
+	return miss, time.Since(t0)
+}
+
+func resync(ctx context.Context, n *node.Node, pid int, timeout time.Duration, readErr *string) string {
+	_, unmet, err := n.WaitResync(ctx, pid, max(timeout, time.Second), "cluster")
+	switch {
+	case err != nil:
+		return err.Error()
+	case strings.Contains(unmet, "kept failing"):
+		*readErr = unmet // no reading of the flags: not HAProxy's answer
+		return ""
+	}
+	return unmet
+}
+
+func orFinished(s string) string {
+	if s == "" {
+		return "finished"
+	}
+	return s
+}
+
+// Facts are what one check observed.
+type Facts struct {
+	Kind      string         `json:"kind"`
+	Tables    int            `json:"tables"`
+	Entries   int            `json:"entries"`
+	Bound     time.Duration  `json:"bound_ns"`
+	Setup     string         `json:"setup,omitempty"`
+	Mesh      string         `json:"mesh,omitempty"` // initial resync: never meshed
+	Resync    string         `json:"resync,omitempty"`
+	Missing   map[string]int `json:"missing,omitempty"` // table -> entries missing or wrong
+	Took      time.Duration  `json:"took_ns"`
+	LearnTook time.Duration  `json:"learn_took_ns,omitempty"`
+	ReadErr   string         `json:"read_error,omitempty"` // the last reading failed: nothing to judge
+}
+
+// Judge decides one check. The initial resync never finishing is the
+// property's own violation (nothing outside HAProxy stops it: both nodes
+// run and reach each other, which the cluster suites check).
+func Judge(f Facts) (violation, unmet string) {
+	if f.Setup != "" {
+		return "", f.Kind + ": " + f.Setup
+	}
+	if f.ReadErr != "" && f.Mesh == "" {
+		return "", f.Kind + ": " + f.ReadErr
+	}
+	var v []string
+	if f.Mesh != "" {
+		v = append(v, fmt.Sprintf("with %d tables the nodes did not mesh and finish their initial resync within %s: %s", f.Tables, f.Bound, f.Mesh))
+	}
+	if n := sum(f.Missing); n > 0 {
+		v = append(v, fmt.Sprintf("%d of %d entries missing or wrong after %s (%s)", n, f.Entries, f.Bound, perTableText(f.Missing)))
+	}
+	if f.Resync != "" {
+		v = append(v, f.Resync)
+	}
+	if len(v) == 0 {
+		return "", ""
+	}
+	return f.Kind + ": " + strings.Join(v, "; "), ""
+}
+
+func sum(m map[string]int) int {
+	s := 0
+	for _, v := range m {
+		s += v
+	}
+	return s
+}
+
+func perTableText(m map[string]int) string {
+	var ts []string
+	for t, k := range m {
+		ts = append(ts, fmt.Sprintf("%s %d", strings.TrimPrefix(t, "cluster/"), k))
+	}
+	sort.Strings(ts)
+	if len(ts) > 5 {
+		ts = append(ts[:5], fmt.Sprintf("and %d more tables", len(ts)-5))
+	}
+	return strings.Join(ts, ", ")
+}

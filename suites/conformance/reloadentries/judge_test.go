@@ -1,0 +1,83 @@
+package reloadentries
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestJudge(t *testing.T) {
+	ok := func(f Facts) Facts {
+		f.Sections, f.Entries, f.WrittenBefore = 1, 100, 100
+		if f.Kind == "" {
+			f.Kind = "remote peer down"
+		}
+		return f
+	}
+	for _, c := range []struct {
+		name                     string
+		f                        Facts
+		violation, unmet, remark string
+	}{
+		{"every entry kept: held", ok(Facts{Age: time.Second, AgeBound: 2 * time.Second}), "", "", ""},
+		{"entries lost", ok(Facts{Lost: map[string]int{"s1/t": 40}}), "remote peer down: 40 of 100 entries lost (s1/t 40)", "", ""},
+		{"data changed and resync never finished",
+			ok(Facts{Wrong: map[string]int{"s1/t": 2}, ResyncAfter: "initial resync of section s1 never finished (flags=0x1 after 20s)"}),
+			"remote peer down: 2 of 100 entries hold other data (s1/t 2); the new worker's initial resync of section s1 never finished (flags=0x1 after 20s)", "", ""},
+		{"three sections, one lost whole (#3517's signature)",
+			Facts{Kind: "three sections", Sections: 3, Entries: 100, WrittenBefore: 300, Lost: map[string]int{"s2/t": 100, "s3/t": 100}},
+			"three sections: 200 of 300 entries lost (s2/t 100, s3/t 100)", "", ""},
+		{"a new worker that died is a violation", ok(Facts{Died: "the new worker 12 exited with code 139 (Segmentation fault)"}),
+			"remote peer down: the new worker 12 exited with code 139 (Segmentation fault)", "", ""},
+		{"an old worker crashing after teaching everything is a remark (2.6.12, three sections)",
+			Facts{Kind: "three sections", Sections: 3, Entries: 100, WrittenBefore: 300, OldCrash: "exited with code 139 (Segmentation fault) during soft-stop"},
+			"", "", "three sections: the old worker exited with code 139 (Segmentation fault) during soft-stop, after teaching every entry"},
+		{"an old worker crashing with entries lost is named in the violation",
+			ok(Facts{Lost: map[string]int{"s1/t": 1}, OldCrash: "exited with code 134 (Aborted) during soft-stop"}),
+			"remote peer down: 1 of 100 entries lost (s1/t 1); the old worker exited with code 134 (Aborted) during soft-stop", "", ""},
+		{"old worker never finished its resync: a loss says nothing",
+			ok(Facts{ResyncBefore: "initial resync of section s1 never finished (flags=0x0 after 20s)", Lost: map[string]int{"s1/t": 100}}),
+			"", "remote peer down: before the reload: initial resync of section s1 never finished (flags=0x0 after 20s)", ""},
+		{"remote peer never up", ok(Facts{Kind: "remote peer up", RemoteBefore: "the remote peer played by harp was never established on the old worker (10 s)"}),
+			"", "remote peer up: the remote peer played by harp was never established on the old worker (10 s)", ""},
+		{"entries not all written", Facts{Kind: "10,000 entries", Sections: 1, Entries: 10000, WrittenBefore: 9000}, "", "10,000 entries: before the reload only 9000 of 10000 entries written read back", ""},
+		{"too old for right after start", ok(Facts{Kind: "right after start", MaxAge: 5 * time.Second, Age: 4 * time.Second, AgeBound: 5260 * time.Millisecond}),
+			"", "right after start: the worker may have been 5.3s old at the reload, not surely under 5s", ""},
+		{"too young for long after", ok(Facts{Kind: "long after start", MinAge: 6 * time.Second, Age: 2 * time.Second}), "", "long after start: the worker was 2s old at the reload, not over 6s", ""},
+		{"reload failed", ok(Facts{ReloadErr: "no new worker after 20s"}), "", "remote peer down: reload: no new worker after 20s", ""},
+		{"table unreadable after", ok(Facts{ReadErr: "show table s1/t: connection refused"}), "", "remote peer down: after the reload: show table s1/t: connection refused", ""},
+	} {
+		v, u, r := Judge(c.f)
+		if v != c.violation || u != c.unmet || r != c.remark {
+			t.Errorf("%s:\n got  %q, %q, %q\n want %q, %q, %q", c.name, v, u, r, c.violation, c.unmet, c.remark)
+		}
+	}
+}
+
+func TestConfigs(t *testing.T) {
+	for _, k := range Kinds {
+		cfg, err := Config(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(cfg, "\npeers "); got != k.Sections {
+			t.Errorf("%s: %d peers sections, want %d:\n%s", k.Name, got, k.Sections, cfg)
+		}
+		if (k.Remote != "") != strings.Contains(cfg, "peer remote 127.0.0.1:10999") {
+			t.Errorf("%s: remote peer line wrong:\n%s", k.Name, cfg)
+		}
+	}
+}
+
+func TestSelected(t *testing.T) {
+	ks, err := Selected("10k, early")
+	if err != nil || len(ks) != 2 || ks[0].Slug != "early" || ks[1].Slug != "10k" {
+		t.Fatalf("Selected: %v %v", ks, err)
+	}
+	if _, err := Selected("early,nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Fatalf("an unknown kind was not refused by name: %v", err)
+	}
+	if ks, _ := Selected("all"); len(ks) != len(Kinds) {
+		t.Fatal("all is not every kind")
+	}
+}

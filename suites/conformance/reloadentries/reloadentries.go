@@ -1,0 +1,489 @@
+// Package reloadentries: a reload keeps every stick-table entry. The old
+// worker teaches the new one its tables through the local peer, whatever
+// the peers section holds besides (other sections, a remote peer up or
+// down), however soon after start, however many entries, and whichever
+// way the reload is asked for.
+package reloadentries
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/config"
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/peers"
+	"github.com/harp-project/harp/harness/remotepeer"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+var Suite = scenario.Register(&scenario.Scenario{
+	ID:       "conf-reload-keeps-entries",
+	Upstream: "conformance: stick tables survive a reload",
+	Title:    "A reload keeps every stick-table entry, with its data",
+	Summary:  "7 kinds of reload (one or three sections, remote peer up or down, right after start or long after, 10,000 entries, master CLI): the new worker holds every entry and says its resync finished",
+	Labels:   []string{"area:conformance", "area:peers"},
+	Trials:   len(Kinds),
+	Noun:     "reloads",
+	Params:   []scenario.Param{scenario.Text("KINDS", "all", "the kinds of reload to run, comma-separated: all, or some of "+slugs(), checkKinds)},
+	Steps: []string{
+		"Setup, for each trial a fresh node (nbthread 1, localpeer harp) whose config the trial's kind gives: one peers section holding only the local peer, or three such sections, or one section with a remote peer that harp's own peers client plays (up) or that nobody answers (down); each section has a table `t` (type string len 32, size 20k, expire 1h, store gpc0).",
+		"Kinds, one per trial in this order (TRIALS=14 runs each twice; KINDS= picks some): " + kindList() + ".",
+		"Before the reload: the old worker's sections report their initial resync finished (`show peers` flags 0x1|0x2); the remote peer, when up, is established; the entries (k00000..., gpc0 = 1 + index mod 997) are written with `set table` and every one read back with `show table`; the worker's age is surely below 5 s for 'right after start' (when the signal was sent: time since harp started the node, or `show proc` uptime + 1 s + time since it was read, whichever is less) and surely above 6 s for 'long after start' (`show proc` uptime).",
+		"Trigger: SIGUSR2 to the master (the master CLI `reload` for that kind); wait until `show proc` lists the new worker and the old one left.",
+		"Expectation: the new worker's sections report their resync finished within 20 s, and every table holds every entry with its gpc0.",
+	},
+	Run: run,
+})
+
+// Kind is one variant of the property, run as its own trials.
+type Kind struct {
+	Slug     string // what KINDS= calls it
+	Name     string
+	Sections int
+	Remote   string // "": none, "up": harp's peers client, "down": nobody answers
+	Entries  int    // per section
+	How      node.How
+	MaxAge   time.Duration // the reload must come before the worker is this old
+	MinAge   time.Duration // ... or after it is this old
+}
+
+// ResyncTimeout is HAProxy's fixed initial resync timeout (5 s): "right
+// after start" reloads before it could pass, "long after" once it has.
+const ResyncTimeout = 5 * time.Second
+
+// Kinds in trial order.
+var Kinds = []Kind{
+	{Slug: "early", Name: "right after start", Sections: 1, Entries: 100, How: node.BySignal, MaxAge: ResyncTimeout},
+	{Slug: "late", Name: "long after start", Sections: 1, Entries: 100, How: node.BySignal, MinAge: ResyncTimeout + time.Second},
+	{Slug: "sections", Name: "three sections", Sections: 3, Entries: 100, How: node.BySignal},
+	{Slug: "remote-up", Name: "remote peer up", Sections: 1, Remote: "up", Entries: 100, How: node.BySignal},
+	{Slug: "remote-down", Name: "remote peer down", Sections: 1, Remote: "down", Entries: 100, How: node.BySignal},
+	{Slug: "10k", Name: "10,000 entries", Sections: 1, Entries: 10000, How: node.BySignal},
+	{Slug: "master-cli", Name: "master CLI reload", Sections: 1, Entries: 100, How: node.ByMasterCLI},
+}
+
+func kindList() string {
+	var s []string
+	for _, k := range Kinds {
+		s = append(s, fmt.Sprintf("%s (%s)", k.Name, k.Slug))
+	}
+	return strings.Join(s, ", ")
+}
+
+func slugs() string {
+	var s []string
+	for _, k := range Kinds {
+		s = append(s, k.Slug)
+	}
+	return strings.Join(s, ",")
+}
+
+// Selected are the kinds KINDS names, in trial order.
+func Selected(v string) ([]Kind, error) {
+	if v == "" || v == "all" {
+		return Kinds, nil
+	}
+	want := map[string]bool{}
+	for _, w := range strings.Split(v, ",") {
+		want[strings.TrimSpace(w)] = true
+	}
+	var ks []Kind
+	for _, k := range Kinds {
+		if want[k.Slug] {
+			ks = append(ks, k)
+			delete(want, k.Slug)
+		}
+	}
+	for w := range want {
+		return nil, fmt.Errorf("no kind of reload is called %q (kinds: %s)", w, slugs())
+	}
+	return ks, nil
+}
+
+func checkKinds(v string) error { _, err := Selected(v); return err }
+
+const (
+	localPeer     = "harp"
+	remotePeer    = "remote"
+	peerPort      = 10000
+	waitResync    = 20 * time.Second // 2.6 finishes only after its 5 s timeout
+	reloadTimeout = 20 * time.Second
+)
+
+// Config renders a kind's config.
+func Config(k Kind) (string, error) {
+	type section struct {
+		Name string
+		Port int
+	}
+	var secs []section
+	for i := 1; i <= k.Sections; i++ {
+		secs = append(secs, section{fmt.Sprintf("s%d", i), peerPort + i - 1})
+	}
+	return config.RenderText("conf-reload-keeps-entries", `{{template "global" .}}
+{{range .Sections}}
+peers {{.Name}}
+    peer {{$.LocalPeer}} {{if $.Remote}}0.0.0.0{{else}}127.0.0.1{{end}}:{{.Port}}
+{{- if $.Remote}}
+    peer {{$.Remote}} 127.0.0.1:10999
+{{- end}}
+    table t type string len 32 size 20k expire 1h store gpc0
+{{end}}`, map[string]any{"Threads": 1, "LocalPeer": localPeer, "Sections": secs, "Remote": remoteName(k)})
+}
+
+func remoteName(k Kind) string {
+	if k.Remote == "" {
+		return ""
+	}
+	return remotePeer
+}
+
+func tables(k Kind) (ts, secs []string) {
+	for i := 1; i <= k.Sections; i++ {
+		secs = append(secs, fmt.Sprintf("s%d", i))
+		ts = append(ts, fmt.Sprintf("s%d/t", i))
+	}
+	return ts, secs
+}
+
+// Key and GPC0 are the i-th entry.
+func Key(i int) string  { return fmt.Sprintf("k%05d", i) }
+func GPC0(i int) string { return fmt.Sprint(1 + i%997) }
+
+// Evidence is what one reload recorded.
+type Evidence struct {
+	Kind   string      `json:"kind"`
+	Reload node.Reload `json:"reload"`
+	Facts  Facts       `json:"facts"`
+}
+
+func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+	ks, err := Selected(env.Params.String("KINDS"))
+	if err != nil {
+		return verdict.Outcome{Err: err}
+	}
+	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
+		return reload(ctx, env, t, ks[(t.N-1)%len(ks)])
+	})
+}
+
+func reload(ctx context.Context, env *scenario.Env, t *scenario.Trial, k Kind) error {
+	ev := &Evidence{Kind: k.Name}
+	t.Evidence = ev
+	f := &ev.Facts
+	f.Kind, f.Sections, f.Entries, f.MaxAge, f.MinAge = k.Name, k.Sections, k.Entries, k.MaxAge, k.MinAge
+	defer func() { t.Violation, t.Unmet, t.Remark = Judge(*f) }()
+	cfg, err := Config(k)
+	if err != nil {
+		return err
+	}
+	o := node.Options{Config: cfg, Name: fmt.Sprintf("node%d", t.N)}
+	if k.Remote == "up" {
+		o.Ports = []string{fmt.Sprintf("%d/tcp", peerPort)}
+	}
+	t0 := time.Now() // before the container: no worker is older than this
+	n, unmet, err := env.StartNode(ctx, o, 1)
+	if n == nil {
+		f.Setup = unmet
+		return err
+	}
+	defer env.StopNode(context.WithoutCancel(ctx), n) // the next trial starts its own
+	ts, secs := tables(k)
+	old, err := n.CurrentWorker(ctx)
+	if err != nil {
+		return err
+	}
+	if k.Remote == "up" {
+		stop, state := remoteUp(ctx, n)
+		defer stop()
+		f.RemoteBefore = state
+	}
+	// Sync finished is a precondition even right after start: 2.6.12 says
+	// so only when its 5 s timeout passes, and a reload before that loses
+	// every entry (observed), which this property does not judge.
+	if _, unmet, err := n.WaitResync(ctx, old, waitResync, secs...); err != nil {
+		return err
+	} else {
+		f.ResyncBefore = unmet
+	}
+	if f.ResyncBefore != "" || f.RemoteBefore != "" {
+		return nil
+	}
+	if k.MinAge > 0 {
+		if err := waitAge(ctx, n, old, k.MinAge); err != nil {
+			return err
+		}
+	}
+	for _, tb := range ts {
+		if err := write(ctx, n, tb, k.Entries); node.IsRefused(err) {
+			f.Setup = err.Error()
+			return nil
+		} else if err != nil {
+			return err
+		}
+		lost, wrong, err := check(ctx, n, old, tb, k.Entries)
+		if err != nil {
+			return err
+		}
+		f.WrittenBefore += k.Entries - len(lost) - len(wrong)
+	}
+	asked := time.Now()
+	procs, err := n.Procs(ctx)
+	if err != nil {
+		return err
+	}
+	// At least the worker's true age when the signal reached it: the time
+	// since harp started the container, or, tighter on a loaded machine
+	// where starting it took seconds, show proc's uptime (whole seconds of
+	// a start and a now both truncated: under a second short) plus what
+	// passed since it was asked. Estimated here (ReloadBy asks show proc
+	// first), measured once the signal is sent.
+	var uptime time.Duration = -1
+	bound := func(sent time.Time) time.Duration {
+		b := sent.Sub(t0)
+		if uptime >= 0 {
+			b = min(b, uptime+time.Second+sent.Sub(asked))
+		}
+		return b
+	}
+	if p, ok := procs.Find(old); ok {
+		f.Age, uptime = p.Uptime, p.Uptime // whole seconds: at most the true age
+	}
+	f.AgeBound = bound(time.Now().Add(500 * time.Millisecond))
+	if f.WrittenBefore != k.Entries*k.Sections || (k.MaxAge > 0 && f.AgeBound >= k.MaxAge) || (k.MinAge > 0 && f.Age < k.MinAge) {
+		return nil
+	}
+	ev.Reload, err = n.ReloadBy(ctx, k.How, reloadTimeout)
+	if err != nil {
+		f.ReloadErr = err.Error()
+		return nil
+	}
+	r := ev.Reload
+	f.AgeBound = bound(r.Sent)
+	t.Notef("%s: %d entries in %d section(s), worker %d aged %s; new worker %d listed %s after the %s", k.Name, k.Entries*k.Sections, k.Sections, old, f.Age.Round(time.Millisecond), r.NewPID, r.NewUp.Round(time.Millisecond), k.How)
+	secsAfter, unmet, err := n.WaitResync(ctx, r.NewPID, waitResync, secs...)
+	if err != nil {
+		return err
+	}
+	if strings.Contains(unmet, "kept failing") {
+		f.ReadErr = unmet // no reading of the flags at all: not HAProxy's answer
+	} else {
+		f.ResyncAfter = unmet
+	}
+	for _, s := range secsAfter {
+		t.Notef("new worker, section %s: flags=0x%x", s.Name, s.Flags)
+	}
+	if exits, err := n.Exits(ctx); err == nil {
+		for _, e := range exits {
+			switch {
+			case e.Current:
+				f.Died = fmt.Sprintf("the new worker %d exited with code %d (%s)", e.PID, e.Code, e.Reason)
+			case e.PID == r.OldPID && e.Code >= 128:
+				f.OldCrash = fmt.Sprintf("exited with code %d (%s) during soft-stop", e.Code, e.Reason)
+				t.Notef("the old worker %d %s", e.PID, f.OldCrash)
+			}
+		}
+	}
+	f.Lost, f.Wrong = map[string]int{}, map[string]int{}
+	for _, tb := range ts {
+		lost, wrong, err := check(ctx, n, r.NewPID, tb, k.Entries)
+		if err != nil {
+			f.ReadErr = err.Error()
+			return nil
+		}
+		if len(lost) > 0 {
+			f.Lost[tb] = len(lost)
+			f.Sample = append(f.Sample, sample(tb, lost)...)
+		}
+		if len(wrong) > 0 {
+			f.Wrong[tb] = len(wrong)
+			f.Sample = append(f.Sample, sample(tb, wrong)...)
+		}
+	}
+	return nil
+}
+
+// remoteUp plays the remote peer with harp's peers client, dialling again
+// whenever the session ends (the old worker leaves on reload, the new one
+// must find the peer up too), until stop.
+func remoteUp(ctx context.Context, n *node.Node) (stop func(), unmet string) {
+	addr, err := n.Addr(ctx, fmt.Sprintf("%d/tcp", peerPort))
+	if err != nil {
+		return func() {}, err.Error()
+	}
+	p := &remotepeer.Probe{Node: n, Addr: addr, Section: "s1", Local: localPeer, Remote: remotePeer}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for rctx.Err() == nil {
+			c, _, err := p.Dial(rctx, peers.DefaultOptions)
+			if err != nil || c == nil {
+				select {
+				case <-rctx.Done():
+				case <-time.After(200 * time.Millisecond):
+				}
+				continue
+			}
+			select {
+			case <-rctx.Done():
+				c.Close()
+			case <-c.Closed():
+			}
+		}
+	}()
+	stop = func() { cancel(); <-done }
+	if _, err := p.Established(ctx, 10*time.Second); err != nil {
+		return stop, "the remote peer played by harp was never established on the old worker (10 s)"
+	}
+	return stop, ""
+}
+
+// waitAge waits until the worker is at least age old (show proc).
+func waitAge(ctx context.Context, n *node.Node, pid int, age time.Duration) error {
+	return node.Poll(ctx, age+10*time.Second, 200*time.Millisecond, func() (bool, error) {
+		procs, err := n.Procs(ctx)
+		if err != nil {
+			return false, nil
+		}
+		p, ok := procs.Find(pid)
+		return ok && p.Uptime >= age, nil
+	})
+}
+
+// write sets entries 0..count-1 of a table, 100 commands to a line on the
+// stats socket (only one worker runs: the reload comes after).
+func write(ctx context.Context, n *node.Node, table string, count int) error {
+	for from := 0; from < count; from += 100 {
+		var cmds []string
+		for i := from; i < min(count, from+100); i++ {
+			cmds = append(cmds, fmt.Sprintf("set table %s key %s data.gpc0 %s", table, Key(i), GPC0(i)))
+		}
+		if err := n.Silent(ctx, node.StatsSocket, strings.Join(cmds, ";")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check reads a table on a worker: entries absent, and present with other
+// data.
+func check(ctx context.Context, n *node.Node, pid int, table string, count int) (lost, wrong []string, err error) {
+	tb, err := n.Table(ctx, pid, table)
+	if err != nil {
+		return nil, nil, err
+	}
+	have := map[string]string{}
+	for _, e := range tb.Entries {
+		have[e.Key] = e.Data["gpc0"]
+	}
+	for i := 0; i < count; i++ {
+		switch v, ok := have[Key(i)]; {
+		case !ok:
+			lost = append(lost, Key(i))
+		case v != GPC0(i):
+			wrong = append(wrong, fmt.Sprintf("%s gpc0=%s (want %s)", Key(i), v, GPC0(i)))
+		}
+	}
+	return lost, wrong, nil
+}
+
+func sample(table string, keys []string) []string {
+	var s []string
+	for _, k := range keys[:min(3, len(keys))] {
+		s = append(s, table+" "+k)
+	}
+	return s
+}
+
+// Facts are what one reload observed.
+type Facts struct {
+	Kind          string         `json:"kind"`
+	Sections      int            `json:"sections"`
+	Entries       int            `json:"entries_per_section"`
+	MaxAge        time.Duration  `json:"max_age_ns,omitempty"`
+	MinAge        time.Duration  `json:"min_age_ns,omitempty"`
+	Setup         string         `json:"setup,omitempty"`         // the node could not be set up
+	RemoteBefore  string         `json:"remote_before,omitempty"` // the remote peer was not up
+	ResyncBefore  string         `json:"resync_before,omitempty"` // the old worker never finished its resync
+	WrittenBefore int            `json:"written_before"`          // entries read back before the reload
+	Age           time.Duration  `json:"age_at_reload_ns"`        // show proc's uptime: a lower bound
+	AgeBound      time.Duration  `json:"age_bound_at_reload_ns"`  // since harp started the node: an upper bound
+	ReloadErr     string         `json:"reload_error,omitempty"`
+	ResyncAfter   string         `json:"resync_after,omitempty"` // the new worker never said finished
+	ReadErr       string         `json:"read_error,omitempty"`
+	Lost          map[string]int `json:"lost,omitempty"`  // table -> entries absent
+	Wrong         map[string]int `json:"wrong,omitempty"` // table -> entries with other data
+	Sample        []string       `json:"sample,omitempty"`
+	Died          string         `json:"died,omitempty"`      // the new worker died
+	OldCrash      string         `json:"old_crash,omitempty"` // the old one died on a signal while leaving
+}
+
+// Judge decides one reload: every precondition first (an unmet one makes
+// the reload say nothing), then the entries and the resync state. The old
+// worker crashing on its way out (2.6.12 does with several sections) is a
+// remark when the new worker learnt everything: it is another property.
+func Judge(f Facts) (violation, unmet, remark string) {
+	want := f.Entries * f.Sections
+	switch {
+	case f.Setup != "":
+		return "", f.Kind + ": " + f.Setup, ""
+	case f.RemoteBefore != "":
+		return "", f.Kind + ": " + f.RemoteBefore, ""
+	case f.ResyncBefore != "":
+		return "", f.Kind + ": before the reload: " + f.ResyncBefore, ""
+	case f.WrittenBefore != want:
+		return "", fmt.Sprintf("%s: before the reload only %d of %d entries written read back", f.Kind, f.WrittenBefore, want), ""
+	case f.MaxAge > 0 && f.AgeBound >= f.MaxAge:
+		return "", fmt.Sprintf("%s: the worker may have been %s old at the reload, not surely under %s", f.Kind, f.AgeBound.Round(100*time.Millisecond), f.MaxAge), ""
+	case f.MinAge > 0 && f.Age < f.MinAge:
+		return "", fmt.Sprintf("%s: the worker was %s old at the reload, not over %s", f.Kind, f.Age.Round(time.Millisecond), f.MinAge), ""
+	case f.ReloadErr != "":
+		return "", f.Kind + ": reload: " + f.ReloadErr, ""
+	case f.ReadErr != "" && f.Died == "": // a dead worker's tables are lost, not unread
+		return "", f.Kind + ": after the reload: " + f.ReadErr, ""
+	}
+	var v []string
+	if f.Died != "" {
+		v = append(v, f.Died)
+	}
+	if lost := sum(f.Lost); lost > 0 {
+		v = append(v, fmt.Sprintf("%d of %d entries lost (%s)", lost, want, perTable(f.Lost)))
+	}
+	if wrong := sum(f.Wrong); wrong > 0 {
+		v = append(v, fmt.Sprintf("%d of %d entries hold other data (%s)", wrong, want, perTable(f.Wrong)))
+	}
+	if f.ResyncAfter != "" {
+		v = append(v, "the new worker's "+f.ResyncAfter)
+	}
+	switch {
+	case len(v) == 0 && f.OldCrash != "":
+		return "", "", f.Kind + ": the old worker " + f.OldCrash + ", after teaching every entry"
+	case len(v) == 0:
+		return "", "", ""
+	case f.OldCrash != "":
+		v = append(v, "the old worker "+f.OldCrash)
+	}
+	return f.Kind + ": " + strings.Join(v, "; "), "", ""
+}
+
+func sum(m map[string]int) int {
+	s := 0
+	for _, v := range m {
+		s += v
+	}
+	return s
+}
+
+func perTable(m map[string]int) string {
+	var ts []string
+	for t, k := range m {
+		ts = append(ts, fmt.Sprintf("%s %d", t, k))
+	}
+	sort.Strings(ts)
+	return strings.Join(ts, ", ")
+}

@@ -1,0 +1,414 @@
+// Package runtimelimits: changing connection limits at runtime under load
+// never hangs a worker. With traffic queueing in front of a slow backend
+// and two threads sharing the listener and proxy locks, the frontend's
+// and the process's maxconn go to 0 and back, and the frontend is
+// disabled and enabled, repeatedly: every CLI command answers within a
+// bound, no watchdog warning or panic appears, the worker stays, and
+// connections are served again once the limit is raised.
+package runtimelimits
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harp-project/harp/harness/cliout"
+	"github.com/harp-project/harp/harness/config"
+	"github.com/harp-project/harp/harness/load"
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/text"
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+var Suite = scenario.Register(&scenario.Scenario{
+	ID:       "conf-runtime-limits",
+	Upstream: "conformance: runtime connection limits under load",
+	Title:    "Changing maxconn and disabling a frontend at runtime under load never hangs the worker",
+	Summary:  "vegeta load through a 2-thread frontend to a slow backend; frontend maxconn 0 and back, process maxconn 1 and back (0 means no limit), disable/enable frontend, 5 times each: CLI answers within CLI_BOUND, no watchdog warning, the worker stays, traffic resumes",
+	Labels:   []string{"area:conformance", "area:listeners", "area:cli"},
+	Trials:   len(Kinds),
+	Noun:     "rounds",
+	Params: []scenario.Param{
+		scenario.Duration("CLI_BOUND", 3*time.Second, "how long one CLI command may take to answer"),
+		scenario.Int("CYCLES", 5, 1, 100, "limit down and up cycles per round"),
+	},
+	StepsFor: func(p scenario.Values) []string {
+		return []string{
+			"Setup: one node, nbthread 2, global maxconn 1000 (`set maxconn global 0` would mean no limit: the process round goes to 1); frontend `web` (maxconn 200) on 8080 whose backend is a slow server inside the same HAProxy (a TCP frontend on 127.0.0.1:8081 holds each connection for a 100 ms inspect-delay, then an HTTP frontend answers; server maxconn 20), so connections queue. Precondition: a single request takes at least 90 ms.",
+			"Load: vegeta sends 100 requests/s to `web` for the whole round (timeout 10 s); a round starts only once it has had successes.",
+			fmt.Sprintf("Rounds, one per kind (TRIALS=6 runs each twice): %s; each does %d cycles of: the limit down (or the frontend disabled), 500 ms held, the limit back up (or enabled), then a single request must be served within 5 s.", kindList(), p.Int("CYCLES")),
+			fmt.Sprintf("Expectation: every CLI command answers within CLI_BOUND (%s) and is accepted, the worker's output shows no watchdog warning or panic, the same worker is current at the end, and every cycle's request after the limit was raised is served.", p.Duration("CLI_BOUND")),
+		}
+	},
+	Run: run,
+})
+
+// Kind is one way of pausing the listeners.
+type Kind struct {
+	Name     string
+	Down, Up string
+}
+
+// Kinds in round order.
+var Kinds = []Kind{
+	{"frontend maxconn 0 and back", "set maxconn frontend web 0", "set maxconn frontend web 200"},
+	// `set maxconn global 0` means "no limit" (the hard limit): 1 is the
+	// least that pauses the listeners.
+	{"process maxconn 1 and back", "set maxconn global 1", "set maxconn global 1000"},
+	{"disable and enable the frontend", "disable frontend web", "enable frontend web"},
+}
+
+func kindList() string {
+	var s []string
+	for _, k := range Kinds {
+		s = append(s, fmt.Sprintf("%s (`%s`, `%s`)", k.Name, k.Down, k.Up))
+	}
+	return strings.Join(s, "; ")
+}
+
+const resumeBound = 5 * time.Second
+
+// Config renders the node's config.
+func Config() (string, error) {
+	return config.RenderText("conf-runtime-limits", `global
+    nbthread 2
+    maxconn 1000
+    stats socket ipv4@0.0.0.0:9998 level admin
+    stats timeout 1m
+
+defaults
+    mode http
+    timeout connect 5s
+    timeout client 30s
+    timeout server 30s
+    timeout queue 30s
+
+frontend web
+    maxconn 200
+    bind 0.0.0.0:8080
+    default_backend slow
+
+backend slow
+    server s1 127.0.0.1:8081 maxconn 20
+
+# The slow server: a TCP hop that holds each connection for its 100 ms
+# inspect-delay (in HTTP mode a complete request would pass at once), then
+# an HTTP frontend that answers. Names differ: 3.4 refuses a frontend named
+# like a backend.
+frontend slowsrv
+    mode tcp
+    bind 127.0.0.1:8081
+    tcp-request inspect-delay 100ms
+    tcp-request content accept if WAIT_END
+    default_backend answer
+
+backend answer
+    mode tcp
+    server a 127.0.0.1:8082
+
+frontend answerfe
+    bind 127.0.0.1:8082
+    http-request return status 200 content-type text/plain string ok
+`, nil)
+}
+
+// Evidence is what one round recorded.
+type Evidence struct {
+	Facts Facts       `json:"facts"`
+	Load  load.Result `json:"load"`
+}
+
+func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+	cfg, err := Config()
+	if err != nil {
+		return verdict.Outcome{Err: err}
+	}
+	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp"}}, 2)
+	if n == nil {
+		return verdict.Outcome{Unmet: unmet, Err: err}
+	}
+	web, err := n.Addr(ctx, "8080/tcp")
+	if err != nil {
+		return verdict.Outcome{Err: err}
+	}
+	bound, cycles := env.Params.Duration("CLI_BOUND"), env.Params.Int("CYCLES")
+	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
+		k := Kinds[(t.N-1)%len(Kinds)]
+		ev := &Evidence{Facts: Facts{Kind: k.Name, Cycles: cycles, CLIBound: bound}}
+		t.Evidence = ev
+		err := round(ctx, n, web, t, k, bound, cycles, ev)
+		t.Violation, t.Unmet = Judge(ev.Facts)
+		if running, _, rerr := n.Running(ctx); err == nil && rerr == nil && !running {
+			return scenario.Stop
+		}
+		return err
+	})
+}
+
+func round(ctx context.Context, n *node.Node, web string, t *scenario.Trial, k Kind, bound time.Duration, cycles int, ev *Evidence) error {
+	f := &ev.Facts
+	before, err := n.CurrentWorker(ctx)
+	if err != nil {
+		f.Setup = "before the round: " + err.Error()
+		return nil
+	}
+	f.WorkerBefore = before
+	logsBefore, _ := n.Logs(ctx)
+	// The load runs for the whole round.
+	lctx, stopLoad := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var served sync.Map
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ev.Load, _ = load.Attack(lctx, load.Options{URL: "http://" + web + "/", Rate: 100, Duration: 10 * time.Minute, Timeout: 10 * time.Second,
+			Progress: func(done uint64, _ time.Duration) { served.Store("n", done) }})
+	}()
+	defer func() { stopLoad(); wg.Wait() }()
+	if !waitServed(ctx, web, 10*time.Second) {
+		f.Setup = "the frontend never served a request before the round (10 s)"
+		return nil
+	}
+	// The server must really be slow, or nothing queues and the limits
+	// are never reached.
+	t0 := time.Now()
+	if load.Get(ctx, web) != 200 {
+		f.Setup = "a probe request was not served before the round"
+		return nil
+	}
+	if f.ProbeTook = time.Since(t0); f.ProbeTook < 90*time.Millisecond {
+		f.Setup = fmt.Sprintf("the slow server answered a request in %s, not the 100 ms it must hold it: nothing would queue", f.ProbeTook.Round(time.Millisecond))
+		return nil
+	}
+	for c := 1; c <= cycles && ctx.Err() == nil; c++ {
+		for _, cmd := range []string{k.Down, k.Up} {
+			took, answer, err := ask(ctx, n, cmd, bound)
+			f.CLI = append(f.CLI, CLICall{Command: cmd, Took: took, Answer: answer, Err: err})
+			if err != "" {
+				t.Notef("cycle %d: %q did not answer within %s: %s", c, cmd, bound, err)
+				// Stuck, or only slow? A second command on a fresh
+				// connection tells: a hung worker answers neither.
+				_, _, err2 := ask(ctx, n, "show info", bound)
+				f.SecondAnswered = err2 == ""
+				break
+			}
+			if cmd == k.Down {
+				if got, ok := applied(ctx, n, k); !ok && f.NotApplied == "" {
+					f.NotApplied = fmt.Sprintf("after %q the admin socket shows %s", cmd, got)
+				}
+				select { // held: connections queue meanwhile (the hold is the test)
+				case <-ctx.Done():
+				case <-time.After(500 * time.Millisecond):
+				}
+			}
+		}
+		if f.stuck() != "" {
+			break
+		}
+		ok := waitServed(ctx, web, resumeBound)
+		f.Resumed = append(f.Resumed, ok)
+		if !ok {
+			t.Notef("cycle %d: no request served within %s of `%s`", c, resumeBound, k.Up)
+		}
+	}
+	stopLoad()
+	wg.Wait()
+	t.Notef("load during the round: %s", ev.Load)
+	if f.stuck() != "" {
+		// A stuck CLI is evidence already; HAProxy's watchdog says more
+		// within seconds (a warning, then a panic and the worker's exit).
+		node.Poll(ctx, 10*time.Second, 200*time.Millisecond, func() (bool, error) {
+			logs, err := n.Logs(ctx)
+			return err == nil && len(cliout.ParsePanics(strings.TrimPrefix(logs, logsBefore))) > 0, nil
+		})
+	}
+	logs, err := n.Logs(ctx)
+	if err == nil {
+		fresh := strings.TrimPrefix(logs, logsBefore)
+		f.Stalls, f.Panics = cliout.ParseStalls(fresh), cliout.ParsePanics(fresh)
+		if len(f.Stalls) > 0 || len(f.Panics) > 0 {
+			t.Show("worker output with the watchdog's lines", text.LastLines(fresh, 60))
+		}
+	}
+	if exits, err := n.Exits(ctx); err == nil {
+		for _, e := range exits {
+			if e.PID == before {
+				f.Died = fmt.Sprintf("worker %d exited with code %d (%s)", e.PID, e.Code, e.Reason)
+			}
+		}
+	}
+	if cur, err := n.CurrentWorker(ctx); err == nil {
+		f.WorkerAfter = cur
+	}
+	slow := f.slowest()
+	t.Notef("%s: %d cycles, slowest CLI answer %s (%q), %d watchdog warnings, %d panics", k.Name, len(f.Resumed), slow.Took.Round(time.Millisecond), slow.Command, len(f.Stalls), len(f.Panics))
+	return nil
+}
+
+// applied says whether the limit a round sets shows on the admin socket.
+func applied(ctx context.Context, n *node.Node, k Kind) (string, bool) {
+	var got string
+	ok := node.Poll(ctx, time.Second, 50*time.Millisecond, func() (bool, error) {
+		switch {
+		case strings.Contains(k.Down, "global"):
+			i, err := n.Info(ctx, node.StatsSocket)
+			if err != nil {
+				return false, nil
+			}
+			got = "Maxconn=" + i["Maxconn"]
+			return i["Maxconn"] == "1", nil
+		default:
+			rows, err := n.Stat(ctx, node.StatsSocket)
+			if err != nil {
+				return false, nil
+			}
+			r, _ := cliout.FindStat(rows, "web", "FRONTEND")
+			got = fmt.Sprintf("slim=%s status=%s", r.Fields["slim"], r.Fields["status"])
+			if strings.HasPrefix(k.Down, "disable") { // STOP or PAUSED, by version
+				return r.Fields["status"] != "" && r.Fields["status"] != "OPEN", nil
+			}
+			return r.Fields["slim"] == "0", nil
+		}
+	}) == nil
+	return got, ok
+}
+
+// ask runs one command on the stats socket within bound: the answer, or
+// why there was none (a stuck CLI is evidence, not a harness error).
+func ask(ctx context.Context, n *node.Node, cmd string, bound time.Duration) (time.Duration, string, string) {
+	cctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	t0 := time.Now()
+	out, err := n.Query(cctx, node.StatsSocket, cmd)
+	took := time.Since(t0)
+	if err != nil {
+		if ctx.Err() != nil {
+			return took, "", "the run ended"
+		}
+		return took, out, err.Error()
+	}
+	return took, strings.TrimSpace(out), ""
+}
+
+// waitServed polls with single requests until one is answered 200.
+func waitServed(ctx context.Context, addr string, within time.Duration) bool {
+	cl := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	return node.Poll(ctx, within, 100*time.Millisecond, func() (bool, error) {
+		req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+addr+"/", nil)
+		resp, err := cl.Do(req)
+		if err != nil {
+			return false, nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200, nil
+	}) == nil
+}
+
+// CLICall is one runtime command and how it went.
+type CLICall struct {
+	Command string        `json:"command"`
+	Took    time.Duration `json:"took_ns"`
+	Answer  string        `json:"answer,omitempty"`
+	Err     string        `json:"error,omitempty"`
+}
+
+// Facts are what one round observed.
+type Facts struct {
+	Kind         string         `json:"kind"`
+	Cycles       int            `json:"cycles"`
+	CLIBound     time.Duration  `json:"cli_bound_ns"`
+	Setup        string         `json:"setup,omitempty"`
+	ProbeTook    time.Duration  `json:"probe_took_ns"` // one request through the slow server
+	WorkerBefore int            `json:"worker_before"`
+	WorkerAfter  int            `json:"worker_after"`
+	CLI          []CLICall      `json:"cli"`
+	Resumed      []bool         `json:"resumed"`
+	Stalls       []cliout.Stall `json:"stalls,omitempty"`
+	Panics       []cliout.Panic `json:"panics,omitempty"`
+	Died         string         `json:"died,omitempty"`
+	// NotApplied: the limit never showed on the admin socket.
+	NotApplied string `json:"not_applied,omitempty"`
+	// SecondAnswered: after a command timed out, another one on a fresh
+	// connection was answered (slow, not stuck).
+	SecondAnswered bool `json:"second_answered,omitempty"`
+}
+
+func (f Facts) stuck() string {
+	for _, c := range f.CLI {
+		if c.Err == "" {
+			continue
+		}
+		// A worker the watchdog kills before the bound closes the
+		// connection without a byte: no answer either, said as it was.
+		if c.Took < f.CLIBound && strings.Contains(c.Err, "closed without an answer") {
+			return fmt.Sprintf("%q was not answered: the connection closed %s after it was sent", c.Command, c.Took.Round(10*time.Millisecond))
+		}
+		return fmt.Sprintf("%q did not answer within %s (%s)", c.Command, f.CLIBound, c.Err)
+	}
+	return ""
+}
+
+func (f Facts) slowest() CLICall {
+	var s CLICall
+	for _, c := range f.CLI {
+		if c.Took > s.Took {
+			s = c
+		}
+	}
+	return s
+}
+
+// Judge decides one round. A command the build refuses (its answer is
+// not empty) makes the round say nothing about hangs: unmet. A stuck CLI,
+// a watchdog line, a dead or replaced worker, or traffic that never comes
+// back is the violation.
+func Judge(f Facts) (violation, unmet string) {
+	if f.Setup != "" {
+		return "", f.Kind + ": " + f.Setup
+	}
+	var v []string
+	if s := f.stuck(); s != "" {
+		if f.SecondAnswered && len(f.Panics) == 0 && len(f.Stalls) == 0 && f.Died == "" {
+			return "", f.Kind + ": " + s + ", but a second command was answered at once: slow, not stuck (a loaded machine?)"
+		}
+		v = append(v, s)
+	}
+	if len(f.Panics) > 0 {
+		v = append(v, fmt.Sprintf("the watchdog killed the worker (%s)", f.Panics[0].Line))
+	}
+	if len(f.Stalls) > 0 {
+		v = append(v, fmt.Sprintf("%d watchdog warnings (longest %d ms)", len(f.Stalls), cliout.MaxStall(f.Stalls)))
+	}
+	if f.Died != "" {
+		v = append(v, f.Died)
+	} else if f.WorkerAfter != 0 && f.WorkerAfter != f.WorkerBefore { // 0: show proc unread
+		v = append(v, fmt.Sprintf("the current worker changed from %d to %d", f.WorkerBefore, f.WorkerAfter))
+	}
+	if len(v) == 0 && f.NotApplied != "" {
+		return "", f.Kind + ": the limit did not take effect: " + f.NotApplied
+	}
+	if len(v) == 0 {
+		for _, c := range f.CLI {
+			if c.Answer != "" && !strings.HasPrefix(c.Answer, "Done") {
+				return "", fmt.Sprintf("%s: this build answers %q with %q: the round cannot pause the listeners that way", f.Kind, c.Command, c.Answer)
+			}
+		}
+	}
+	lost := 0
+	for _, ok := range f.Resumed {
+		if !ok {
+			lost++
+		}
+	}
+	if lost > 0 {
+		v = append(v, fmt.Sprintf("traffic did not resume within %s after the limit was raised in %d of %d cycles", resumeBound, lost, len(f.Resumed)))
+	}
+	if len(v) == 0 {
+		return "", ""
+	}
+	return f.Kind + ": " + strings.Join(v, "; "), ""
+}

@@ -1,0 +1,213 @@
+// Package updatesbothways: a key written on node A and learned by node B,
+// then updated on B, reaches A with B's value. The update may come from
+// the CLI or from traffic, on a B that just learnt the key, that was
+// reloaded since (its new worker was taught the key by the old one), or
+// that started afresh and resynced from A.
+package updatesbothways
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/cluster"
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+var Suite = scenario.Register(&scenario.Scenario{
+	ID:       "conf-updates-both-ways",
+	Upstream: "conformance: peers replicate updates in both directions",
+	Title:    "An entry learnt from a peer and updated locally is pushed back to that peer",
+	Summary:  "two nodes: a key written on A, learnt by B, updated on B (CLI or traffic; also after B reloaded and after B resynced from A) reaches A within BOUND",
+	Labels:   []string{"area:conformance", "area:peers"},
+	Trials:   len(Kinds),
+	Noun:     "updates",
+	Params:   []scenario.Param{scenario.Duration("BOUND", 5*time.Second, "how long an update may take to reach the other node (observed: 0.5 to 4 ms)")},
+	StepsFor: func(p scenario.Values) []string {
+		return []string{
+			"Setup: two nodes A (node1) and B (node2) on a private network, one peers section naming both, table `tbl` (type string len 32, expire 1h, store gpc0,http_req_cnt); the HTTP frontend tracks the x-key header in sc0 and runs `http-request sc-inc-gpc0(0)`. Wait until both links are established and both initial resyncs finished.",
+			"Kinds, one per trial (TRIALS=8 runs each twice): " + kindList() + ". Each trial uses a key of its own.",
+			fmt.Sprintf("Write on A: `set table cluster/tbl key K data.gpc0 1` (CLI kinds) or one request with `x-key: K` (traffic: gpc0 becomes 1); B must hold K with gpc0 1 within %s. Then, for the reload kind, SIGUSR2 to B's master; for the resync kind, B restarted afresh; both wait until the links are up again and B still holds K with gpc0 1.", p.Duration("BOUND")),
+			"Trigger: B updates K: `set table ... data.gpc0 2` (CLI) or one request with `x-key: K` to B (traffic: gpc0 becomes 2).",
+			fmt.Sprintf("Expectation: A holds K with gpc0 2 within %s of B's update, and B still holds 2.", p.Duration("BOUND")),
+		}
+	},
+	Run: run,
+})
+
+// Kind is one variant of the update.
+type Kind struct {
+	Name    string
+	Traffic bool   // write and update by HTTP requests, not the CLI
+	Before  string // what happens to B before its update: "", "reload", "restart"
+}
+
+// Kinds in trial order.
+var Kinds = []Kind{
+	{Name: "updated by the CLI"},
+	{Name: "updated by traffic", Traffic: true},
+	{Name: "updated after B was reloaded", Before: "reload"},
+	{Name: "updated after B resynced from A", Before: "restart"},
+}
+
+func kindList() string {
+	var s []string
+	for _, k := range Kinds {
+		s = append(s, k.Name)
+	}
+	return strings.Join(s, ", ")
+}
+
+const table = "cluster/tbl"
+
+// Evidence is what one update recorded.
+type Evidence struct {
+	Kind  string `json:"kind"`
+	Facts Facts  `json:"facts"`
+}
+
+func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+	c, unmet, err := env.StartCluster(ctx, cluster.Options{Nodes: cluster.Nodes(2), HTTPRules: []string{"sc-inc-gpc0(0)"}}, true)
+	if c == nil {
+		return verdict.Outcome{Unmet: unmet, Err: err}
+	}
+	bound := env.Params.Duration("BOUND")
+	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
+		return update(ctx, c, t, Kinds[(t.N-1)%len(Kinds)], bound)
+	})
+}
+
+func update(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, k Kind, bound time.Duration) error {
+	a, b := c.Members[0], c.Members[1]
+	ev := &Evidence{Kind: k.Name}
+	t.Evidence = ev
+	f := &ev.Facts
+	f.Kind, f.Bound, f.Before = k.Name, bound, k.Before
+	defer func() { t.Violation, t.Unmet = Judge(*f) }()
+	key := fmt.Sprintf("both-%03d", t.N)
+	if f.MeshBefore = c.WaitMesh(ctx, cluster.MeshTimeout); f.MeshBefore != "" {
+		return nil
+	}
+	if err := write(ctx, a, k, key, "1"); err != nil {
+		f.WriteErr = "writing on A: " + err.Error()
+		return nil
+	}
+	f.Learned, f.LearnedIn = waitValue(ctx, b, key, "1", bound, &f.ReadErr)
+	t.Notef("%s: B holds %s gpc0=%s %s after A's write", k.Name, key, f.Learned, f.LearnedIn.Round(time.Millisecond))
+	if f.Learned != "1" {
+		return nil
+	}
+	switch k.Before {
+	case "reload":
+		if r, err := b.Node.Reload(ctx, 20*time.Second); err != nil {
+			f.BeforeErr = "reloading B: " + err.Error()
+		} else {
+			t.Notef("B reloaded: new worker %d", r.NewPID)
+		}
+	case "restart":
+		if err := c.Restart(ctx, b, 30*time.Second); err != nil {
+			f.BeforeErr = "restarting B: " + err.Error()
+		} else {
+			t.Notef("B restarted afresh")
+		}
+	}
+	if k.Before != "" && f.BeforeErr == "" {
+		if f.BeforeErr = c.WaitMesh(ctx, cluster.MeshTimeout); f.BeforeErr == "" {
+			f.Kept, _ = waitValue(ctx, b, key, "1", bound, &f.ReadErr)
+		}
+	}
+	if f.BeforeErr != "" || (k.Before != "" && f.Kept != "1") {
+		return nil
+	}
+	if err := write(ctx, b, k, key, "2"); err != nil {
+		f.WriteErr = "updating on B: " + err.Error()
+		return nil
+	}
+	f.OnA, f.Latency = waitValue(ctx, a, key, "2", bound, &f.ReadErr) // from the moment B answered
+	if f.ReadErr != "" {
+		return nil
+	}
+	f.OnB, _ = waitValue(ctx, b, key, "2", 0, &f.ReadErr)
+	t.Notef("%s: after B's update, A holds gpc0=%s (%s after the update), B holds gpc0=%s", k.Name, f.OnA, f.Latency.Round(time.Millisecond), f.OnB)
+	return nil
+}
+
+// write sets the key's gpc0 on a member: by the CLI, or by one request
+// whose sc-inc-gpc0 takes it from want-1 to want.
+func write(ctx context.Context, m *cluster.Member, k Kind, key, want string) error {
+	if k.Traffic {
+		return m.HTTPKeys(ctx, []string{key}, 1)
+	}
+	return m.Node.SetEntry(ctx, node.StatsSocket, table, key, "data.gpc0 "+want)
+}
+
+// waitValue polls a member until the key's gpc0 is want or timeout
+// passed; it gives the last value seen ("" absent) and how long it took.
+func waitValue(ctx context.Context, m *cluster.Member, key, want string, timeout time.Duration, readErr *string) (string, time.Duration) {
+	t0 := time.Now()
+	last := ""
+	node.Poll(ctx, timeout, 20*time.Millisecond, func() (bool, error) {
+		tb, err := m.Table(ctx, table)
+		if err != nil {
+			*readErr = fmt.Sprintf("reading %s's table kept failing: %v", m.Name, err)
+			return false, nil
+		}
+		*readErr = "" // the last reading counts
+		last = ""
+		if e, ok := tb.Lookup(key); ok {
+			last = e.Data["gpc0"]
+		}
+		return last == want, nil
+	})
+	return last, time.Since(t0)
+}
+
+// Facts are what one update observed.
+type Facts struct {
+	Kind       string        `json:"kind"`
+	Before     string        `json:"before,omitempty"` // reload, restart
+	Bound      time.Duration `json:"bound_ns"`
+	MeshBefore string        `json:"mesh_before,omitempty"`
+	WriteErr   string        `json:"write_error,omitempty"`
+	Learned    string        `json:"learned"` // B's gpc0 after A's write ("" absent)
+	LearnedIn  time.Duration `json:"learned_in_ns"`
+	BeforeErr  string        `json:"before_error,omitempty"` // the reload or restart failed, or the mesh never came back
+	Kept       string        `json:"kept,omitempty"`         // B's gpc0 after its reload or restart
+	OnA        string        `json:"on_a"`                   // A's gpc0 after B's update
+	Latency    time.Duration `json:"latency_ns"`
+	OnB        string        `json:"on_b"`
+	ReadErr    string        `json:"read_error,omitempty"` // the last reading failed: nothing to judge
+}
+
+// Judge decides one update. A's write not reaching B is a violation of
+// the same property the other way; B losing the key on its own reload or
+// restart is another property's (conf-reload-keeps-entries), so the
+// update after it is not judged.
+func Judge(f Facts) (violation, unmet string) {
+	switch {
+	case f.MeshBefore != "":
+		return "", f.Kind + ": before the update: " + f.MeshBefore
+	case f.ReadErr != "":
+		return "", f.Kind + ": " + f.ReadErr
+	case f.WriteErr != "" && f.Learned == "":
+		return "", f.Kind + ": " + f.WriteErr
+	case f.Learned != "1" && f.Learned != "":
+		return f.Kind + fmt.Sprintf(": B learnt gpc0=%s from A's write of 1", f.Learned), ""
+	case f.Learned != "1":
+		return f.Kind + fmt.Sprintf(": A's write never reached B within %s", f.Bound), ""
+	case f.BeforeErr != "":
+		return "", f.Kind + ": " + f.BeforeErr
+	case f.Before != "" && f.Kept != "1":
+		return "", fmt.Sprintf("%s: B held gpc0=%q after its %s, not A's 1 (a loss conf-reload-keeps-entries judges)", f.Kind, f.Kept, f.Before)
+	case f.WriteErr != "":
+		return "", f.Kind + ": " + f.WriteErr
+	case f.OnB != "2":
+		return "", fmt.Sprintf("%s: B's own update did not hold on B (gpc0=%q): A had nothing to learn", f.Kind, f.OnB)
+	case f.OnA != "2":
+		return fmt.Sprintf("%s: B's update (gpc0 2) did not reach A within %s (A holds gpc0=%q)", f.Kind, f.Bound, f.OnA), ""
+	}
+	return "", ""
+}
