@@ -28,6 +28,7 @@ func cmdDoctor(ctx context.Context, args []string) int {
 	fs.Var(&names, "name", "a name for each --socket, in the same order (default: the socket)")
 	asJSON := fs.Bool("json", false, "print the diagnosis as JSON (for monitoring)")
 	timeout := fs.Duration("timeout", 30*time.Second, "deadline for reading every socket (they are read at the same time)")
+	settle := fs.Duration("settle", 10*time.Second, "while the only problems are links down or tables diverging, read again each second for up to this long before calling them problems (0: one read)")
 	if !flags(fs, args) {
 		return 3
 	}
@@ -40,8 +41,18 @@ func cmdDoctor(ctx context.Context, args []string) int {
 	if len(names) == 0 {
 		names = sockets
 	}
-	ins := doctor.CollectAll(ctx, *timeout, names, sockets, doctor.Dial)
-	d := doctor.Diagnose(ins)
+	if *settle < 0 {
+		return fail("doctor: --settle %s: want 0 or more", *settle)
+	}
+	read := func(ctx context.Context) []doctor.Instance {
+		return doctor.CollectAll(ctx, *timeout, names, sockets, doctor.Dial)
+	}
+	// HAProxy re-establishes a peer session within seconds: one read that
+	// shows a link down or entries in flight is not yet a finding.
+	d := doctor.Settle(ctx, doctor.Diagnose(read(ctx)), *settle, time.Second, read, func(msg string) {
+		fmt.Fprintf(os.Stderr, "harp: doctor: %s\n", msg)
+	})
+	ins := d.Instances
 	if *asJSON {
 		out, _ := json.MarshalIndent(d, "", "  ")
 		fmt.Println(string(out))

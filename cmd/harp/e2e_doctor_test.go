@@ -9,9 +9,11 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 	"github.com/onsi/gomega/gexec"
 
 	"github.com/harp-project/harp/harness/cluster"
+	"github.com/harp-project/harp/harness/doctor"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/selftest"
 )
@@ -51,6 +53,22 @@ var _ = Describe("harp doctor", Label("area:peers-cluster", "doctor"), func() {
 		Expect(d.Healthy).To(BeFalse())
 		Expect(d.Cause).To(HavePrefix("node3: the socket refused"))
 		Expect(d.Findings).To(ContainElement(HaveField("Code", "socket-level")))
+
+		// A link down is read again before it is a problem: one read says
+		// link-down; a doctor still reading when the cut heals says the
+		// cluster is healthy and that the link was down for a while.
+		Expect(c.Cut(ctx, c.Members[2])).To(Succeed())
+		Eventually(func() bool { d, err := c.Diagnose(ctx); return err == nil && d.Has(doctor.LinkDown) }).WithTimeout(30 * time.Second).Should(BeTrue())
+		s = selftest.Harp(nil, append([]string{"doctor", "--settle", "0"}, args...)...)
+		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(1))
+		Expect(s.Out.Contents()).To(ContainSubstring("PROBLEM [link-down]"))
+		s = selftest.Harp(nil, append([]string{"doctor", "--settle", "60s"}, args...)...)
+		Eventually(s.Err).WithTimeout(time.Minute).Should(gbytes.Say(`read 1: .*node3.*; reading again for up to`))
+		Expect(c.Heal(ctx, c.Members[2])).To(Succeed())
+		Eventually(s).WithTimeout(90 * time.Second).Should(gexec.Exit(0))
+		Expect(s.Out.Contents()).To(MatchRegexp(`read \d+ times over`))
+		Expect(s.Out.Contents()).To(ContainSubstring("WARNING [settled] cleared within"))
+		Expect(s.Out.Contents()).To(ContainSubstring("every peers link is established and every table agrees"))
 
 		s = selftest.Harp(nil, "doctor", "--socket", "127.0.0.1:1")
 		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(3))

@@ -92,6 +92,10 @@ type Diagnosis struct {
 	// works; empty when nothing is wrong.
 	Cause   string `json:"likely_cause,omitempty"`
 	Healthy bool   `json:"healthy"`
+	// Reads is how many times the sockets were read before this answer
+	// (Settle reads again while a problem may be passing), over Span.
+	Reads int    `json:"reads,omitempty"`
+	Span  string `json:"read_span,omitempty"`
 }
 
 // Has says whether a finding with the code was made.

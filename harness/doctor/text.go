@@ -11,7 +11,11 @@ import (
 // Text renders the diagnosis in the order an operator works through it.
 func (d Diagnosis) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "harp doctor: %d instance(s)\n\n", len(d.Instances))
+	fmt.Fprintf(&b, "harp doctor: %d instance(s)", len(d.Instances))
+	if d.Reads > 1 {
+		fmt.Fprintf(&b, ", read %d times over %s (a problem that may pass is read again)", d.Reads, d.Span)
+	}
+	b.WriteString("\n\n")
 	d.identityText(&b)
 	d.linksText(&b)
 	d.tablesText(&b)
