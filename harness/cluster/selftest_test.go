@@ -74,7 +74,7 @@ var _ = Describe("faults on links and processes", Label("area:peers-cluster", "f
 			Expect(l.Clear()).To(Succeed())
 		}
 		GinkgoWriter.Printf("n1 -> n2: %s without latency, %s with 600 ms\n", fast, slow)
-	}, SpecTimeout(time.Minute))
+	}, NodeTimeout(time.Minute))
 
 	It("keeps updates from a node whose links are down until they are up", func(ctx SpecContext) {
 		down := append(c.Links(n1, n3), c.Links(n2, n3)...)
@@ -87,7 +87,7 @@ var _ = Describe("faults on links and processes", Label("area:peers-cluster", "f
 			Expect(l.Clear()).To(Succeed())
 		}
 		Eventually(holds(ctx, n3, "while-down")).WithTimeout(20 * time.Second).WithPolling(100 * time.Millisecond).Should(BeTrue())
-	}, SpecTimeout(time.Minute))
+	}, NodeTimeout(time.Minute))
 
 	It("half-closes a link: the far side reads the end, the session is made anew, and updates flow again", func(ctx SpecContext) {
 		// new_conn counts the connections a node opened to a peer.
@@ -116,7 +116,7 @@ var _ = Describe("faults on links and processes", Label("area:peers-cluster", "f
 		Expect(c.WaitMesh(ctx, cluster.MeshTimeout)).To(BeEmpty())
 		_, ok := arrival(ctx, n1, n2, "after-half-close", 10*time.Second)
 		Expect(ok).To(BeTrue())
-	}, SpecTimeout(time.Minute))
+	}, NodeTimeout(time.Minute))
 
 	It("pauses a whole node and a worker, and they catch up once resumed", func(ctx SpecContext) {
 		Expect(c.Pause(ctx, n3)).To(Succeed())
@@ -131,5 +131,5 @@ var _ = Describe("faults on links and processes", Label("area:peers-cluster", "f
 		Expect(n2.ResumeWorker(ctx, pid)).To(Succeed())
 		Eventually(holds(ctx, n2, "worker-stopped")).WithTimeout(20 * time.Second).WithPolling(100 * time.Millisecond).Should(BeTrue())
 		Expect(n2.Node.CurrentWorker(ctx)).To(Equal(pid), "the stopped worker went on, not replaced")
-	}, SpecTimeout(2*time.Minute))
+	}, NodeTimeout(2*time.Minute))
 })

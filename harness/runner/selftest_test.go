@@ -42,8 +42,8 @@ var _ = Describe("verdicts on a starved HAProxy", Label("starved", "slow"), Orde
 			AddReportEntry(r.Line())
 			Expect(r.Verdict).To(BeElementOf(verdict.Pass, verdict.Inconclusive), r.Line())
 		},
-		Entry("#3517 with harp's fix", issue3517.Suite, fix3517, SpecTimeout(5*time.Minute)),
-		Entry("#3519 with harp's fix", issue3519.Suite, fix3519, SpecTimeout(5*time.Minute)),
-		Entry("cluster-convergence on 3.4.7", convergence.Suite, "deb:experimental", SpecTimeout(5*time.Minute)),
+		Entry("#3517 with harp's fix", issue3517.Suite, fix3517, NodeTimeout(5*time.Minute)),
+		Entry("#3519 with harp's fix", issue3519.Suite, fix3519, NodeTimeout(5*time.Minute)),
+		Entry("cluster-convergence on 3.4.7", convergence.Suite, "deb:experimental", NodeTimeout(5*time.Minute)),
 	)
 })
