@@ -40,13 +40,13 @@ func Settle(ctx context.Context, first Diagnosis, window, every time.Duration, r
 	start := time.Now()
 	d := first
 	d.Reads = 1
-	for d.Passing() && time.Since(start)+every <= window {
+	for d.Passing() && time.Since(start)+every <= window && ctx.Err() == nil {
 		if progress != nil {
 			progress(fmt.Sprintf("read %d: %s; reading again for up to %s", d.Reads, d.Cause, (window - time.Since(start)).Round(time.Second)))
 		}
 		select {
 		case <-ctx.Done():
-			return d
+			continue // interrupted: what was read so far is the answer
 		case <-time.After(every):
 		}
 		reads := d.Reads + 1
