@@ -182,6 +182,9 @@ type Refused struct{ Command, Answer string }
 
 func (r *Refused) Error() string { return fmt.Sprintf("%s refused: %s", r.Command, r.Answer) }
 
+// RefusedBy is HAProxy's answer: obs.From files the error as a refusal.
+func (r *Refused) RefusedBy() string { return r.Answer }
+
 // IsRefused says whether err is HAProxy refusing a command.
 func IsRefused(err error) bool {
 	var r *Refused

@@ -383,6 +383,9 @@ func (env *Env) runLane(ctx context.Context, numbers []int, mark func() func() [
 		since, t0 := mark(), time.Now()
 		err := one(ctx, t)
 		t.Duration, t.Exchanges = time.Since(t0), since()
+		ts := []verdict.Trial{t.Trial}
+		verdict.MarkUnknown(ts) // the progress line already says what Decide will
+		t.Trial = ts[0]
 		done = append(done, t.Trial)
 		if err != nil && !errors.Is(err, Stop) {
 			return done, fmt.Errorf("%s %d: %w", noun, i, err)
@@ -420,10 +423,12 @@ func singular(noun string) string { return verdict.Singular(noun) }
 // Summary is a trial's progress line.
 func Summary(t verdict.Trial) string {
 	switch {
+	case t.UnmetReason() != "" && t.Violation != "":
+		return "inconclusive: " + t.UnmetReason() + " (a violation was also recorded: " + t.Violation + ")"
+	case t.UnmetReason() != "":
+		return "inconclusive: " + t.UnmetReason()
 	case t.Violation != "":
 		return "violated: " + t.Violation
-	case t.Unmet != "":
-		return "inconclusive: " + t.Unmet
 	}
 	return "held"
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/cli"
+	"github.com/harp-project/harp/harness/obs"
 )
 
 // Verdict is the answer for one suite on one build.
@@ -93,7 +94,11 @@ type Trial struct {
 	// was unmet; each suite documents which observations it trusts so. It
 	// never changes the verdict (an INCONCLUSIVE stays one), but a bisect
 	// may use it to narrow its range.
-	Weak      string         `json:"weak_observation,omitempty"`
+	Weak string `json:"weak_observation,omitempty"`
+	// Unknown lists the observations in Evidence that harp failed to make
+	// (obs.Unknowns); Decide fills it. A trial with any is inconclusive
+	// whatever its judge said: a harness fault never becomes a verdict.
+	Unknown   []string       `json:"unknown,omitempty"`
 	Duration  time.Duration  `json:"duration_ns"`
 	Notes     []string       `json:"notes,omitempty"`    // what was observed, for the report
 	Blocks    []Block        `json:"blocks,omitempty"`   // runtime output the report shows whole
@@ -122,6 +127,7 @@ type Outcome struct {
 // Decide turns an outcome into a verdict, counts and a reason. noun names
 // the trials ("reloads", "trials").
 func Decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
+	MarkUnknown(o.Trials)
 	v, violated, reason = decide(o, noun)
 	remarks := map[string]int{}
 	for _, t := range o.Trials {
@@ -140,16 +146,36 @@ func Decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
 	return v, violated, reason
 }
 
+// MarkUnknown applies the one rule on observations to every trial: one
+// whose evidence holds an unknown observation (obs.Unknowns) gets it in
+// Unknown, and so cannot be a violation or a pass.
+func MarkUnknown(ts []Trial) {
+	for i := range ts {
+		if u := obs.Unknowns(ts[i].Evidence); len(u) > 0 {
+			ts[i].Unknown = u
+		}
+	}
+}
+
+// UnmetReason is why a trial is inconclusive ("" when it is not): its own unmet
+// precondition, or an observation harp failed to make.
+func (t Trial) UnmetReason() string {
+	if t.Unmet != "" {
+		return t.Unmet
+	}
+	return obs.Reason(t.Unknown)
+}
+
 func decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
 	n := len(o.Trials)
 	byWhat := map[string]int{}
 	var unmet []string
 	for _, t := range o.Trials {
 		switch {
-		case t.Unmet != "":
+		case t.UnmetReason() != "":
 			// A violation seen without its preconditions proves nothing:
 			// the trial is inconclusive, and its reason keeps both texts.
-			u := fmt.Sprintf("%s %d: %s", singular(noun), t.N, t.Unmet)
+			u := fmt.Sprintf("%s %d: %s", singular(noun), t.N, t.UnmetReason())
 			if t.Violation != "" {
 				u += " (a violation was also recorded: " + t.Violation + ")"
 			}
@@ -221,7 +247,7 @@ func WeakObservation(o Outcome, noun string) string {
 	}
 	var seen []string
 	for _, t := range o.Trials {
-		if t.Unmet != "" && t.Weak != "" {
+		if t.UnmetReason() != "" && t.Weak != "" {
 			seen = append(seen, fmt.Sprintf("%s %d: %s", singular(noun), t.N, t.Weak))
 		}
 	}

@@ -3,6 +3,8 @@ package verdict
 import (
 	"errors"
 	"testing"
+
+	"github.com/harp-project/harp/harness/obs"
 )
 
 func TestDecide(t *testing.T) {
@@ -119,5 +121,27 @@ func TestSingular(t *testing.T) {
 		if got := Singular(in); got != want {
 			t.Errorf("Singular(%q) = %q", in, got)
 		}
+	}
+}
+
+// The one rule on observations: evidence with an unknown observation
+// decides nothing, whatever the judge said.
+func TestUnknownObservationIsNeverAVerdict(t *testing.T) {
+	type facts struct {
+		Keys obs.Of[[]string] `json:"keys"`
+	}
+	lost := Trial{N: 1, Violation: "every key lost by the reload", Evidence: &facts{Keys: obs.Failure[[]string]("show table: i/o timeout")}}
+	held := Trial{N: 2, Evidence: facts{Keys: obs.Failure[[]string]("connection refused")}}
+	v, n, reason := Decide(Outcome{Trials: []Trial{lost, held}}, "reloads")
+	if v != Inconclusive || n != 0 {
+		t.Fatalf("got %s (%d violated): %s", v, n, reason)
+	}
+	want := "reload 1: harp could not observe keys: show table: i/o timeout (a violation was also recorded: every key lost by the reload); reload 2: harp could not observe keys: connection refused"
+	if reason != want {
+		t.Fatalf("reason %q\nwant   %q", reason, want)
+	}
+	seen := Trial{N: 1, Violation: "lost", Evidence: facts{Keys: obs.Value([]string{})}}
+	if v, _, _ := Decide(Outcome{Trials: []Trial{seen}}, "reloads"); v != Reproduced {
+		t.Fatalf("an empty table HAProxy showed is a value: %s", v)
 	}
 }

@@ -1,0 +1,179 @@
+// Package obs holds what harp observed of HAProxy, typed so that a failure
+// to observe can never pass for an answer: an observation is a value
+// HAProxy gave, HAProxy's refusal, or harp's own failure (I/O, a timeout,
+// Docker), which is unknown. Judges read facts made of these; the one
+// shared rule (Unknowns, applied by the trial loop and the chaos checker)
+// makes any trial with an unknown observation inconclusive, whatever its
+// judge concluded, so no suite's care is needed to keep a harness fault
+// from becoming a verdict. It depends on the standard library only.
+package obs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// State says what kind of observation it is.
+type State string
+
+const (
+	Seen    State = "seen"    // HAProxy answered; Value holds the answer
+	Refused State = "refused" // HAProxy answered with a refusal; Why holds it
+	Failed  State = "failed"  // harp could not observe; Why says why
+)
+
+// Of is one observation of a T.
+type Of[T any] struct {
+	State State  `json:"state"`
+	Value T      `json:"value,omitempty"`
+	Why   string `json:"why,omitempty"`
+}
+
+// Value is an answer HAProxy gave.
+func Value[T any](v T) Of[T] { return Of[T]{State: Seen, Value: v} }
+
+// Failure is harp failing to observe: the value is unknown.
+func Failure[T any](format string, args ...any) Of[T] {
+	return Of[T]{State: Failed, Why: fmt.Sprintf(format, args...)}
+}
+
+// Refusal is HAProxy refusing the command (an error message from its CLI).
+func Refusal[T any](answer string) Of[T] { return Of[T]{State: Refused, Why: answer} }
+
+// HAProxyRefusal is implemented by errors that carry HAProxy's own refusal
+// (node.Refused): the command reached HAProxy and it said no.
+type HAProxyRefusal interface{ RefusedBy() string }
+
+// From classifies a toolkit read: no error is a value, an error carrying
+// HAProxy's refusal is a refusal, any other error is harp's failure.
+// Used as obs.From(n.Table(ctx, pid, name)).
+func From[T any](v T, err error) Of[T] {
+	if err == nil {
+		return Value(v)
+	}
+	var r HAProxyRefusal
+	if errors.As(err, &r) {
+		return Refusal[T](r.RefusedBy())
+	}
+	return Failure[T]("%v", err)
+}
+
+// Get is the value and whether HAProxy gave one.
+func (o Of[T]) Get() (T, bool) { return o.Value, o.State == Seen }
+
+// Known says whether HAProxy answered (a value or a refusal).
+func (o Of[T]) Known() bool { return o.State == Seen || o.State == Refused }
+
+// Unknown is why the value is unknown ("" when HAProxy answered). The zero
+// Of was never observed at all: unknown too.
+func (o Of[T]) Unknown() string {
+	switch o.State {
+	case Seen, Refused:
+		return ""
+	case Failed:
+		if o.Why == "" {
+			return "harp failed to observe it"
+		}
+		return o.Why
+	}
+	return "never observed"
+}
+
+// Optional marks an observation the judge does not need: when it was
+// never made (the zero value), Unknowns does not count it. A failed one
+// still counts.
+type Optional[T any] struct{ Of[T] }
+
+func (o Optional[T]) unknownWhy() string {
+	if o.State == "" {
+		return ""
+	}
+	return o.Of.Unknown()
+}
+
+func (o Of[T]) unknownWhy() string { return o.Unknown() }
+
+// MarshalJSON keeps an optional observation that was never made out of
+// the evidence's noise.
+func (o Optional[T]) MarshalJSON() ([]byte, error) {
+	if o.State == "" {
+		return []byte("null"), nil
+	}
+	return json.Marshal(o.Of)
+}
+
+type unknowner interface{ unknownWhy() string }
+
+// Unknowns lists every unknown observation inside facts (a struct, a
+// pointer, a slice, a map, or one observation), walked by reflection, each
+// as "path: why". It is the one rule every judge is held to: facts with an
+// unknown observation decide nothing.
+func Unknowns(facts any) []string {
+	var out []string
+	walk(reflect.ValueOf(facts), "", &out, 0)
+	sort.Strings(out)
+	return out
+}
+
+var unknownerType = reflect.TypeFor[unknowner]()
+
+func walk(v reflect.Value, path string, out *[]string, depth int) {
+	if !v.IsValid() || depth > 32 {
+		return
+	}
+	if v.Type().Implements(unknownerType) && (v.Kind() != reflect.Pointer || !v.IsNil()) {
+		if why := v.Interface().(unknowner).unknownWhy(); why != "" {
+			*out = append(*out, strings.TrimPrefix(path, ".")+": "+why)
+		}
+		return
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			walk(v.Elem(), path, out, depth+1)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			if !t.Field(i).IsExported() {
+				continue
+			}
+			walk(v.Field(i), path+"."+fieldName(t.Field(i)), out, depth+1)
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			walk(v.Index(i), fmt.Sprintf("%s[%d]", path, i), out, depth+1)
+		}
+	case reflect.Map:
+		keys := v.MapKeys()
+		for _, k := range keys {
+			walk(v.MapIndex(k), fmt.Sprintf("%s[%v]", path, k.Interface()), out, depth+1)
+		}
+	}
+}
+
+// fieldName is the JSON name where there is one: the path reads like the
+// evidence file.
+func fieldName(f reflect.StructField) string {
+	if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag != "" && tag != "-" {
+		return tag
+	}
+	return f.Name
+}
+
+// Reason is the one-line text of a trial's unknown observations, for its
+// unmet precondition.
+func Reason(unknowns []string) string {
+	if len(unknowns) == 0 {
+		return ""
+	}
+	s := "harp could not observe " + unknowns[0]
+	if len(unknowns) > 1 {
+		s += fmt.Sprintf(" (and %d more)", len(unknowns)-1)
+	}
+	return s
+}

@@ -1,0 +1,77 @@
+package obs
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+type refusal string
+
+func (r refusal) Error() string     { return string(r) }
+func (r refusal) RefusedBy() string { return string(r) }
+
+func TestFrom(t *testing.T) {
+	if o := From(3, nil); o.State != Seen || o.Value != 3 || o.Unknown() != "" {
+		t.Fatalf("value: %+v", o)
+	}
+	if o := From(0, fmt.Errorf("set: %w", refusal("Permission denied"))); o.State != Refused || o.Why != "Permission denied" || !o.Known() {
+		t.Fatalf("refusal: %+v", o)
+	}
+	o := From([]string(nil), errors.New("i/o timeout"))
+	if o.State != Failed || o.Known() || o.Unknown() != "i/o timeout" {
+		t.Fatalf("failure: %+v", o)
+	}
+	if _, ok := o.Get(); ok {
+		t.Fatal("a failure has no value")
+	}
+	var never Of[int]
+	if never.Unknown() == "" {
+		t.Fatal("an observation never made is unknown")
+	}
+}
+
+type inner struct {
+	Keys Of[[]string] `json:"keys"`
+}
+
+type facts struct {
+	Name    string
+	Mesh    Of[bool]           `json:"mesh"`
+	Tables  map[string]Of[int] `json:"tables"`
+	Reads   []inner            `json:"reads"`
+	Ptr     *inner             `json:"ptr"`
+	Later   Optional[int]      `json:"later"`
+	Failed  Optional[int]      `json:"failed_optional"`
+	private Of[int]
+}
+
+func TestUnknowns(t *testing.T) {
+	f := facts{
+		Mesh:   Value(true),
+		Tables: map[string]Of[int]{"a": Value(1), "b": Failure[int]("show table b: EOF")},
+		Reads:  []inner{{Keys: Value([]string{"k"})}, {Keys: Failure[[]string]("timeout")}},
+		Ptr:    &inner{},
+		Failed: Optional[int]{Failure[int]("refused connection")},
+	}
+	got := Unknowns(&f)
+	want := []string{
+		"failed_optional: refused connection",
+		"ptr.keys: never observed",
+		"reads[1].keys: timeout",
+		"tables[b]: show table b: EOF",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+	if u := Unknowns(facts{Mesh: Value(false), Ptr: &inner{Keys: Refusal[[]string]("no such table")}}); len(u) != 0 {
+		t.Fatalf("a refusal is HAProxy's answer, a false is a value: %q", u)
+	}
+	if Reason(got) != "harp could not observe failed_optional: refused connection (and 3 more)" {
+		t.Fatal(Reason(got))
+	}
+	if Unknowns(nil) != nil || Unknowns("text") != nil {
+		t.Fatal("nothing to walk")
+	}
+}
