@@ -6,6 +6,7 @@ package load
 import (
 	"context"
 	"fmt"
+	"github.com/harp-project/harp/harness/obs"
 	"net/http"
 	"time"
 
@@ -119,4 +120,25 @@ func Get(ctx context.Context, addr string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// Status asks addr for a GET until HAProxy answers with a status or bound
+// passes: a status is HAProxy's answer; no answer at all within bound is
+// harp's failure to observe, until a suite's control says otherwise.
+func Status(ctx context.Context, addr string, bound time.Duration) obs.Of[int] {
+	deadline := time.Now().Add(bound)
+	tries := 0
+	for {
+		tries++
+		if code := Get(ctx, addr); code != 0 {
+			return obs.Value(code)
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return obs.Failure[int]("no HTTP answer from %s in %d tries over %s", addr, tries, bound)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }

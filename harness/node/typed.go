@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
+	"github.com/harp-project/harp/harness/obs"
 )
 
 // Which process a typed query asks.
@@ -189,4 +190,50 @@ func (r *Refused) RefusedBy() string { return r.Answer }
 func IsRefused(err error) bool {
 	var r *Refused
 	return errors.As(err, &r)
+}
+
+// MasterExit is whether the master is gone: an obs.Exit with Process
+// "master" when it exited, an empty one while it runs, unknown when
+// Docker could not say.
+func (n *Node) MasterExit(ctx context.Context) obs.Of[obs.Exit] {
+	running, code, err := n.Running(ctx)
+	switch {
+	case err != nil:
+		return obs.Failure[obs.Exit]("is the master running: %v", err)
+	case running:
+		return obs.Value(obs.Exit{})
+	}
+	e := obs.Exit{Process: "master", Code: code}
+	if code > 128 {
+		e.Signal = signalName(code - 128)
+	}
+	return obs.Value(e)
+}
+
+// ProcsUntil polls show proc until done holds for a reading or timeout
+// passes. The value is the reading that decided: the one done accepted,
+// or the last one, taken at or after the deadline (a failed reading then
+// is retried for up to 5 s more). Unknown when no reading at or after the
+// deadline succeeded: what HAProxy showed then is not known.
+func (n *Node) ProcsUntil(ctx context.Context, timeout time.Duration, done func(cliout.Procs) bool) obs.Of[cliout.Procs] {
+	deadline := time.Now().Add(timeout)
+	var last obs.Of[cliout.Procs]
+	for {
+		p, err := n.Procs(ctx)
+		last = obs.From(p, err)
+		if err == nil && done(p) {
+			return last
+		}
+		now := time.Now()
+		if ctx.Err() != nil || (now.After(deadline) && (err == nil || now.After(deadline.Add(5*time.Second)))) {
+			if err != nil {
+				return obs.Failure[cliout.Procs]("show proc at the end of %s: %v", timeout, err)
+			}
+			return last
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

@@ -108,22 +108,60 @@ func (o Optional[T]) MarshalJSON() ([]byte, error) {
 
 type unknowner interface{ unknownWhy() string }
 
+// Exit is a process under test found gone (a master that exited, a worker
+// that died): HAProxy's own answer, by dying. Reads that fail after it
+// are explained by it, not harp's faults.
+type Exit struct {
+	Process string `json:"process"`
+	Code    int    `json:"code,omitempty"`
+	Signal  string `json:"signal,omitempty"`
+}
+
+func (e Exit) String() string {
+	s := e.Process + " exited"
+	if e.Signal != "" {
+		s += " on " + e.Signal
+	} else {
+		s += fmt.Sprintf(" with code %d", e.Code)
+	}
+	return s
+}
+
+type exitSeen interface{ exitSeen() bool }
+
+func (o Of[T]) exitSeen() bool {
+	e, ok := any(o.Value).(Exit)
+	return ok && o.State == Seen && e.Process != ""
+}
+
 // Unknowns lists every unknown observation inside facts (a struct, a
 // pointer, a slice, a map, or one observation), walked by reflection, each
 // as "path: why". It is the one rule every judge is held to: facts with an
 // unknown observation decide nothing.
+//
+// A process under test seen gone (an Of[Exit] with a value) explains every
+// failed read beside it: then there is nothing unknown to report.
 func Unknowns(facts any) []string {
 	var out []string
-	walk(reflect.ValueOf(facts), "", &out, 0)
+	exited := false
+	walk(reflect.ValueOf(facts), "", &out, 0, &exited)
+	if exited {
+		return nil
+	}
 	sort.Strings(out)
 	return out
 }
 
+var exitSeenType = reflect.TypeFor[exitSeen]()
+
 var unknownerType = reflect.TypeFor[unknowner]()
 
-func walk(v reflect.Value, path string, out *[]string, depth int) {
+func walk(v reflect.Value, path string, out *[]string, depth int, exited *bool) {
 	if !v.IsValid() || depth > 32 {
 		return
+	}
+	if v.Type().Implements(exitSeenType) && (v.Kind() != reflect.Pointer || !v.IsNil()) && v.Interface().(exitSeen).exitSeen() {
+		*exited = true
 	}
 	if v.Type().Implements(unknownerType) && (v.Kind() != reflect.Pointer || !v.IsNil()) {
 		if why := v.Interface().(unknowner).unknownWhy(); why != "" {
@@ -134,7 +172,7 @@ func walk(v reflect.Value, path string, out *[]string, depth int) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
-			walk(v.Elem(), path, out, depth+1)
+			walk(v.Elem(), path, out, depth+1, exited)
 		}
 	case reflect.Struct:
 		t := v.Type()
@@ -142,16 +180,16 @@ func walk(v reflect.Value, path string, out *[]string, depth int) {
 			if !t.Field(i).IsExported() {
 				continue
 			}
-			walk(v.Field(i), path+"."+fieldName(t.Field(i)), out, depth+1)
+			walk(v.Field(i), path+"."+fieldName(t.Field(i)), out, depth+1, exited)
 		}
 	case reflect.Slice, reflect.Array:
 		for i := range v.Len() {
-			walk(v.Index(i), fmt.Sprintf("%s[%d]", path, i), out, depth+1)
+			walk(v.Index(i), fmt.Sprintf("%s[%d]", path, i), out, depth+1, exited)
 		}
 	case reflect.Map:
 		keys := v.MapKeys()
 		for _, k := range keys {
-			walk(v.MapIndex(k), fmt.Sprintf("%s[%v]", path, k.Interface()), out, depth+1)
+			walk(v.MapIndex(k), fmt.Sprintf("%s[%v]", path, k.Interface()), out, depth+1, exited)
 		}
 	}
 }
@@ -177,3 +215,6 @@ func Reason(unknowns []string) string {
 	}
 	return s
 }
+
+// Opt makes an observation optional (see Optional).
+func Opt[T any](o Of[T]) Optional[T] { return Optional[T]{o} }

@@ -75,3 +75,21 @@ func TestUnknowns(t *testing.T) {
 		t.Fatal("nothing to walk")
 	}
 }
+
+func TestExitExplainsFailedReads(t *testing.T) {
+	type facts struct {
+		Master  Of[Exit] `json:"master"`
+		Counted Of[int]  `json:"counted"`
+	}
+	f := facts{Master: Value(Exit{Process: "master", Signal: "SIGSEGV"}), Counted: Failure[int]("show proc: connection refused")}
+	if u := Unknowns(f); u != nil {
+		t.Fatalf("a master seen dead explains the failed show proc: %q", u)
+	}
+	f.Master = Value(Exit{}) // alive: nothing explains the failure
+	if u := Unknowns(f); len(u) != 1 {
+		t.Fatalf("got %q", u)
+	}
+	if s := (Exit{Process: "master", Signal: "SIGSEGV"}).String(); s != "master exited on SIGSEGV" {
+		t.Fatal(s)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/load"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
@@ -161,48 +162,46 @@ func cycle(ctx context.Context, n *node.Node, web string, t *scenario.Trial, b B
 		return fmt.Errorf("sending SIGUSR2: %w", err)
 	}
 	// The failure is observed, not waited out: show proc counts it.
-	var after cliout.Procs
-	f.Reported = node.Poll(ctx, bound, 50*time.Millisecond, func() (bool, error) {
-		p, err := n.Procs(ctx)
-		if err != nil {
-			return false, nil
-		}
-		after = p
-		return p.Master.Failed > f.FailedBefore, nil
-	}) == nil
-	f.FailedAfter = after.Master.Failed
-	if running, code, err := n.Running(ctx); err == nil && !running {
-		f.MasterExited = fmt.Sprintf("the master exited with code %d after the failed reload", code)
+	seen := n.ProcsUntil(ctx, bound, func(p cliout.Procs) bool { return p.Master.Failed > f.FailedBefore })
+	if f.Master = n.MasterExit(ctx); exited(f.Master) {
 		return nil
 	}
 	f.OldPID = old
-	_, f.OldListed = after.Find(old)
-	if cur, ok := after.Current(); ok && cur.PID != old {
-		f.NewWorker = cur.PID
-	}
-	if _, current := after.Current(); !current && f.OldListed {
-		t.Notef("show proc lists the worker that keeps serving, %d, among the old workers (as 3.1 and later do after a failed reload)", old)
-	}
-	f.HTTPAfter = load.Get(ctx, web)
-	if tb, err := n.Table(ctx, old, "tbl"); err == nil {
-		if e, ok := tb.Lookup(key); ok {
-			f.EntryAfter = e.Data["gpc0"]
-		} else {
-			f.EntryAfter = "absent"
+	f.Procs = obs.Failure[ProcsAfter]("%s", seen.Unknown())
+	if p, ok := seen.Get(); ok {
+		a := ProcsAfter{Failed: p.Master.Failed, Counted: p.Master.Failed > f.FailedBefore}
+		_, a.OldListed = p.Find(old)
+		if cur, ok := p.Current(); ok && cur.PID != old {
+			a.NewWorker = cur.PID
 		}
-	} else {
-		f.EntryAfter = "unreadable: " + err.Error()
+		if _, current := p.Current(); !current && a.OldListed {
+			t.Notef("show proc lists the worker that keeps serving, %d, among the old workers (as 3.1 and later do after a failed reload)", old)
+		}
+		f.Procs = obs.Value(a)
+		if !a.OldListed {
+			f.OldWorker = obs.Opt(obs.Value(obs.Exit{Process: fmt.Sprintf("old worker %d", old)}))
+		}
+	}
+	f.HTTP = httpAfter(ctx, n, old, web)
+	tb := obs.From(n.Table(ctx, old, "tbl"))
+	f.Entry = obs.Failure[string]("%s", tb.Unknown())
+	if tb, ok := tb.Get(); ok {
+		f.Entry = obs.Value("absent")
+		if e, ok := tb.Lookup(key); ok {
+			f.Entry = obs.Value(e.Data["gpc0"])
+		}
 	}
 	f.EntryWant = val
-	if st, err := n.MasterStatus(ctx); err == nil {
+	st := obs.From(n.MasterStatus(ctx))
+	f.Signals = obs.Failure[Signals]("the master's signal state: %s", st.Unknown())
+	if st, ok := st.Get(); ok {
 		ev.Status = st
-		f.Blocked, f.Pending = cliout.Has(st.SigBlk, syscall.SIGUSR2), cliout.Has(st.SigPnd|st.ShdPnd, syscall.SIGUSR2)
+		f.Signals = obs.Value(Signals{Blocked: cliout.Has(st.SigBlk, syscall.SIGUSR2), Pending: cliout.Has(st.SigPnd|st.ShdPnd, syscall.SIGUSR2)})
 		t.Notef("master after the failed reload: %s, blocked %s, pending %s", st.State, cliout.Signals(st.SigBlk), cliout.Signals(st.SigPnd|st.ShdPnd))
-	} else {
-		f.StatusErr = err.Error()
-		t.Notef("master status not read: %v", err)
 	}
-	t.Notef("%s: show proc failed %d -> %d, worker %d listed: %v, new worker: %d, HTTP %s, %s gpc0=%s", b.Name, f.FailedBefore, f.FailedAfter, old, f.OldListed, f.NewWorker, codeText(f.HTTPAfter), key, f.EntryAfter)
+	a, _ := f.Procs.Get()
+	t.Notef("%s: show proc failed %d -> %s, worker %d listed: %v, new worker: %d, HTTP %s, %s gpc0=%s", b.Name, f.FailedBefore, known(f.Procs, func(a ProcsAfter) string { return fmt.Sprint(a.Failed) }), old, a.OldListed, a.NewWorker,
+		known(f.HTTP, codeText), key, known(f.Entry, func(s string) string { return s }))
 	if logs, err := n.Logs(ctx); err == nil {
 		t.Show("master output after the failed reload (last lines)", text.LastLines(logs, 8))
 	}
@@ -225,9 +224,40 @@ func cycle(ctx context.Context, n *node.Node, web string, t *scenario.Trial, b B
 		return nil
 	}
 	f.Recovered = true
-	f.HTTPRecovered = load.Get(ctx, web)
-	t.Notef("recovery by %s: new worker %d listed %s after it, HTTP %s", how, r.NewPID, r.NewUp.Round(time.Millisecond), codeText(f.HTTPRecovered))
+	f.HTTPRecovered = obs.Opt(httpAfter(ctx, n, r.NewPID, web))
+	t.Notef("recovery by %s: new worker %d listed %s after it, HTTP %s", how, r.NewPID, r.NewUp.Round(time.Millisecond), known(f.HTTPRecovered.Of, codeText))
 	return nil
+}
+
+func exited(e obs.Of[obs.Exit]) bool {
+	v, ok := e.Get()
+	return ok && v.Process != ""
+}
+
+// httpAfter is the worker's HTTP answer. No answer within 10 s (several
+// tries) is the worker's own only when its CLI answers through the same
+// published ports in the same window (the control); otherwise harp could
+// not reach it, and nothing is known.
+func httpAfter(ctx context.Context, n *node.Node, pid int, web string) obs.Of[int] {
+	code := load.Status(ctx, web, 10*time.Second)
+	if code.Known() {
+		return code
+	}
+	if _, err := n.Worker(ctx, pid, "show info"); err != nil {
+		return obs.Failure[int]("%s, and worker %d's CLI did not answer either (%v)", code.Unknown(), pid, err)
+	}
+	return obs.Value(0)
+}
+
+// known is an observation's text for a note: its value, or why unknown.
+func known[T any](o obs.Of[T], text func(T) string) string {
+	if v, ok := o.Get(); ok {
+		return text(v)
+	}
+	if o.State == obs.Refused {
+		return "refused: " + o.Why
+	}
+	return "unknown (" + o.Unknown() + ")"
 }
 
 // firstLine is the first line that says something (an [ALERT]).
@@ -247,80 +277,91 @@ func codeText(code int) string {
 	return fmt.Sprint(code)
 }
 
-// Facts are what one failure/recovery cycle observed.
+// Facts are what one failure/recovery cycle observed. Every reading is an
+// obs.Of: a reading harp could not make is unknown and decides nothing
+// (verdict.Decide), unless the master or the old worker was seen gone,
+// which explains it.
 type Facts struct {
-	Break         string        `json:"break"`
-	Recovery      string        `json:"recovery"`
-	Bound         time.Duration `json:"bound_ns"`
-	Setup         string        `json:"setup,omitempty"`
-	FailedBefore  int           `json:"failed_before"`
-	FailedAfter   int           `json:"failed_after"`
-	Reported      bool          `json:"reported"` // show proc counted the failure within reportTimeout
-	MasterExited  string        `json:"master_exited,omitempty"`
-	OldPID        int           `json:"old_pid"`
-	OldListed     bool          `json:"old_listed"` // still in show proc (current or old workers)
-	NewWorker     int           `json:"new_worker,omitempty"`
-	HTTPAfter     int           `json:"http_after"`
-	EntryWant     string        `json:"entry_want"`
-	EntryAfter    string        `json:"entry_after"`
-	HarnessErr    string        `json:"harness_error,omitempty"` // harp could not ask for the recovery
-	StatusErr     string        `json:"status_error,omitempty"`  // /proc/<master>/status could not be read
-	Blocked       bool          `json:"usr2_blocked"`
-	Pending       bool          `json:"usr2_pending"`
-	Recovered     bool          `json:"recovered"`
-	RecoveryErr   string        `json:"recovery_error,omitempty"`
-	HTTPRecovered int           `json:"http_recovered"`
+	Break        string           `json:"break"`
+	Recovery     string           `json:"recovery"`
+	Bound        time.Duration    `json:"bound_ns"`
+	Setup        string           `json:"setup,omitempty"`
+	FailedBefore int              `json:"failed_before"`
+	Master       obs.Of[obs.Exit] `json:"master"` // after the failed reload
+	OldPID       int              `json:"old_pid"`
+	// Procs is show proc at the moment it counted the failure, or at the
+	// end of Bound.
+	Procs         obs.Of[ProcsAfter]     `json:"show_proc_after"`
+	OldWorker     obs.Optional[obs.Exit] `json:"old_worker_gone"`
+	HTTP          obs.Of[int]            `json:"http_after"` // 0: no answer while its CLI answered
+	EntryWant     string                 `json:"entry_want"`
+	Entry         obs.Of[string]         `json:"entry_after"` // gpc0, or "absent"
+	Signals       obs.Of[Signals]        `json:"master_signals"`
+	HarnessErr    string                 `json:"harness_error,omitempty"` // harp could not ask for the recovery
+	Recovered     bool                   `json:"recovered"`
+	RecoveryErr   string                 `json:"recovery_error,omitempty"`
+	HTTPRecovered obs.Optional[int]      `json:"http_recovered"`
 }
 
-// Judge decides one cycle. Whatever the failed reload changed is a
-// violation; so is a next reload the master does not take.
+// ProcsAfter is what show proc said after the failed reload.
+type ProcsAfter struct {
+	Failed    int  `json:"failed"`
+	Counted   bool `json:"counted"` // one more failed reload than before
+	OldListed bool `json:"old_listed"`
+	NewWorker int  `json:"new_worker,omitempty"`
+}
+
+// Signals is the master's SIGUSR2 state (/proc/<master>/status).
+type Signals struct {
+	Blocked bool `json:"usr2_blocked"`
+	Pending bool `json:"usr2_pending"`
+}
+
+// Judge decides one cycle from what HAProxy showed. Whatever the failed
+// reload changed is a violation; so is a next reload the master does not
+// take. Unknown readings are left to the one rule on observations.
 func Judge(f Facts) (violation, unmet string) {
 	if f.Setup != "" {
 		return "", f.Break + ": " + f.Setup
 	}
 	var v []string
-	switch {
-	case f.MasterExited != "":
-		v = append(v, f.MasterExited)
-	case !f.Reported:
-		v = append(v, fmt.Sprintf("show proc never counted the failed reload within %s (failed: %d -> %d)", f.Bound, f.FailedBefore, f.FailedAfter))
-	}
-	if f.MasterExited == "" {
-		if !f.OldListed {
-			v = append(v, fmt.Sprintf("the old worker %d is gone after the failed reload", f.OldPID))
+	if m, _ := f.Master.Get(); m.Process != "" {
+		v = append(v, fmt.Sprintf("the master exited with code %d after the failed reload", m.Code))
+	} else {
+		if p, ok := f.Procs.Get(); ok {
+			if !p.Counted {
+				v = append(v, fmt.Sprintf("show proc never counted the failed reload within %s (failed: %d -> %d)", f.Bound, f.FailedBefore, p.Failed))
+			}
+			if !p.OldListed {
+				v = append(v, fmt.Sprintf("the old worker %d is gone after the failed reload", f.OldPID))
+			}
+			if p.NewWorker != 0 {
+				v = append(v, fmt.Sprintf("a new worker %d started although the config could not load", p.NewWorker))
+			}
 		}
-		if f.NewWorker != 0 {
-			v = append(v, fmt.Sprintf("a new worker %d started although the config could not load", f.NewWorker))
+		if code, ok := f.HTTP.Get(); ok && code != 200 {
+			v = append(v, fmt.Sprintf("the old worker answered HTTP %s after the failed reload", codeText(code)))
 		}
-		if f.HTTPAfter != 200 {
-			v = append(v, fmt.Sprintf("the old worker answered HTTP %s after the failed reload", codeText(f.HTTPAfter)))
+		if e, ok := f.Entry.Get(); ok && e != f.EntryWant {
+			v = append(v, fmt.Sprintf("the old worker's table entry is %s after the failed reload, want gpc0=%s", e, f.EntryWant))
 		}
-		if f.EntryAfter != f.EntryWant && !(f.OldListed && strings.HasPrefix(f.EntryAfter, "unreadable")) {
-			v = append(v, fmt.Sprintf("the old worker's table entry is %s after the failed reload, want gpc0=%s", f.EntryAfter, f.EntryWant))
-		}
-		switch {
-		case f.Blocked:
-			v = append(v, "the master blocks SIGUSR2 after the failed reload")
-		case f.Pending:
-			v = append(v, "SIGUSR2 is left pending on the master after the failed reload")
+		if s, ok := f.Signals.Get(); ok {
+			switch {
+			case s.Blocked:
+				v = append(v, "the master blocks SIGUSR2 after the failed reload")
+			case s.Pending:
+				v = append(v, "SIGUSR2 is left pending on the master after the failed reload")
+			}
 		}
 		if !f.Recovered && f.HarnessErr == "" {
 			v = append(v, fmt.Sprintf("the next reload (%s, good config) did not take: %s", f.Recovery, f.RecoveryErr))
-		} else if f.HTTPRecovered != 200 {
-			v = append(v, fmt.Sprintf("after the next reload the new worker answered HTTP %s", codeText(f.HTTPRecovered)))
+		} else if code, ok := f.HTTPRecovered.Get(); ok && code != 200 {
+			v = append(v, fmt.Sprintf("after the next reload the new worker answered HTTP %s", codeText(code)))
 		}
-	}
-	unread := ""
-	if f.OldListed && strings.HasPrefix(f.EntryAfter, "unreadable") {
-		unread = "the old worker's table " + f.EntryAfter
 	}
 	switch {
 	case len(v) == 0 && f.HarnessErr != "":
 		return "", f.Break + ": " + f.HarnessErr
-	case len(v) == 0 && unread != "":
-		return "", f.Break + ": " + unread
-	case len(v) == 0 && f.StatusErr != "":
-		return "", fmt.Sprintf("%s: the master's signal state could not be read: %s", f.Break, f.StatusErr)
 	case len(v) == 0:
 		return "", ""
 	}

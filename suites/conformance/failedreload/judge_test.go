@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/verdict"
 )
 
 func TestJudge(t *testing.T) {
@@ -11,7 +14,9 @@ func TestJudge(t *testing.T) {
 		f.Break, f.Recovery, f.Bound = "a missing map file", "SIGUSR2", 15*time.Second
 		return f
 	}
-	held := Facts{Reported: true, FailedBefore: 0, FailedAfter: 1, OldPID: 14, OldListed: true, HTTPAfter: 200, EntryWant: "1", EntryAfter: "1", Recovered: true, HTTPRecovered: 200}
+	held := Facts{FailedBefore: 0, Master: obs.Value(obs.Exit{}), OldPID: 14,
+		Procs: obs.Value(ProcsAfter{Failed: 1, Counted: true, OldListed: true}), HTTP: obs.Value(200),
+		EntryWant: "1", Entry: obs.Value("1"), Signals: obs.Value(Signals{}), Recovered: true, HTTPRecovered: obs.Opt(obs.Value(200))}
 	with := func(change func(*Facts)) Facts {
 		f := ok(held)
 		change(&f)
@@ -23,20 +28,22 @@ func TestJudge(t *testing.T) {
 		violation, unmet string
 	}{
 		{"nothing changed, the next reload took: held", ok(held), "", ""},
-		{"the failure never counted", with(func(f *Facts) { f.Reported, f.FailedAfter = false, 0 }),
+		{"the failure never counted", with(func(f *Facts) { f.Procs = obs.Value(ProcsAfter{Failed: 0, OldListed: true}) }),
 			"a missing map file, recovery by SIGUSR2: show proc never counted the failed reload within 15s (failed: 0 -> 0)", ""},
 		{"the master blocks SIGUSR2 and the next reload never takes (a master that hangs)", with(func(f *Facts) {
-			f.Blocked, f.Recovered, f.RecoveryErr = true, false, "no new worker listed 20s after SIGUSR2"
+			f.Signals, f.Recovered, f.RecoveryErr = obs.Value(Signals{Blocked: true}), false, "no new worker listed 20s after SIGUSR2"
 		}), "a missing map file, recovery by SIGUSR2: the master blocks SIGUSR2 after the failed reload; the next reload (SIGUSR2, good config) did not take: no new worker listed 20s after SIGUSR2", ""},
-		{"old worker gone and its entry with it", with(func(f *Facts) {
-			f.OldListed, f.HTTPAfter, f.EntryAfter = false, 0, "unreadable: worker 14 is gone"
-		}), "a missing map file, recovery by SIGUSR2: the old worker 14 is gone after the failed reload; the old worker answered HTTP no answer after the failed reload; the old worker's table entry is unreadable: worker 14 is gone after the failed reload, want gpc0=1", ""},
-		{"a new worker from a config that cannot load", with(func(f *Facts) { f.NewWorker = 18 }),
+		{"old worker gone, its entry unreadable with it", with(func(f *Facts) {
+			f.Procs = obs.Value(ProcsAfter{Failed: 1, Counted: true})
+			f.OldWorker = obs.Opt(obs.Value(obs.Exit{Process: "old worker 14"}))
+			f.HTTP, f.Entry = obs.Value(0), obs.Failure[string]("show table tbl: worker 14 is gone")
+		}), "a missing map file, recovery by SIGUSR2: the old worker 14 is gone after the failed reload; the old worker answered HTTP no answer after the failed reload", ""},
+		{"a new worker from a config that cannot load", with(func(f *Facts) {
+			f.Procs = obs.Value(ProcsAfter{Failed: 1, Counted: true, OldListed: true, NewWorker: 18})
+		}),
 			"a missing map file, recovery by SIGUSR2: a new worker 18 started although the config could not load", ""},
-		{"a master whose signals could not be read says nothing of them", with(func(f *Facts) { f.StatusErr = "reading the master's status: permission denied" }),
-			"", "a missing map file: the master's signal state could not be read: reading the master's status: permission denied"},
-		{"SIGUSR2 left pending", with(func(f *Facts) { f.Pending = true }), "a missing map file, recovery by SIGUSR2: SIGUSR2 is left pending on the master after the failed reload", ""},
-		{"the master exited", with(func(f *Facts) { f.MasterExited = "the master exited with code 1 after the failed reload" }),
+		{"SIGUSR2 left pending", with(func(f *Facts) { f.Signals = obs.Value(Signals{Pending: true}) }), "a missing map file, recovery by SIGUSR2: SIGUSR2 is left pending on the master after the failed reload", ""},
+		{"the master exited", with(func(f *Facts) { f.Master = obs.Value(obs.Exit{Process: "master", Code: 1}) }),
 			"a missing map file, recovery by SIGUSR2: the master exited with code 1 after the failed reload", ""},
 		{"a break this build loads is no break", with(func(f *Facts) {
 			f.Setup = "haproxy -c accepts the config with a missing map file on this build: it is no break here"
@@ -45,6 +52,43 @@ func TestJudge(t *testing.T) {
 		v, u := Judge(c.f)
 		if v != c.violation || u != c.unmet {
 			t.Errorf("%s:\n got  %q, %q\n want %q, %q", c.name, v, u, c.violation, c.unmet)
+		}
+	}
+}
+
+// Harness failures, each of which today's code read as HAProxy's: through
+// the one rule they are inconclusive, never a violation; a master seen
+// dead explains every failed read (REPRODUCED, as on 3.4.7).
+func TestHarnessFailuresDecideNothing(t *testing.T) {
+	base := Facts{Break: "a syntax error", Recovery: "SIGUSR2", Bound: 20 * time.Second, Master: obs.Value(obs.Exit{}), OldPID: 9,
+		Procs: obs.Value(ProcsAfter{Failed: 1, Counted: true, OldListed: true}), HTTP: obs.Value(200),
+		EntryWant: "2", Entry: obs.Value("2"), Signals: obs.Value(Signals{}), Recovered: true, HTTPRecovered: obs.Opt(obs.Value(200))}
+	for _, c := range []struct {
+		name   string
+		change func(*Facts)
+		want   verdict.Verdict
+	}{
+		{"show proc kept failing: never counted and old worker gone are unknown", func(f *Facts) {
+			f.Procs = obs.Failure[ProcsAfter]("show proc at the end of 20s: i/o timeout")
+		}, verdict.Inconclusive},
+		{"one slow GET is not a worker that answers no", func(f *Facts) {
+			f.HTTP = obs.Failure[int]("no HTTP answer from 127.0.0.1:1 in 4 tries over 10s, and worker 9's CLI did not answer either (EOF)")
+		}, verdict.Inconclusive},
+		{"an unreadable table is not an absent entry", func(f *Facts) {
+			f.Entry = obs.Failure[string]("show table tbl: connection reset")
+		}, verdict.Inconclusive},
+		{"master signals unread", func(f *Facts) { f.Signals = obs.Failure[Signals]("permission denied") }, verdict.Inconclusive},
+		{"the master died: every read after it failed", func(f *Facts) {
+			f.Master = obs.Value(obs.Exit{Process: "master", Code: 139, Signal: "SIGSEGV"})
+			f.Procs, f.HTTP, f.Entry, f.Signals = obs.Of[ProcsAfter]{}, obs.Of[int]{}, obs.Of[string]{}, obs.Of[Signals]{}
+		}, verdict.Reproduced},
+	} {
+		f := base
+		c.change(&f)
+		tr := verdict.Trial{N: 1, Evidence: &Evidence{Facts: f}}
+		tr.Violation, tr.Unmet = Judge(f)
+		if v, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "cycles"); v != c.want {
+			t.Errorf("%s: %s (%s)", c.name, v, reason)
 		}
 	}
 }
