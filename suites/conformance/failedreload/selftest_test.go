@@ -39,11 +39,11 @@ var _ = selftest.Describe(failedreload.Suite, func() {
 		for _, t := range r.Trials {
 			ev := t.Evidence.(*failedreload.Evidence)
 			if strings.HasPrefix(b.Spec, mutant) && t.N == 1 {
-				Expect(ev.Facts.Blocked).To(BeTrue(), "the master's /proc status shows SIGUSR2 blocked")
+				Expect(ev.Facts.Signals.Value.Blocked).To(BeTrue(), "the master's /proc status shows SIGUSR2 blocked")
 				Expect(ev.Facts.Recovered).To(BeFalse())
 			}
 			if r.Verdict == verdict.Pass {
-				Expect(ev.Facts.FailedAfter).To(Equal(ev.Facts.FailedBefore + 1))
+				Expect(ev.Facts.Procs.Value.Failed).To(Equal(ev.Facts.FailedBefore + 1))
 				Expect(ev.Status.SigCgt).NotTo(BeZero(), "the master's status was read")
 			}
 		}
