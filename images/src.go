@@ -44,6 +44,9 @@ func (b *Builder) src(ctx context.Context, s spec.Spec) (*Image, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := spec.CheckPatch(abs); err != nil { // hashing /dev/zero would never end
+			return nil, fmt.Errorf("src spec %q: %w", s.Raw, err)
+		}
 		sum, err := fileSum(abs)
 		if err != nil {
 			return nil, fmt.Errorf("src spec %q: patch file %s: %w", s.Raw, p, err)

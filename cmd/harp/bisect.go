@@ -126,8 +126,8 @@ func parseBisect(args []string) (a bisectArgs, code int) {
 			return a, fail("bisect: --src-options: %v", err)
 		}
 		for _, p := range a.srcOpts.Patches {
-			if _, err := os.Stat(p); err != nil {
-				return a, fail("bisect: patch file %s: %v", p, err)
+			if err := spec.CheckPatch(p); err != nil {
+				return a, fail("bisect: %v", err)
 			}
 		}
 	}

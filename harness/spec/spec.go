@@ -257,8 +257,8 @@ func ParseList(raw string) ([]Spec, error) {
 // exist, a binary must be an executable file.
 func (s Spec) Check() error {
 	for _, p := range s.Patches {
-		if st, err := os.Stat(p); err != nil || st.IsDir() {
-			return fmt.Errorf("build spec %q: patch file %s: %v", s.Raw, p, orNotFile(err))
+		if err := CheckPatch(p); err != nil {
+			return fmt.Errorf("build spec %q: %w", s.Raw, err)
 		}
 	}
 	switch {
@@ -285,6 +285,38 @@ func (s Spec) Check() error {
 		}
 	}
 	return nil
+}
+
+// MaxPatch bounds a patch file: patches are hashed and read whole.
+const MaxPatch = 16 << 20
+
+// CheckPatch says whether a patch is a regular file of at most MaxPatch
+// bytes: a device (/dev/zero) or a FIFO would block or never end when
+// hashed, and nothing would interrupt that read.
+func CheckPatch(p string) error {
+	st, err := os.Stat(p)
+	switch {
+	case err != nil || st.IsDir():
+		return fmt.Errorf("patch file %s: %v", p, orNotFile(err))
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("patch file %s: not a regular file (%s)", p, kind(st.Mode()))
+	case st.Size() > MaxPatch:
+		return fmt.Errorf("patch file %s: %d bytes, larger than %d MiB: not a patch", p, st.Size(), MaxPatch>>20)
+	}
+	return nil
+}
+
+// kind names what a path that is not a regular file is.
+func kind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.Type().String()
 }
 
 func orNotFile(err error) error {

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 const sum = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -120,6 +122,44 @@ func TestCheck(t *testing.T) {
 		err = s.Check()
 		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
 			t.Errorf("%s: %v, want %q", raw, err, want)
+		}
+	}
+}
+
+// A patch is hashed and read whole: /dev/zero, a FIFO or a huge file would
+// hang harp or fill its memory, so each is refused before any work.
+func TestCheckPatchIsBoundedRegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.diff")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.diff")
+	f, _ := os.Create(big)
+	f.Truncate(MaxPatch + 1)
+	f.Close()
+	small := filepath.Join(dir, "fix.diff")
+	os.WriteFile(small, []byte("--- a\n+++ b\n"), 0o644)
+	for patch, want := range map[string]string{
+		"/dev/zero": "not a regular file",
+		fifo:        "not a regular file",
+		dir:         "a directory, not a file",
+		big:         "larger than 16 MiB",
+		small:       "",
+	} {
+		s, err := Parse("git:" + dir + "@v3.0.0,patch=" + patch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- s.Check() }()
+		select {
+		case err = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("patch=%s: Check hangs", patch)
+		}
+		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("patch=%s: %v, want %q", patch, err, want)
 		}
 	}
 }
