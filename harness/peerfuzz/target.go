@@ -48,19 +48,60 @@ func Same(a, b *Finding) bool {
 
 // Thresholds of the detectors.
 const (
-	spinIdlePct = 30              // show info Idle_pct below this, twice, while nothing is sent
-	memoryGrow  = 64              // MB of pools used above the first reading
-	cliBound    = 3 * time.Second // one show info
-	silence     = 2 * time.Second // how long a silent end stays open
-	finWait     = time.Second     // how long harp waits for HAProxy's close after its FIN
+	spinIdlePct = 30 // show info Idle_pct below this, twice, while nothing is sent
+	memoryGrow  = 64 // MB of pools used above the first reading
 	segmentGap  = 2 * time.Millisecond
 )
 
+// Timing is how long the target waits for what; the zero value is the
+// defaults (tests shorten them).
+type Timing struct {
+	CLI     time.Duration // one show info (3 s)
+	Silence time.Duration // how long a silent end stays open (2 s)
+	FinWait time.Duration // how long harp waits for HAProxy's close after its FIN (1 s)
+	Sample  time.Duration // between two Idle_pct readings (1 s)
+	Fate    time.Duration // how long a silent worker's exit is waited for (5 s)
+}
+
+func (t Timing) with() Timing {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&t.CLI, 3*time.Second)
+	def(&t.Silence, 2*time.Second)
+	def(&t.FinWait, time.Second)
+	def(&t.Sample, time.Second)
+	def(&t.Fate, 5*time.Second)
+	return t
+}
+
+// Node is what the target needs of a node (a *node.Node).
+type Node interface {
+	Addr(ctx context.Context, port string) (string, error)
+	Logs(ctx context.Context) (string, error)
+	Info(ctx context.Context, pid int) (cliout.Info, error)
+	Running(ctx context.Context) (bool, int, error)
+	Restart(ctx context.Context, timeout time.Duration) error
+}
+
 // Target is a node whose peer port is fuzzed.
 type Target struct {
-	Node *node.Node
+	Node   Node
+	Timing Timing
+	// send replaces the peer connection (tests); nil: sendPeer.
+	send func(ctx context.Context, addr string, in Input) error
 	base float64 // PoolUsed_MB at the first reading (-1: none yet)
 	read bool
+}
+
+func exits(ctx context.Context, n Node) ([]cliout.WorkerExit, error) {
+	logs, err := n.Logs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return cliout.ParseWorkerExits(logs), nil
 }
 
 // Run sends one input on a fresh connection and asks every detector. A
@@ -73,11 +114,15 @@ func (t *Target) Run(ctx context.Context, in Input) (*Finding, error) {
 		return nil, err
 	}
 	exitsBefore, logsBefore := 0, ""
-	if ex, err := n.Exits(ctx); err == nil {
+	if ex, err := exits(ctx, n); err == nil {
 		exitsBefore = len(ex)
 	}
 	logsBefore, _ = n.Logs(ctx)
-	if err := t.send(ctx, addr, in); err != nil {
+	send := t.send
+	if send == nil {
+		send = t.sendPeer
+	}
+	if err := send(ctx, addr, in); err != nil {
 		// A node that refuses the handshake may be one the last input
 		// broke: the detectors say; otherwise it is harp's failure.
 		if f := t.detect(ctx, exitsBefore, logsBefore); f != nil {
@@ -89,7 +134,7 @@ func (t *Target) Run(ctx context.Context, in Input) (*Finding, error) {
 }
 
 // send does the handshake as the remote peer, the steps, and the end.
-func (t *Target) send(ctx context.Context, addr string, in Input) error {
+func (t *Target) sendPeer(ctx context.Context, addr string, in Input) error {
 	var d net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	c, err := d.DialContext(dctx, "tcp", addr)
@@ -137,14 +182,14 @@ end:
 	case EndSilence:
 		select {
 		case <-closed:
-		case <-time.After(silence):
+		case <-time.After(t.Timing.with().Silence):
 		case <-ctx.Done():
 		}
 	default:
 		tc.CloseWrite()
 		select {
 		case <-closed:
-		case <-time.After(finWait):
+		case <-time.After(t.Timing.with().FinWait):
 		case <-ctx.Done():
 		}
 	}
@@ -154,20 +199,20 @@ end:
 // detect asks every detector, the cheapest first.
 func (t *Target) detect(ctx context.Context, exitsBefore int, logsBefore string) *Finding {
 	n := t.Node
-	cctx, cancel := context.WithTimeout(ctx, cliBound)
+	cctx, cancel := context.WithTimeout(ctx, t.Timing.with().CLI)
 	info, infoErr := n.Info(cctx, node.StatsSocket)
 	cancel()
 	if infoErr != nil {
 		// A stuck worker is killed by HAProxy's watchdog within seconds:
 		// its fate, not only the silence, is the finding.
-		node.Poll(ctx, 5*time.Second, 200*time.Millisecond, func() (bool, error) {
-			ex, err := n.Exits(ctx)
+		node.Poll(ctx, t.Timing.with().Fate, 200*time.Millisecond, func() (bool, error) {
+			ex, err := exits(ctx, n)
 			return err == nil && len(ex) > exitsBefore, nil
 		})
 	}
 	logs, _ := n.Logs(ctx)
 	fresh := strings.TrimPrefix(logs, logsBefore)
-	if ex, err := n.Exits(ctx); err == nil && len(ex) > exitsBefore {
+	if ex, err := exits(ctx, n); err == nil && len(ex) > exitsBefore {
 		e := ex[exitsBefore]
 		f := &Finding{Detector: "exit", What: fmt.Sprintf("worker %d exited with code %d (%s)", e.PID, e.Code, e.Reason), Evidence: text.LastLines(fresh, 60)}
 		if e.Code >= 128 {
@@ -187,18 +232,18 @@ func (t *Target) detect(ctx context.Context, exitsBefore int, logsBefore string)
 		}
 		// Slow, or stuck? A second ask on a fresh connection tells: a
 		// loaded machine answers it, a stuck worker does not.
-		cctx, cancel := context.WithTimeout(ctx, cliBound)
+		cctx, cancel := context.WithTimeout(ctx, t.Timing.with().CLI)
 		again, err := n.Info(cctx, node.StatsSocket)
 		cancel()
 		if err != nil {
-			return &Finding{Detector: "cli", What: "show info did not answer within " + cliBound.String() + ", twice: " + infoErr.Error(), Evidence: text.LastLines(fresh, 60)}
+			return &Finding{Detector: "cli", What: "show info did not answer within " + t.Timing.with().CLI.String() + ", twice: " + infoErr.Error(), Evidence: text.LastLines(fresh, 60)}
 		}
 		info = again
 	}
 	// Spinning: the input is over, nothing is sent; an idle worker's loop
 	// is mostly idle. Twice, a second apart, to pass a busy moment.
 	if idle, ok := num(info, "Idle_pct"); ok && idle < spinIdlePct {
-		time.Sleep(time.Second) // a sampling interval: the second reading must be a second later
+		time.Sleep(t.Timing.with().Sample) // a sampling interval: the second reading must be a second later
 		if again, err := n.Info(ctx, node.StatsSocket); err == nil {
 			if idle2, ok := num(again, "Idle_pct"); ok && idle2 < spinIdlePct {
 				return &Finding{Detector: "spinning", What: fmt.Sprintf("the worker stays busy with nothing to do (Idle_pct %.0f, then %.0f)", idle, idle2), Evidence: "show info:\n" + raw(again)}
