@@ -13,6 +13,7 @@ import (
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/doctor"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 )
 
 // What cluster suites observe: the mesh, keys written and spreading,
@@ -83,6 +84,47 @@ func (c *Cluster) WaitMesh(ctx context.Context, timeout time.Duration) string {
 		return fmt.Sprintf("the cluster never meshed and synced within %s: %s", timeout, strings.Join(down, ", "))
 	}
 	return ""
+}
+
+// Meshed is WaitMesh as an observation: what was still down (links not
+// established, resyncs not finished) when timeout passed, none when the
+// cluster meshed. It is unknown when the reading that decides failed on a
+// node: a socket harp could not read is not a link that is down. A failed
+// reading at the deadline is retried for up to 5 s more.
+func (c *Cluster) Meshed(ctx context.Context, timeout time.Duration) obs.Of[[]string] {
+	deadline := time.Now().Add(timeout)
+	for {
+		var down, failed []string
+		for _, m := range c.Members {
+			sec, err := m.Node.Section(ctx, node.StatsSocket, c.Section)
+			if err != nil {
+				failed = append(failed, fmt.Sprintf("%s: %v", m.Name, err))
+				continue
+			}
+			for _, p := range sec.Peers {
+				if !p.Local && !p.Established() {
+					down = append(down, fmt.Sprintf("%s->%s (last_status=%s)", m.Name, p.Name, p.LastStatus))
+				}
+			}
+			if !sec.ResyncFinished() {
+				down = append(down, fmt.Sprintf("%s: initial resync not finished (flags=0x%x)", m.Name, sec.Flags))
+			}
+		}
+		if len(down) == 0 && len(failed) == 0 {
+			return obs.Value([]string{})
+		}
+		now := time.Now()
+		if ctx.Err() != nil || (now.After(deadline) && (len(failed) == 0 || now.After(deadline.Add(5*time.Second)))) {
+			if len(failed) > 0 {
+				return obs.Failure[[]string]("show peers at the end of %s: %s", timeout, strings.Join(failed, ", "))
+			}
+			return obs.Value(down)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // Table reads a table on a member, entries included.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
 )
@@ -75,20 +76,24 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		a, b := c.Members[0], c.Members[1]
 		switch kind {
 		case "initial resync":
+			timeout := cluster.MeshTimeout
 			if t.N == 1 {
-				f.Mesh = c.WaitMesh(ctx, bound)
-				f.Took = time.Since(t0)
-			} else {
-				f.Mesh = c.WaitMesh(ctx, cluster.MeshTimeout)
+				timeout = bound
 			}
-			if f.Mesh != "" {
+			f.Mesh = obs.Opt(c.Meshed(ctx, timeout))
+			if t.N == 1 {
+				f.Took = time.Since(t0)
+			}
+			if down, ok := f.Mesh.Get(); !ok || len(down) > 0 {
 				return nil
 			}
 			if err := write(ctx, a, last); err != nil {
 				f.Setup = err.Error()
 				return nil
 			}
-			f.Missing, f.LearnTook = waitAll(ctx, b.Node, node.StatsSocket, last, bound, &f.ReadErr)
+			var miss obs.Of[map[string]int]
+			miss, f.LearnTook = waitAll(ctx, b.Node, node.StatsSocket, last, bound)
+			f.Missing = obs.Opt(miss)
 			t.Notef("initial resync of %d tables finished on both nodes %s after start; %d entries written on A reached B in %s", n, f.Took.Round(time.Millisecond), f.Entries, f.LearnTook.Round(time.Millisecond))
 		case "a fresh node learns":
 			if f.Setup = ready(ctx, c, a, last, bound); f.Setup != "" {
@@ -99,10 +104,11 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 				f.Setup = "restarting B: " + err.Error()
 				return nil
 			}
-			f.Missing, _ = waitAll(ctx, b.Node, node.StatsSocket, last, bound, &f.ReadErr)
-			f.Resync = resync(ctx, b.Node, node.Current, time.Until(t1.Add(bound)), &f.ReadErr)
+			miss, _ := waitAll(ctx, b.Node, node.StatsSocket, last, bound)
+			f.Missing = obs.Opt(miss)
+			f.Resync = obs.Opt(resync(ctx, b.Node, node.Current, time.Until(t1.Add(bound))))
 			f.Took = time.Since(t1)
-			t.Notef("B restarted afresh: %d of %d entries learnt, resync %s, %s after the restart began", f.Entries-sum(f.Missing), f.Entries, orFinished(f.Resync), f.Took.Round(time.Millisecond))
+			t.Notef("B restarted afresh: %s of %d entries learnt, resync %s, %s after the restart began", learnt(f), f.Entries, orFinished(f.Resync.Of), f.Took.Round(time.Millisecond))
 		case "a reload teaches":
 			if f.Setup = ready(ctx, c, a, last, bound); f.Setup != "" {
 				return nil
@@ -113,13 +119,21 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 				f.Setup = "reloading A: " + err.Error()
 				return nil
 			}
-			f.Missing, _ = waitAll(ctx, a.Node, r.NewPID, last, bound, &f.ReadErr)
-			f.Resync = resync(ctx, a.Node, r.NewPID, time.Until(t1.Add(bound)), &f.ReadErr)
+			miss, _ := waitAll(ctx, a.Node, r.NewPID, last, bound)
+			f.Missing = obs.Opt(miss)
+			f.Resync = obs.Opt(resync(ctx, a.Node, r.NewPID, time.Until(t1.Add(bound))))
 			f.Took = time.Since(t1)
-			t.Notef("A reloaded: new worker %d holds %d of %d entries, resync %s, %s after SIGUSR2", r.NewPID, f.Entries-sum(f.Missing), f.Entries, orFinished(f.Resync), f.Took.Round(time.Millisecond))
+			t.Notef("A reloaded: new worker %d holds %s of %d entries, resync %s, %s after SIGUSR2", r.NewPID, learnt(f), f.Entries, orFinished(f.Resync.Of), f.Took.Round(time.Millisecond))
 		}
 		return nil
 	})
+}
+
+func learnt(f *Facts) string {
+	if m, ok := f.Missing.Get(); ok {
+		return fmt.Sprint(f.Entries - sum(m))
+	}
+	return "unknown (" + f.Missing.Unknown() + ")"
 }
 
 const perTable = 10
@@ -144,29 +158,29 @@ func ready(ctx context.Context, c *cluster.Cluster, a *cluster.Member, tables []
 	if u := c.WaitMesh(ctx, bound); u != "" {
 		return "before the check: " + u
 	}
-	var readErr string
-	if miss, _ := waitAll(ctx, a.Node, node.StatsSocket, tables, time.Second, &readErr); readErr != "" {
-		return "before the check: " + readErr
-	} else if len(miss) > 0 {
-		return fmt.Sprintf("before the check A lacks entries it wrote (%s): the initial resync check must run first", perTableText(miss))
+	miss, _ := waitAll(ctx, a.Node, node.StatsSocket, tables, time.Second)
+	if m, ok := miss.Get(); !ok {
+		return "before the check: " + miss.Unknown()
+	} else if len(m) > 0 {
+		return fmt.Sprintf("before the check A lacks entries it wrote (%s): the initial resync check must run first", perTableText(m))
 	}
 	return ""
 }
 
 // waitAll polls a worker until every table holds every entry with its
 // gpc0, or timeout; it gives the tables still short (entries missing or
-// wrong) and how long it took.
-func waitAll(ctx context.Context, n *node.Node, pid int, tables []string, timeout time.Duration, readErr *string) (map[string]int, time.Duration) {
+// wrong) in the reading that decided, and how long it took. A table that
+// could not be read in that reading makes it unknown, not short.
+func waitAll(ctx context.Context, n *node.Node, pid int, tables []string, timeout time.Duration) (obs.Of[map[string]int], time.Duration) {
 	t0 := time.Now()
-	var miss map[string]int
-	node.Poll(ctx, timeout, 100*time.Millisecond, func() (bool, error) {
-		miss, *readErr = map[string]int{}, ""
+	deadline := t0.Add(timeout)
+	for {
+		miss, failed := map[string]int{}, ""
 		for ti, tb := range tables {
 			t, err := n.Table(ctx, pid, tb)
-			if err != nil { // not an absence: the last reading decides
-				miss[tb] = perTable
-				*readErr = fmt.Sprintf("reading %s kept failing: %v", tb, err)
-				continue
+			if err != nil {
+				failed = fmt.Sprintf("reading %s: %v", tb, err)
+				break
 			}
 			for i := range perTable {
 				if e, ok := t.Lookup(key(i)); !ok || e.Data["gpc0"] != fmt.Sprint(ti*perTable+i+1) {
@@ -174,25 +188,42 @@ func waitAll(ctx context.Context, n *node.Node, pid int, tables []string, timeou
 				}
 			}
 		}
-		return len(miss) == 0, nil
-	})
-	return miss, time.Since(t0)
-}
-
-func resync(ctx context.Context, n *node.Node, pid int, timeout time.Duration, readErr *string) string {
-	_, unmet, err := n.WaitResync(ctx, pid, max(timeout, time.Second), "cluster")
-	switch {
-	case err != nil:
-		return err.Error()
-	case strings.Contains(unmet, "kept failing"):
-		*readErr = unmet // no reading of the flags: not HAProxy's answer
-		return ""
+		if failed == "" && len(miss) == 0 {
+			return obs.Value(miss), time.Since(t0)
+		}
+		now := time.Now()
+		if ctx.Err() != nil || (now.After(deadline) && (failed == "" || now.After(deadline.Add(5*time.Second)))) {
+			if failed != "" {
+				return obs.Failure[map[string]int]("%s", failed), time.Since(t0)
+			}
+			return obs.Value(miss), time.Since(t0)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
-	return unmet
 }
 
-func orFinished(s string) string {
-	if s == "" {
+// resync is the resync's state: "" finished, or what HAProxy showed; unknown
+// when show peers kept failing.
+func resync(ctx context.Context, n *node.Node, pid int, timeout time.Duration) obs.Of[string] {
+	w := n.WaitResyncFor(ctx, pid, max(timeout, time.Second), "cluster")
+	switch {
+	case w.Err != nil:
+		return obs.Failure[string]("%v", w.Err)
+	case strings.Contains(w.Unmet, "kept failing"):
+		return obs.Failure[string]("%s", w.Unmet) // no reading of the flags: not HAProxy's answer
+	}
+	return obs.Value(w.Unmet)
+}
+
+func orFinished(o obs.Of[string]) string {
+	s, ok := o.Get()
+	switch {
+	case !ok:
+		return "unknown (" + o.Unknown() + ")"
+	case s == "":
 		return "finished"
 	}
 	return s
@@ -200,38 +231,40 @@ func orFinished(s string) string {
 
 // Facts are what one check observed.
 type Facts struct {
-	Kind      string         `json:"kind"`
-	Tables    int            `json:"tables"`
-	Entries   int            `json:"entries"`
-	Bound     time.Duration  `json:"bound_ns"`
-	Setup     string         `json:"setup,omitempty"`
-	Mesh      string         `json:"mesh,omitempty"` // initial resync: never meshed
-	Resync    string         `json:"resync,omitempty"`
-	Missing   map[string]int `json:"missing,omitempty"` // table -> entries missing or wrong
-	Took      time.Duration  `json:"took_ns"`
-	LearnTook time.Duration  `json:"learn_took_ns,omitempty"`
-	ReadErr   string         `json:"read_error,omitempty"` // the last reading failed: nothing to judge
+	Kind    string        `json:"kind"`
+	Tables  int           `json:"tables"`
+	Entries int           `json:"entries"`
+	Bound   time.Duration `json:"bound_ns"`
+	Setup   string        `json:"setup,omitempty"`
+	// Mesh (initial resync): what was down at the end of Bound.
+	Mesh obs.Optional[[]string] `json:"mesh"`
+	// Resync: "" finished, or HAProxy's unfinished flags.
+	Resync obs.Optional[string] `json:"resync"`
+	// Missing: table -> entries missing or wrong (not read when the
+	// initial mesh never formed).
+	Missing   obs.Optional[map[string]int] `json:"missing"`
+	Took      time.Duration                `json:"took_ns"`
+	LearnTook time.Duration                `json:"learn_took_ns,omitempty"`
 }
 
-// Judge decides one check. The initial resync never finishing is the
-// property's own violation (nothing outside HAProxy stops it: both nodes
-// run and reach each other, which the cluster suites check).
+// Judge decides one check from what HAProxy showed (unknown readings are
+// left to the one rule on observations). The initial resync never
+// finishing is the property's own violation (nothing outside HAProxy
+// stops it: both nodes run and reach each other, which the cluster suites
+// check).
 func Judge(f Facts) (violation, unmet string) {
 	if f.Setup != "" {
 		return "", f.Kind + ": " + f.Setup
 	}
-	if f.ReadErr != "" && f.Mesh == "" {
-		return "", f.Kind + ": " + f.ReadErr
-	}
 	var v []string
-	if f.Mesh != "" {
-		v = append(v, fmt.Sprintf("with %d tables the nodes did not mesh and finish their initial resync within %s: %s", f.Tables, f.Bound, f.Mesh))
+	if down, ok := f.Mesh.Get(); ok && len(down) > 0 {
+		v = append(v, fmt.Sprintf("with %d tables the nodes did not mesh and finish their initial resync within %s: %s", f.Tables, f.Bound, strings.Join(down, ", ")))
 	}
-	if n := sum(f.Missing); n > 0 {
-		v = append(v, fmt.Sprintf("%d of %d entries missing or wrong after %s (%s)", n, f.Entries, f.Bound, perTableText(f.Missing)))
+	if m, ok := f.Missing.Get(); ok && sum(m) > 0 {
+		v = append(v, fmt.Sprintf("%d of %d entries missing or wrong after %s (%s)", sum(m), f.Entries, f.Bound, perTableText(m)))
 	}
-	if f.Resync != "" {
-		v = append(v, f.Resync)
+	if r, ok := f.Resync.Get(); ok && r != "" {
+		v = append(v, r)
 	}
 	if len(v) == 0 {
 		return "", ""
