@@ -299,12 +299,24 @@ func cmdMatrix(ctx context.Context, args []string) int {
 		return fail("%v", err)
 	}
 	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " "), Harp: harpVersion(),
-		Shard: fmt.Sprintf("%d/%d", i, n), Cells: len(all)}
+		Shard: fmt.Sprintf("%d/%d", i, n), Cells: len(all), Matrix: matrixIdentity(specs, *filter, suites, params, 0)}
 	defer sweepRun(ctx, docker, run.ID)
 	progress.Printf("matrix: %d cells (shard %d/%d), %d builds at a time", len(cells), i, n, *jobs)
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Params: params}
 	run.Results = r.RunCells(ctx, cells, *jobs)
 	return finish(*reports, run)
+}
+
+// matrixIdentity is what a merge compares between shards (report.Identity).
+func matrixIdentity(specs []spec.Spec, filter string, suites []*scenario.Scenario, params map[string]string, trials int) *report.Identity {
+	var builds, ids []string
+	for _, s := range specs {
+		builds = append(builds, s.Raw)
+	}
+	for _, s := range suites {
+		ids = append(ids, s.ID)
+	}
+	return report.NewIdentity(builds, filter, ids, params, trials)
 }
 
 // cmdNightly runs every suite on the haproxy build each Debian suite

@@ -1,9 +1,14 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -200,8 +205,15 @@ func Merge(id string, dirs []string) (Run, error) {
 		}
 		run.Results = append(run.Results, part.Results...)
 	}
+	matrix, err := sameMatrix(parts)
+	if err != nil {
+		return run, err
+	}
 	if err := shardsComplete(parts); err != nil {
 		return run, err
+	}
+	if matrix != nil {
+		run.Matrix, run.Cells = matrix, len(run.Results)
 	}
 	sort.SliceStable(run.Results, func(a, b int) bool {
 		if run.Results[a].Suite != run.Results[b].Suite {
@@ -210,6 +222,98 @@ func Merge(id string, dirs []string) (Run, error) {
 		return run.Results[a].Name < run.Results[b].Name
 	})
 	return run, nil
+}
+
+// Identity is what makes a matrix the one it is: its builds, the suites
+// filter and the suites it selected, the suite parameters and the trial
+// count, and a hash of them. Every shard of a matrix carries it: shards of
+// two matrices with the same counts would otherwise merge into a
+// complete-looking matrix of neither.
+type Identity struct {
+	Builds []string          `json:"builds"`
+	Filter string            `json:"suites_filter"`
+	Suites []string          `json:"suites"`
+	Params map[string]string `json:"params,omitempty"`
+	Trials int               `json:"trials,omitempty"` // 0: each suite's own
+	Hash   string            `json:"hash"`
+}
+
+// NewIdentity makes a matrix's identity, hash included.
+func NewIdentity(builds []string, filter string, suites []string, params map[string]string, trials int) *Identity {
+	id := &Identity{Builds: builds, Filter: filter, Suites: suites, Params: params, Trials: trials}
+	id.Hash = id.sum()
+	return id
+}
+
+// sum hashes every field but Hash (encoding/json sorts map keys).
+func (id Identity) sum() string {
+	id.Hash = ""
+	b, _ := json.Marshal(id)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:8])
+}
+
+// diff names how o differs from id ("" when it does not).
+func (id *Identity) diff(o *Identity) string {
+	var d []string
+	list := func(what string, a, b []string) {
+		if !slices.Equal(a, b) {
+			d = append(d, fmt.Sprintf("%s %s, not %s", what, strings.Join(b, " "), strings.Join(a, " ")))
+		}
+	}
+	list("builds", id.Builds, o.Builds)
+	if id.Filter != o.Filter {
+		d = append(d, fmt.Sprintf("suites filter %q, not %q", o.Filter, id.Filter))
+	}
+	list("suites", id.Suites, o.Suites)
+	if !maps.Equal(id.Params, o.Params) {
+		d = append(d, fmt.Sprintf("parameters %s, not %s", params(o.Params), params(id.Params)))
+	}
+	if id.Trials != o.Trials {
+		d = append(d, fmt.Sprintf("trials %d, not %d", o.Trials, id.Trials))
+	}
+	if len(d) == 0 && id.Hash != o.Hash {
+		d = append(d, fmt.Sprintf("matrix hash %s, not %s", o.Hash, id.Hash))
+	}
+	return strings.Join(d, "; ")
+}
+
+func params(p map[string]string) string {
+	if len(p) == 0 {
+		return "(none)"
+	}
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		kv = append(kv, k+"="+p[k])
+	}
+	return strings.Join(kv, " ")
+}
+
+// sameMatrix checks that every shard carries one identity, intact, and
+// returns it (nil when no run is a shard).
+func sameMatrix(parts []Run) (*Identity, error) {
+	var first *Run
+	for i := range parts {
+		p := &parts[i]
+		if p.Shard == "" {
+			continue
+		}
+		if p.Matrix == nil {
+			return nil, fmt.Errorf("merge: run %s is shard %s without its matrix's identity (written by an older harp): it cannot be told from a shard of another matrix; run the shards again with this harp", p.ID, p.Shard)
+		}
+		if sum := p.Matrix.sum(); sum != p.Matrix.Hash {
+			return nil, fmt.Errorf("merge: run %s: its matrix's identity does not match its hash (%s, not %s): edited or damaged", p.ID, sum, p.Matrix.Hash)
+		}
+		if first == nil {
+			first = p
+		} else if d := first.Matrix.diff(p.Matrix); d != "" {
+			return nil, fmt.Errorf("merge: run %s is shard %s of another matrix than run %s: %s", p.ID, p.Shard, first.ID, d)
+		}
+	}
+	if first == nil {
+		return nil, nil
+	}
+	return first.Matrix, nil
 }
 
 // shardsComplete checks that shards of one matrix are all there: the same

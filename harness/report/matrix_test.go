@@ -163,16 +163,70 @@ func TestMergeRefusesDuplicates(t *testing.T) {
 // A merge of some shards only would look like a complete matrix: refused.
 func TestMergeNeedsEveryShard(t *testing.T) {
 	root := t.TempDir()
-	a, _ := Write(root, Run{ID: "s1", Started: time.Now(), Shard: "1/2", Cells: 4, Results: sample[:2]})
-	b, _ := Write(root, Run{ID: "s2", Started: time.Now(), Shard: "2/2", Cells: 4, Results: sample[2:]})
+	id := NewIdentity([]string{"deb:bookworm", "deb:sid"}, "", []string{"3517", "3519"}, nil, 0)
+	a, _ := Write(root, Run{ID: "s1", Started: time.Now(), Shard: "1/2", Cells: 4, Matrix: id, Results: sample[:2]})
+	b, _ := Write(root, Run{ID: "s2", Started: time.Now(), Shard: "2/2", Cells: 4, Matrix: id, Results: sample[2:]})
 	if _, err := Merge("m", []string{a}); err == nil || !strings.Contains(err.Error(), "shard(s) 2/2 missing") {
 		t.Errorf("one shard of two: %v", err)
 	}
 	if run, err := Merge("m", []string{a, b}); err != nil || len(run.Results) != 4 {
 		t.Errorf("both shards: %v", err)
 	}
-	c, _ := Write(root, Run{ID: "s3", Started: time.Now(), Shard: "2/3", Cells: 6, Results: sample[2:]})
+	c, _ := Write(root, Run{ID: "s3", Started: time.Now(), Shard: "2/3", Cells: 6, Matrix: id, Results: sample[2:]})
 	if _, err := Merge("m", []string{a, c}); err == nil || !strings.Contains(err.Error(), "not one matrix") {
 		t.Errorf("shards of two matrices: %v", err)
+	}
+}
+
+// Shards of two matrices with the same shard and cell counts (deb:bookworm
+// deb:trixie, shard 1/2, and deb:bookworm deb:sid, shard 2/2) would merge
+// into a complete-looking matrix of neither: each shard carries its
+// matrix's identity and a merge names the difference.
+func TestMergeRefusesShardsOfTwoMatrices(t *testing.T) {
+	root := t.TempDir()
+	suites := []string{"3517"}
+	trixie := NewIdentity([]string{"deb:bookworm", "deb:trixie"}, "issue:3517", suites, nil, 0)
+	sid := NewIdentity([]string{"deb:bookworm", "deb:sid"}, "issue:3517", suites, nil, 0)
+	a, _ := Write(root, Run{ID: "A", Started: time.Now(), Shard: "1/2", Cells: 2, Matrix: trixie, Results: sample[:1]})
+	b, _ := Write(root, Run{ID: "B", Started: time.Now(), Shard: "2/2", Cells: 2, Matrix: sid, Results: sample[1:2]})
+	_, err := Merge("m", []string{a, b})
+	if err == nil || !strings.Contains(err.Error(), "builds deb:bookworm deb:sid, not deb:bookworm deb:trixie") {
+		t.Errorf("shards of two matrices: %v", err)
+	}
+	for name, other := range map[string]*Identity{
+		"suites filter": NewIdentity([]string{"deb:bookworm", "deb:trixie"}, "issue:3517 || issue:3519", suites, nil, 0),
+		"suites":        NewIdentity([]string{"deb:bookworm", "deb:trixie"}, "issue:3517", []string{"3519"}, nil, 0),
+		"parameters":    NewIdentity([]string{"deb:bookworm", "deb:trixie"}, "issue:3517", suites, map[string]string{"NODES": "5"}, 0),
+		"trials":        NewIdentity([]string{"deb:bookworm", "deb:trixie"}, "issue:3517", suites, nil, 7),
+	} {
+		c, _ := Write(t.TempDir(), Run{ID: "C", Started: time.Now(), Shard: "2/2", Cells: 2, Matrix: other, Results: sample[1:2]})
+		if _, err := Merge("m", []string{a, c}); err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "another matrix") {
+			t.Errorf("a different %s: %v", name, err)
+		}
+	}
+	same := NewIdentity([]string{"deb:bookworm", "deb:trixie"}, "issue:3517", suites, nil, 0)
+	c, _ := Write(t.TempDir(), Run{ID: "C", Started: time.Now(), Shard: "2/2", Cells: 2, Matrix: same, Results: sample[1:2]})
+	run, err := Merge("m", []string{a, c})
+	if err != nil || len(run.Results) != 2 || run.Matrix == nil || run.Matrix.Hash != trixie.Hash {
+		t.Errorf("two shards of one matrix: %v", err)
+	}
+}
+
+// A shard written before shards carried their matrix (or one whose
+// identity was edited) cannot be told from a shard of another matrix:
+// refused, never merged silently.
+func TestMergeRefusesShardsWithoutIdentity(t *testing.T) {
+	root := t.TempDir()
+	id := NewIdentity([]string{"deb:bookworm", "deb:trixie"}, "issue:3517", []string{"3517"}, nil, 0)
+	a, _ := Write(root, Run{ID: "A", Started: time.Now(), Shard: "1/2", Cells: 2, Matrix: id, Results: sample[:1]})
+	old, _ := Write(root, Run{ID: "old", Started: time.Now(), Shard: "2/2", Cells: 2, Results: sample[1:2]})
+	if _, err := Merge("m", []string{a, old}); err == nil || !strings.Contains(err.Error(), "run old is shard 2/2 without its matrix's identity") {
+		t.Errorf("a shard of an older harp: %v", err)
+	}
+	edited := *id
+	edited.Builds = []string{"deb:bookworm", "deb:sid"}
+	e, _ := Write(root, Run{ID: "E", Started: time.Now(), Shard: "2/2", Cells: 2, Matrix: &edited, Results: sample[1:2]})
+	if _, err := Merge("m", []string{a, e}); err == nil || !strings.Contains(err.Error(), "does not match") {
+		t.Errorf("an identity whose hash does not match: %v", err)
 	}
 }

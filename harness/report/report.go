@@ -80,9 +80,11 @@ type Run struct {
 	Harp    string    `json:"harp,omitempty"` // harp's version and commit
 	// Shard ("i/n") and Cells (the whole matrix's count) let a merge tell
 	// whether every shard is there.
-	Shard   string   `json:"shard,omitempty"`
-	Cells   int      `json:"cells,omitempty"`
-	Results []Result `json:"results"`
+	Shard string `json:"shard,omitempty"`
+	Cells int    `json:"cells,omitempty"`
+	// Matrix is the identity of the matrix a shard is of (see Identity).
+	Matrix  *Identity `json:"matrix,omitempty"`
+	Results []Result  `json:"results"`
 	// Since and Changes compare with a previous run (make nightly).
 	Since   string   `json:"since,omitempty"`
 	Changes []Change `json:"changes,omitempty"`
