@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -29,6 +31,31 @@ func checkTrials(fs *flag.FlagSet, n int) error {
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "trials" })
 	if given && (n < 1 || n > maxTrials) {
 		return fmt.Errorf("--trials %d: want 1 to %d (leave it out for each suite's default)", n, maxTrials)
+	}
+	return nil
+}
+
+// checkCPUs refuses a --cpus share Docker would refuse later (0: no limit):
+// a number, from Docker's 0.01 to this machine's CPUs.
+func checkCPUs(v float64) error {
+	switch n := runtime.NumCPU(); {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return fmt.Errorf("--cpus %v: not a number: want a share of CPU time such as 0.3", v)
+	case v != 0 && v < 0.01:
+		return fmt.Errorf("--cpus %v: want a share of CPU time from 0.01 to %d (0: no limit)", v, n)
+	case v > float64(n):
+		return fmt.Errorf("--cpus %v: this machine has %d CPUs: want a share from 0.01 to %d", v, n, n)
+	}
+	return nil
+}
+
+// maxSettle bounds doctor's --settle: it reads every socket again each
+// second, and a link that is down for an hour is down.
+const maxSettle = time.Hour
+
+func checkSettle(d time.Duration) error {
+	if d < 0 || d > maxSettle {
+		return fmt.Errorf("--settle %s: want 0 to %s (0: one read)", d, "1h")
 	}
 	return nil
 }

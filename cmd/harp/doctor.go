@@ -41,8 +41,8 @@ func cmdDoctor(ctx context.Context, args []string) int {
 	if len(names) == 0 {
 		names = sockets
 	}
-	if *settle < 0 {
-		return fail("doctor: --settle %s: want 0 or more", *settle)
+	if err := checkSettle(*settle); err != nil {
+		return fail("doctor: %v", err)
 	}
 	read := func(ctx context.Context) []doctor.Instance {
 		return doctor.CollectAll(ctx, *timeout, names, sockets, doctor.Dial)

@@ -214,8 +214,8 @@ func cmdRun(ctx context.Context, args []string) int {
 	if *filter == "" {
 		return exitFor(*gitBisect, failV("run: --label-filter is required (e.g. --label-filter issue:3517)"))
 	}
-	if *cpus < 0 || *cpus > 1024 {
-		return exitFor(*gitBisect, failV("run: --cpus %v: want a share of CPU time from 0.01 to the machine's CPUs", *cpus))
+	if err := checkCPUs(*cpus); err != nil {
+		return exitFor(*gitBisect, failV("run: %v", err))
 	}
 	if err := checkTrials(fs, *trials); err != nil {
 		return exitFor(*gitBisect, failV("run: %v", err))
