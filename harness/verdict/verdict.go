@@ -270,6 +270,12 @@ type Crash struct {
 	ASan string `json:"asan,omitempty"`
 	// ASanSummary is that report's SUMMARY line (kind and place).
 	ASanSummary string `json:"asan_summary,omitempty"`
+	// Suite is the suite whose run met the crash; Process is "master",
+	// "worker" or "old worker"; Signature names the crash by its top
+	// frames (Signature), the same in every cell and run.
+	Suite     string `json:"suite,omitempty"`
+	Process   string `json:"process,omitempty"`
+	Signature string `json:"signature,omitempty"`
 }
 
 // WithMemoryErrors adds the AddressSanitizer findings of a run's crashes
