@@ -77,6 +77,26 @@ func parseSpecs(raw string) ([]spec.Spec, error) {
 	return specs, err
 }
 
+// oneSpec reads --haproxy of a command that tests one build: a list of
+// exactly one spec.
+func oneSpec(raw string) ([]spec.Spec, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, fmt.Errorf("--haproxy: no build spec given (e.g. --haproxy deb:bookworm)")
+	}
+	specs, err := parseSpecs(raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(specs) != 1 {
+		var names []string
+		for _, s := range specs {
+			names = append(names, s.Raw)
+		}
+		return nil, fmt.Errorf("--haproxy takes one build spec, not %d (%s)", len(specs), strings.Join(names, " "))
+	}
+	return specs, nil
+}
+
 // orderGit puts the git: builds of each clone in history order, by `git
 // describe` (v3.0-dev2, v3.0.0, v3.0.0-12-g..., v3.0.1), in the places
 // those builds held: the matrix's columns then read oldest to newest,

@@ -37,3 +37,19 @@ func TestCheckSettle(t *testing.T) {
 		}
 	}
 }
+
+// --haproxy of a command that tests one build: the parse error itself, or
+// how many builds were given, never "(<nil>)".
+func TestOneSpec(t *testing.T) {
+	for raw, want := range map[string]string{
+		"deb:bookworm":            "",
+		"":                        "no build spec given",
+		"deb:bookworm deb:trixie": "takes one build spec, not 2 (deb:bookworm deb:trixie)",
+		"nope":                    `build spec "nope"`,
+	} {
+		_, err := oneSpec(raw)
+		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) || (err != nil && strings.Contains(err.Error(), "<nil>")) {
+			t.Errorf("%q: %v, want %q", raw, err, want)
+		}
+	}
+}
