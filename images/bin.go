@@ -45,7 +45,11 @@ func (b *Builder) packBinary(ctx context.Context, s spec.Spec, kind, path string
 	vvOut, err := child.Output(ctx, 30*time.Second, path, "-vv")
 	vv := string(vvOut)
 	if err != nil || VersionOf(vv) == "unknown" {
-		return nil, fmt.Errorf("%s: `%s -vv` does not look like HAProxy: %v\n%s", s.Raw, path, err, lastLines(vvOut, 10))
+		why := "it printed no HAProxy version line"
+		if err != nil {
+			why = err.Error()
+		}
+		return nil, fmt.Errorf("%s", strings.TrimSpace(fmt.Sprintf("%s: `%s -vv` does not look like HAProxy: %s\n%s", s.Raw, path, why, lastLines(vvOut, 10))))
 	}
 	libs, err := sharedLibs(ctx, path)
 	if err != nil {

@@ -1,6 +1,7 @@
 package images
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -58,5 +59,18 @@ func TestFlavorMake(t *testing.T) {
 	}
 	if full := strings.Join(FlavorMake(spec.Full), " "); !strings.Contains(full, "USE_OPENSSL=1") || !strings.Contains(full, "USE_LUA=1") {
 		t.Errorf("full: %s", full)
+	}
+}
+
+// A binary that is not HAProxy is named as such, with what it printed
+// or its exit status, never "<nil>" (it exited 0 and printed nothing).
+func TestNotHAProxy(t *testing.T) {
+	b := &Builder{Cache: t.TempDir()}
+	for path, want := range map[string]string{"/bin/true": "printed no HAProxy version line", "/bin/false": "exit status 1"} {
+		s, _ := spec.Parse("bin:" + path)
+		_, err := b.Ensure(context.Background(), s)
+		if err == nil || !strings.Contains(err.Error(), "does not look like HAProxy") || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "<nil>") {
+			t.Errorf("bin:%s: %v, want %q", path, err, want)
+		}
 	}
 }
