@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -24,39 +25,66 @@ import (
 	"github.com/harp-project/harp/images"
 )
 
-// Crashes gives, for every worker the master saw die on a signal, what a
-// maintainer asks for: the signal, the last log lines, and for the last
-// one a backtrace of every thread from its core dump, read by this
-// machine's gdb with the container's own binary and libraries.
+// Crashes gives, for every HAProxy process of the node that died on a
+// signal (a worker, an old worker, the master) or wrote an AddressSanitizer
+// report, what a maintainer asks for: the signal, the last log lines, a
+// backtrace of every thread from its own core dump, read by this machine's
+// gdb with the container's own binary and libraries, and its signature.
+// err says what could not be checked (the logs, the master's state): the
+// crashes seen so far come with it.
 func (n *Node) Crashes(ctx context.Context) ([]verdict.Crash, error) {
 	n.settle(ctx)
 	logs, err := n.Logs(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading its logs: %w", err)
 	}
 	// The master itself may die on a signal: the container exits with
 	// 128+signal without the master's own "Exiting... (N)" line (with it,
 	// the master passed on a worker's exit code). Docker may still be
 	// copying the last lines: the line gets a moment to arrive.
-	running, code, err := n.Running(ctx)
-	masterDied := err == nil && !running && dumpsCore(code)
+	running, code, stateErr := n.Running(ctx)
+	masterDied := stateErr == nil && !running && dumpsCore(code)
 	if _, orderly := cliout.MasterExit(logs); masterDied && !orderly {
 		logs, orderly = n.waitMasterExitLine(ctx, logs)
 		masterDied = !orderly
 	} else if orderly {
 		masterDied = false
 	}
+	masterCode := 0
+	if masterDied {
+		masterCode = code
+	}
+	out := diedOnSignal(n.Name, logs, masterCode)
+	out = withASan(n.withBacktraces(ctx, out), cliout.ParseASan(logs), n.Name, logs)
+	for i := range out {
+		if out[i].Signature = verdict.Signature(out[i].Backtrace); out[i].Signature == "" {
+			out[i].Signature = verdict.Signature(out[i].ASan)
+		}
+	}
+	if stateErr != nil {
+		return out, fmt.Errorf("reading whether its master runs: %w", stateErr)
+	}
+	return out, nil
+}
+
+// diedOnSignal lists the processes the master's log (and, when it is not
+// 0, the master's own exit code) says died on a signal that dumps a core.
+func diedOnSignal(node, logs string, masterCode int) []verdict.Crash {
 	var out []verdict.Crash
 	for _, e := range cliout.ParseWorkerExits(logs) {
 		if !dumpsCore(e.Code) {
 			continue // an exit, or a stop harp asked for (SIGTERM, SIGKILL)
 		}
-		out = append(out, verdict.Crash{Node: n.Name, PID: e.PID, Code: e.Code, Signal: e.Reason, LastLog: text.LastLines(logs, 60)})
+		kind := "old worker" // "Former worker": one a reload replaced
+		if e.Current {
+			kind = "worker"
+		}
+		out = append(out, verdict.Crash{Node: node, PID: e.PID, Code: e.Code, Signal: e.Reason, Process: kind, LastLog: text.LastLines(logs, 60)})
 	}
-	if masterDied {
-		out = append(out, verdict.Crash{Node: n.Name + " (master)", PID: 1, Code: code, Signal: signalName(code - 128), LastLog: text.LastLines(logs, 60)})
+	if masterCode != 0 {
+		out = append(out, verdict.Crash{Node: node + " (master)", PID: 1, Code: masterCode, Signal: signalName(masterCode - 128), Process: "master", LastLog: text.LastLines(logs, 60)})
 	}
-	return withASan(n.withBacktrace(ctx, out), cliout.ParseASan(logs), n.Name, logs), nil
+	return out
 }
 
 // withASan adds each AddressSanitizer report to its process's crash (an
@@ -81,15 +109,29 @@ func withASan(out []verdict.Crash, reports []cliout.ASanReport, node, logs strin
 	return out
 }
 
-// withBacktrace adds to the last crash the backtrace of its core.
-func (n *Node) withBacktrace(ctx context.Context, out []verdict.Crash) []verdict.Crash {
+// withBacktraces adds to each crash the backtrace of its own core: the
+// kernel names it core.<pid> when core_uses_pid is set (every crash keeps
+// its core), else core (each crash's overwrites the one before). A core is
+// matched to its crash by its threads' ids, which are the crashed
+// process's pids in the container.
+func (n *Node) withBacktraces(ctx context.Context, out []verdict.Crash) []verdict.Crash {
 	if len(out) == 0 {
 		return nil
 	}
-	last := &out[len(out)-1]
-	last.Backtrace, last.Note = n.backtrace(ctx)
-	if len(out) > 1 {
-		last.Note = strings.TrimSpace(last.Note + fmt.Sprintf(" (the core is the last crash's: %d workers died on a signal)", len(out)))
+	bts, note := n.backtraces(ctx, out)
+	for i := range out {
+		if bt, ok := bts[out[i].PID]; ok {
+			out[i].Backtrace, out[i].Note = bt.text, bt.note
+			continue
+		}
+		switch {
+		case note != "":
+			out[i].Note = note
+		case len(out) > 1:
+			out[i].Note = fmt.Sprintf("no core of process %d in the container: the kernel keeps one core named core unless core_uses_pid is set (sysctl kernel.core_uses_pid=1), and %d processes died", out[i].PID, len(out))
+		default:
+			out[i].Note = fmt.Sprintf("no core of process %d in the container: it may not have been dumpable", out[i].PID)
+		}
 	}
 	return out
 }
@@ -154,45 +196,104 @@ func signalName(sig int) string {
 
 const maxBacktrace = 256 << 10
 
-// corePath is where the kernel writes a worker's core when its pattern is
-// the default "core": the worker's working directory, / in harp's images.
-const corePath = "/core"
+// coreDir is where the kernel writes a process's core when its pattern is
+// the default "core": the process's working directory, / in harp's images.
+const coreDir = "/"
 
-func (n *Node) backtrace(ctx context.Context) (bt, note string) {
+type backtrace struct{ text, note string }
+
+// backtraces reads the cores the crashed processes left (core.<pid> for
+// each, then core) with gdb: the backtraces by pid, or why there are none.
+func (n *Node) backtraces(ctx context.Context, crashes []verdict.Crash) (map[int]backtrace, string) {
 	be, ok := n.be.(*containerRuntime)
 	if !ok {
-		return "", "no backtrace for a local process (its core goes wherever this machine's core_pattern says)"
+		return nil, "no backtrace for a local process (its core goes wherever this machine's core_pattern says)"
 	}
 	if p, err := os.ReadFile("/proc/sys/kernel/core_pattern"); err == nil {
 		if pat := strings.TrimSpace(string(p)); pat != "core" {
-			return "", fmt.Sprintf("this machine's kernel core_pattern is %q, not \"core\": the container keeps no core to read (set it to core to get backtraces)", pat)
+			return nil, fmt.Sprintf("this machine's kernel core_pattern is %q, not \"core\": the container keeps no core to read (set it to core to get backtraces)", pat)
 		}
 	}
 	gdb, err := exec.LookPath("gdb")
 	if err != nil {
-		return "", "gdb is not installed on this machine (apt-get install gdb): no backtrace"
+		return nil, "gdb is not installed on this machine (apt-get install gdb): no backtrace"
+	}
+	id := be.c.GetContainerID()
+	var cores []string
+	for _, c := range crashes {
+		name := fmt.Sprintf("core.%d", c.PID)
+		if _, err := be.docker.ContainerStatPath(ctx, id, client.ContainerStatPathOptions{Path: coreDir + name}); err == nil {
+			cores = append(cores, name)
+		}
+	}
+	if _, err := be.docker.ContainerStatPath(ctx, id, client.ContainerStatPathOptions{Path: coreDir + "core"}); err == nil {
+		cores = append(cores, "core")
+	}
+	if len(cores) == 0 {
+		return nil, ""
 	}
 	dir, err := os.MkdirTemp("", owner.TempPrefix("harp-core-"))
 	if err != nil {
-		return "", err.Error()
+		return nil, err.Error()
 	}
 	defer os.RemoveAll(dir)
-	id := be.c.GetContainerID()
-	if _, err := be.docker.ContainerStatPath(ctx, id, client.ContainerStatPathOptions{Path: corePath}); err != nil {
-		return "", fmt.Sprintf("no core dump in the container (%v): the worker may not have been dumpable", err)
-	}
 	// The container's whole filesystem (the binary and the libraries it ran
 	// with, wherever the image keeps them) as gdb's sysroot: harp's images
 	// are 20 to 130 MB.
 	if err := copyOut(ctx, be.docker, id, "/", dir); err != nil {
-		return "", fmt.Sprintf("copying the container's files out: %v", err)
+		return nil, fmt.Sprintf("copying the container's files out: %v", err)
 	}
+	out := map[int]backtrace{}
+	for _, core := range cores {
+		bt, note := readCore(ctx, gdb, dir, filepath.Join(dir, coreDir, core))
+		pid, ok := coreOwner(core, bt, crashes)
+		if !ok {
+			pid = crashes[len(crashes)-1].PID // the last to dump wrote the core
+			note = strings.TrimSpace(note + fmt.Sprintf(" (no thread of the core %s is a crashed process: taken as the last crash's)", core))
+		}
+		if _, taken := out[pid]; taken {
+			continue // core.<pid> was read first: a plain core is an older one
+		}
+		out[pid] = backtrace{bt, note}
+	}
+	return out, ""
+}
+
+// coreOwner is the crashed process a core belongs to: core.<pid>'s, or the
+// one whose pid is a thread id (LWP) of the core.
+func coreOwner(core, bt string, crashes []verdict.Crash) (int, bool) {
+	if p, ok := strings.CutPrefix(core, "core."); ok {
+		for _, c := range crashes {
+			if fmt.Sprint(c.PID) == p {
+				return c.PID, true
+			}
+		}
+	}
+	lwps := map[string]bool{}
+	for _, m := range lwpRe.FindAllStringSubmatch(bt, -1) {
+		lwps[m[1]] = true
+	}
+	for i := len(crashes) - 1; i >= 0; i-- {
+		if lwps[fmt.Sprint(crashes[i].PID)] {
+			return crashes[i].PID, true
+		}
+	}
+	return 0, false
+}
+
+var lwpRe = regexp.MustCompile(`\bLWP (\d+)\b`)
+
+// readCore runs gdb on a core: the threads, the crashing thread's `bt full`
+// (marked, for its signature), then `thread apply all bt full`.
+func readCore(ctx context.Context, gdb, sysroot, core string) (bt, note string) {
 	// No script from the image runs in this machine's gdb: auto-loading is
 	// off; libthread_db comes from this machine's own libraries.
 	out, err := child.Output(ctx, 2*time.Minute, gdb, "-batch", "-nx", "-iex", "set auto-load off",
-		"-ex", "set debuginfod enabled off", "-ex", "set sysroot "+dir, "-ex", "set libthread-db-search-path /lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu",
-		"-ex", "file "+filepath.Join(dir, images.Binary), "-ex", "core-file "+filepath.Join(dir, "core"),
-		"-ex", "info threads", "-ex", "thread apply all bt full")
+		"-ex", "set debuginfod enabled off", "-ex", "set sysroot "+sysroot, "-ex", "set libthread-db-search-path /lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu",
+		"-ex", "file "+filepath.Join(sysroot, images.Binary), "-ex", "core-file "+core,
+		"-ex", "info threads",
+		"-ex", `echo \n`+verdict.CrashingThreadMarker+`\n`, "-ex", "bt full",
+		"-ex", `echo \n== harp: every thread (thread apply all bt full) ==\n`, "-ex", "thread apply all bt full")
 	if err != nil && len(out) == 0 {
 		return "", "gdb failed: " + err.Error()
 	}
@@ -257,6 +358,7 @@ func copyOut(ctx context.Context, docker *client.Client, id, path, dir string) e
 			if err != nil {
 				return err
 			}
+			os.Chtimes(dst, h.ModTime, h.ModTime) // else gdb warns the binary is newer than the core
 		}
 	}
 }
