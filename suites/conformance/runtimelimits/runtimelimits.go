@@ -19,6 +19,7 @@ import (
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/load"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
@@ -186,14 +187,22 @@ func round(ctx context.Context, n *node.Node, web string, t *scenario.Trial, k K
 	}
 	for c := 1; c <= cycles && ctx.Err() == nil; c++ {
 		for _, cmd := range []string{k.Down, k.Up} {
-			took, answer, err := ask(ctx, n, cmd, bound)
-			f.CLI = append(f.CLI, CLICall{Command: cmd, Took: took, Answer: answer, Err: err})
-			if err != "" {
-				t.Notef("cycle %d: %q did not answer within %s: %s", c, cmd, bound, err)
-				// Stuck, or only slow? A second command on a fresh
-				// connection tells: a hung worker answers neither.
-				_, _, err2 := ask(ctx, n, "show info", bound)
-				f.SecondAnswered = err2 == ""
+			// Waited for well past the bound: a slow machine answers late,
+			// a hung worker never (or its watchdog kills it).
+			took, answer, err := ask(ctx, n, cmd, hangBound(bound))
+			call := CLICall{Command: cmd, Took: took, Answer: answer, Err: err}
+			if err != "" || took > bound {
+				t.Notef("cycle %d: %q did not answer within %s: took %s %s", c, cmd, bound, took.Round(time.Millisecond), err)
+				// The control: the master's CLI, another process on the
+				// same node and path, answers while the worker does not.
+				_, _, merr := askMaster(ctx, n, bound)
+				call.Control = obs.Opt(obs.Value(merr == ""))
+				if merr != "" && err != "" {
+					call.Control = obs.Opt(obs.Failure[bool]("the master's CLI did not answer either (%s): the node, not the worker, is out of reach", merr))
+				}
+			}
+			f.CLI = append(f.CLI, call)
+			if err != "" || took > bound {
 				break
 			}
 			if cmd == k.Down {
@@ -209,15 +218,20 @@ func round(ctx context.Context, n *node.Node, web string, t *scenario.Trial, k K
 		if f.stuck() != "" {
 			break
 		}
-		ok := waitServed(ctx, web, resumeBound)
-		f.Resumed = append(f.Resumed, ok)
-		if !ok {
-			t.Notef("cycle %d: no request served within %s of `%s`", c, resumeBound, k.Up)
+		f.Resumed = append(f.Resumed, resumed(ctx, n, web, bound))
+		if r := f.Resumed[len(f.Resumed)-1]; r.State != obs.Seen || r.Value > resumeBound {
+			t.Notef("cycle %d: no request served within %s of `%s` (%s)", c, resumeBound, k.Up, resumedText(r))
 		}
 	}
 	stopLoad()
 	wg.Wait()
 	t.Notef("load during the round: %s", ev.Load)
+	// Precondition: the traffic met the limit. A correct build holds or
+	// refuses connections while it is down, so some request waited
+	// through a hold or failed; a load that never did (harp's load
+	// starved of CPU) tested nothing.
+	f.MetLimit = ev.Load.Max >= metLimitLatency || ev.Load.Success < 1
+	f.Requests = ev.Load.Requests
 	if f.stuck() != "" {
 		// A stuck CLI is evidence already; HAProxy's watchdog says more
 		// within seconds (a warning, then a panic and the worker's exit).
@@ -294,6 +308,57 @@ func ask(ctx context.Context, n *node.Node, cmd string, bound time.Duration) (ti
 	return took, strings.TrimSpace(out), ""
 }
 
+// hangBound is how long a command is waited for before it counts as
+// never answered: a hung worker never answers (HAProxy's watchdog kills it
+// within seconds), a slow machine answers late.
+func hangBound(bound time.Duration) time.Duration { return max(5*bound, 15*time.Second) }
+
+// metLimitLatency: a request that took this long waited on a limit (the
+// slow server alone holds it 100 ms).
+const metLimitLatency = 300 * time.Millisecond
+
+// askMaster is the control for a worker's CLI: the master's, on the same
+// node, within bound.
+func askMaster(ctx context.Context, n *node.Node, bound time.Duration) (time.Duration, string, string) {
+	cctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	t0 := time.Now()
+	_, err := n.Procs(cctx)
+	if err != nil {
+		return time.Since(t0), "", err.Error()
+	}
+	return time.Since(t0), "", ""
+}
+
+// resumed is how long the first request served after the limit was raised
+// took to come, waited for up to hangBound. Never served is HAProxy's
+// answer only while its CLI answers through the same published ports (the
+// control); otherwise harp could not reach the node and it is unknown.
+func resumed(ctx context.Context, n *node.Node, web string, bound time.Duration) obs.Of[time.Duration] {
+	t0 := time.Now()
+	if waitServed(ctx, web, hangBound(bound)) {
+		return obs.Value(time.Since(t0))
+	}
+	if _, _, err := ask(ctx, n, "show info", bound); err != "" {
+		return obs.Failure[time.Duration]("no request served for %s and the worker's CLI did not answer either (%s)", hangBound(bound), err)
+	}
+	return obs.Value(never)
+}
+
+// never is a resume that never came within hangBound.
+const never = time.Duration(1<<63 - 1)
+
+func resumedText(r obs.Of[time.Duration]) string {
+	switch v, ok := r.Get(); {
+	case !ok:
+		return "unknown: " + r.Unknown()
+	case v == never:
+		return "never, while the CLI answered"
+	default:
+		return "after " + v.Round(time.Millisecond).String()
+	}
+}
+
 // waitServed polls with single requests until one is answered 200.
 func waitServed(ctx context.Context, addr string, within time.Duration) bool {
 	cl := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
@@ -314,42 +379,55 @@ type CLICall struct {
 	Took    time.Duration `json:"took_ns"`
 	Answer  string        `json:"answer,omitempty"`
 	Err     string        `json:"error,omitempty"`
+	// Control, for a command not answered within the bound: whether the
+	// master's CLI answered meanwhile (unknown when harp reached neither).
+	Control obs.Optional[bool] `json:"control"`
 }
 
 // Facts are what one round observed.
 type Facts struct {
-	Kind         string         `json:"kind"`
-	Cycles       int            `json:"cycles"`
-	CLIBound     time.Duration  `json:"cli_bound_ns"`
-	Setup        string         `json:"setup,omitempty"`
-	ProbeTook    time.Duration  `json:"probe_took_ns"` // one request through the slow server
-	WorkerBefore int            `json:"worker_before"`
-	WorkerAfter  int            `json:"worker_after"`
-	CLI          []CLICall      `json:"cli"`
-	Resumed      []bool         `json:"resumed"`
-	Stalls       []cliout.Stall `json:"stalls,omitempty"`
-	Panics       []cliout.Panic `json:"panics,omitempty"`
-	Died         string         `json:"died,omitempty"`
+	Kind         string        `json:"kind"`
+	Cycles       int           `json:"cycles"`
+	CLIBound     time.Duration `json:"cli_bound_ns"`
+	Setup        string        `json:"setup,omitempty"`
+	ProbeTook    time.Duration `json:"probe_took_ns"` // one request through the slow server
+	WorkerBefore int           `json:"worker_before"`
+	WorkerAfter  int           `json:"worker_after"`
+	CLI          []CLICall     `json:"cli"`
+	// Resumed: per cycle, how long until a request was served after the
+	// limit was raised (never: not within hangBound while the CLI answered).
+	Resumed  []obs.Of[time.Duration] `json:"resumed"`
+	MetLimit bool                    `json:"met_limit"` // some request waited on, or was refused by, the limit
+	Requests uint64                  `json:"requests"`
+	Stalls   []cliout.Stall          `json:"stalls,omitempty"`
+	Panics   []cliout.Panic          `json:"panics,omitempty"`
+	Died     string                  `json:"died,omitempty"`
 	// NotApplied: the limit never showed on the admin socket.
 	NotApplied string `json:"not_applied,omitempty"`
-	// SecondAnswered: after a command timed out, another one on a fresh
-	// connection was answered (slow, not stuck).
-	SecondAnswered bool `json:"second_answered,omitempty"`
 }
 
+// stuck is the first command not answered within the bound: how it went,
+// and whether it was answered at all (late is slow, not stuck).
 func (f Facts) stuck() string {
+	s, _ := f.late()
+	return s
+}
+
+func (f Facts) late() (what string, answered bool) {
 	for _, c := range f.CLI {
-		if c.Err == "" {
+		switch {
+		case c.Err == "" && c.Took <= f.CLIBound:
 			continue
+		case c.Err == "":
+			return fmt.Sprintf("%q answered after %s, beyond %s", c.Command, c.Took.Round(time.Millisecond), f.CLIBound), true
+		case strings.Contains(c.Err, "closed without an answer"):
+			// A worker the watchdog kills closes the connection without
+			// a byte: no answer either, said as it was.
+			return fmt.Sprintf("%q was not answered: the connection closed %s after it was sent", c.Command, c.Took.Round(10*time.Millisecond)), false
 		}
-		// A worker the watchdog kills before the bound closes the
-		// connection without a byte: no answer either, said as it was.
-		if c.Took < f.CLIBound && strings.Contains(c.Err, "closed without an answer") {
-			return fmt.Sprintf("%q was not answered: the connection closed %s after it was sent", c.Command, c.Took.Round(10*time.Millisecond))
-		}
-		return fmt.Sprintf("%q did not answer within %s (%s)", c.Command, f.CLIBound, c.Err)
+		return fmt.Sprintf("%q did not answer within %s (%s)", c.Command, hangBound(f.CLIBound), c.Err), false
 	}
-	return ""
+	return "", false
 }
 
 func (f Facts) slowest() CLICall {
@@ -371,9 +449,10 @@ func Judge(f Facts) (violation, unmet string) {
 		return "", f.Kind + ": " + f.Setup
 	}
 	var v []string
-	if s := f.stuck(); s != "" {
-		if f.SecondAnswered && len(f.Panics) == 0 && len(f.Stalls) == 0 && f.Died == "" {
-			return "", f.Kind + ": " + s + ", but a second command was answered at once: slow, not stuck (a loaded machine?)"
+	watchdog := len(f.Panics) > 0 || len(f.Stalls) > 0 || f.Died != ""
+	if s, answered := f.late(); s != "" {
+		if answered && !watchdog {
+			return "", f.Kind + ": " + s + ": slow, not stuck (a loaded machine?)"
 		}
 		v = append(v, s)
 	}
@@ -398,16 +477,24 @@ func Judge(f Facts) (violation, unmet string) {
 			}
 		}
 	}
-	lost := 0
-	for _, ok := range f.Resumed {
-		if !ok {
+	lost, slow := 0, 0
+	for _, r := range f.Resumed {
+		switch d, ok := r.Get(); {
+		case ok && d == never:
 			lost++
+		case ok && d > resumeBound:
+			slow++
 		}
 	}
 	if lost > 0 {
-		v = append(v, fmt.Sprintf("traffic did not resume within %s after the limit was raised in %d of %d cycles", resumeBound, lost, len(f.Resumed)))
+		v = append(v, fmt.Sprintf("traffic did not resume within %s after the limit was raised in %d of %d cycles, while the CLI answered", hangBound(f.CLIBound), lost, len(f.Resumed)))
 	}
-	if len(v) == 0 {
+	switch {
+	case len(v) == 0 && slow > 0:
+		return "", fmt.Sprintf("%s: traffic resumed, but later than %s in %d of %d cycles: slow, not stuck (a loaded machine?)", f.Kind, resumeBound, slow, len(f.Resumed))
+	case len(v) == 0 && !f.MetLimit:
+		return "", fmt.Sprintf("%s: no request of the load (%d sent) waited on or was refused by the limit: nothing queued, the round tested nothing", f.Kind, f.Requests)
+	case len(v) == 0:
 		return "", ""
 	}
 	return f.Kind + ": " + strings.Join(v, "; "), ""
