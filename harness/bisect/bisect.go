@@ -154,7 +154,9 @@ type search struct {
 	out     Outcome
 	lo, hi  int
 	skipped map[int]bool
-	side    int // the side of a skipped stretch probed next: 0 left, 1 right
+	class   map[int]Class // tested builds' classes (old or new)
+	weak    map[int]bool  // builds whose class rests on a weak observation
+	side    int           // the side of a skipped stretch probed next: 0 left, 1 right
 	t0      time.Time
 	logf    func(string, ...any)
 }
@@ -176,7 +178,7 @@ type search struct {
 // for a single skipped commit; see TestAStretchOfSkipsIsMappedQuickly.)
 func Run(ctx context.Context, cands []Candidate, oracle Oracle, o Options) Outcome {
 	s := &search{o: o, cands: cands, oracle: oracle, out: Outcome{FindFix: o.FindFix, Range: cands}, skipped: map[int]bool{},
-		t0: time.Now(), logf: o.Logf}
+		class: map[int]Class{}, weak: map[int]bool{}, t0: time.Now(), logf: o.Logf}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
@@ -200,28 +202,78 @@ func (s *search) run(ctx context.Context) {
 		}
 		return false
 	}
-	if c := s.test(ctx, s.lo); c != Old {
+	if c := s.testAt(ctx, s.lo); c != Old {
 		if !interrupted() {
 			s.out.Unmet = fmt.Sprintf("the %s end %s is not %s: %s", oldT, cands[s.lo], oldT, lastReason(s.out))
 		}
 		return
 	}
-	if c := s.test(ctx, s.hi); c != New {
+	if c := s.testAt(ctx, s.hi); c != New {
 		if !interrupted() {
 			s.out.Unmet = fmt.Sprintf("the %s end %s is not %s: %s", newT, cands[s.hi], newT, lastReason(s.out))
 		}
 		return
 	}
 	for {
-		p, side := s.next()
-		if p < 0 {
-			break
-		}
-		if !o.Deadline.IsZero() && time.Now().After(o.Deadline) {
-			s.answerRange(fmt.Sprintf("the time given ran out with %d builds between %s and %s untested", s.hi-s.lo-1-s.skippedIn(), cands[s.lo].Label, cands[s.hi].Label))
+		if s.narrow(ctx) {
 			return
 		}
-		switch s.test(ctx, p) {
+		// An answer never rests on a weak observation: an edge classified
+		// by one is run again on verdicts alone. Confirmed, it stands;
+		// otherwise it is skipped (or takes the class its verdict gives)
+		// and the search goes on from the nearest edges verdicts support.
+		e := s.weakEdge()
+		if e < 0 && s.hi-s.lo != 1 {
+			s.answerRange("")
+			return
+		}
+		if e < 0 {
+			first := cands[s.hi]
+			s.out.First = &first
+			s.edges()
+			return
+		}
+		want := s.class[e]
+		s.logf("bisect: %s was classified %s on a weak observation: running it again on verdicts alone", cands[e], want)
+		strict := s.o
+		strict.Strict = true
+		c := (&search{o: strict, cands: s.cands, oracle: s.oracle, out: s.out, logf: s.logf}).testInto(ctx, e, &s.out)
+		delete(s.weak, e)
+		if ctx.Err() != nil {
+			s.answerRange("interrupted (" + ctx.Err().Error() + ")")
+			return
+		}
+		switch {
+		case c == want:
+			s.logf("bisect: %s confirmed %s by a verdict", cands[e], want)
+			continue
+		case c == Old || c == New:
+			s.class[e] = c
+		default:
+			s.skipped[e] = true
+			delete(s.class, e)
+		}
+		s.lo, s.hi = s.nearest(Old, -1, s.hi), s.nearest(New, +1, s.lo)
+		if s.lo < 0 || s.hi < 0 {
+			s.out.Unmet = fmt.Sprintf("%s was %s only on a weak observation, and its verdict on a rerun was not: no end of the range rests on verdicts", cands[e], want)
+			return
+		}
+	}
+}
+
+// narrow bisects between lo and hi until nothing is left to test; true
+// when it answered already (a deadline, an interrupt).
+func (s *search) narrow(ctx context.Context) bool {
+	for {
+		p, side := s.next()
+		if p < 0 {
+			return false
+		}
+		if !s.o.Deadline.IsZero() && time.Now().After(s.o.Deadline) {
+			s.answerRange(fmt.Sprintf("the time given ran out with %d builds between %s and %s untested", s.hi-s.lo-1-s.skippedIn(), s.cands[s.lo].Label, s.cands[s.hi].Label))
+			return true
+		}
+		switch s.testAt(ctx, p) {
 		case Old:
 			s.lo = p
 		case New:
@@ -234,17 +286,54 @@ func (s *search) run(ctx context.Context) {
 		}
 		if ctx.Err() != nil {
 			s.answerRange("interrupted (" + ctx.Err().Error() + ")") // the range left is still an answer
-			return
+			return true
 		}
 		s.progress()
 	}
-	if s.hi-s.lo == 1 {
-		first := cands[s.hi]
-		s.out.First = &first
-		s.edges()
-		return
+}
+
+// testAt tests candidate i and remembers its class, and whether a weak
+// observation gave it.
+func (s *search) testAt(ctx context.Context, i int) Class {
+	c := s.test(ctx, i)
+	if c == Old || c == New {
+		s.class[i] = c
+		if last := s.out.Steps[len(s.out.Steps)-1]; last.Weak != "" {
+			s.weak[i] = true
+		}
 	}
-	s.answerRange("")
+	return c
+}
+
+// testInto runs test on another search's options, its steps going into out.
+func (s *search) testInto(ctx context.Context, i int, out *Outcome) Class {
+	s.out = *out
+	c := s.test(ctx, i)
+	*out = s.out
+	return c
+}
+
+// weakEdge is the edge (lo or hi) whose class rests on a weak
+// observation, -1 when both rest on verdicts.
+func (s *search) weakEdge() int {
+	switch {
+	case s.weak[s.hi]:
+		return s.hi
+	case s.weak[s.lo]:
+		return s.lo
+	}
+	return -1
+}
+
+// nearest is the tested build of class c nearest to from in direction dir
+// (-1 older, +1 newer), -1 when there is none.
+func (s *search) nearest(c Class, dir, from int) int {
+	for i := from + dir; i >= 0 && i < len(s.cands); i += dir {
+		if s.class[i] == c {
+			return i
+		}
+	}
+	return -1
 }
 
 // skippedIn counts the skipped builds strictly inside the range.
@@ -446,7 +535,7 @@ func (o Outcome) Markdown(suite, title string) string {
 		}
 	}
 	if len(weak) > 0 {
-		fmt.Fprintf(&b, "This answer rests on weak observations, not verdicts (INCONCLUSIVE runs that still showed the bug's signature; `--strict` ignores them): %s.\n\n", strings.Join(weak, "; "))
+		fmt.Fprintf(&b, "Weak observations (INCONCLUSIVE runs that still showed the bug's signature; `--strict` ignores them) narrowed the search: %s. The answer's edges rest on verdicts only: a build classified on a weak observation at an edge was run again, and kept only when its verdict agreed.\n\n", strings.Join(weak, "; "))
 	}
 	b.WriteString(o.cost())
 	b.WriteString("| # | build | verdict | trials | term | duration (suite) | reason |\n|---|---|---|---|---|---|---|\n")
