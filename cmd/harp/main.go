@@ -76,6 +76,7 @@ func main() {
 	}
 	ctx, stop := interrupts()
 	defer stop()
+	mainCtx = ctx
 	var code int
 	switch os.Args[1] {
 	case "run":
@@ -135,11 +136,19 @@ func exitFor(gitBisect bool, v verdict.Verdict) int {
 	return v.ExitCode()
 }
 
-// failV says what went wrong and gives ERROR.
+// failV says what went wrong and gives ERROR; after an interrupt, that
+// it was interrupted (what the interrupt cut short says "context canceled").
 func failV(format string, args ...any) verdict.Verdict {
-	fmt.Fprintln(os.Stderr, "harp: "+clean(fmt.Sprintf(format, args...)))
+	msg := clean(fmt.Sprintf(format, args...))
+	if mainCtx != nil {
+		msg = runner.Stopped(mainCtx, errors.New(msg)).Error()
+	}
+	fmt.Fprintln(os.Stderr, "harp: "+msg)
 	return verdict.Error
 }
+
+// mainCtx is the context interrupts cancels.
+var mainCtx context.Context
 
 // ansi matches terminal escape sequences: compiler and library output
 // sometimes carries them into error texts.
@@ -243,7 +252,16 @@ func cmdRun(ctx context.Context, args []string) int {
 	defer sweepRun(ctx, docker, run.ID)
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: *trials, Params: params, CPUs: *cpus}
 	run.Results = r.Run(ctx, suites, specs)
-	return exitFor(*gitBisect, outcome(*reports, run))
+	v := outcome(*reports, run)
+	if *gitBisect && v != verdict.Error {
+		// A bisect hunts the suite's property: a crash elsewhere on every
+		// commit must not mark each one bad (the crash row still says it).
+		v = verdict.Pass
+		for _, res := range report.WithoutCrashRows(run.Results) {
+			v = verdict.Worst(v, res.Verdict)
+		}
+	}
+	return exitFor(*gitBisect, v)
 }
 
 // selectSuites applies a label filter; an empty one selects every suite.
@@ -514,13 +532,13 @@ func cmdSweep(ctx context.Context, args []string) int {
 // so the run stops and cleans up; a second one ends harp at once (what it
 // leaves is swept by the next harp), and cleanup has its own deadline.
 func interrupts() (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		s := <-sig
 		fmt.Fprintf(os.Stderr, "harp: %v: stopping and cleaning up (again to quit at once)\n", s)
-		cancel()
+		cancel(fmt.Errorf("interrupted (%v)", s))
 		select {
 		case s = <-sig:
 			fmt.Fprintf(os.Stderr, "harp: %v again: quitting; the next harp removes what is left\n", s)
@@ -529,7 +547,7 @@ func interrupts() (context.Context, func()) {
 		}
 		os.Exit(exitFor(gitBisectMode, verdict.Error))
 	}()
-	return ctx, func() { signal.Stop(sig); cancel() }
+	return ctx, func() { signal.Stop(sig); cancel(nil) }
 }
 
 // cleanupDeadline bounds how long harp cleans up after an interrupt.

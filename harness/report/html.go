@@ -29,7 +29,11 @@ func HTML(run Run) ([]byte, error) {
 		}
 		v.Rows[suiteIdx[r.Suite]].Title = r.Title
 		v.Counts[verdictIndex(r.Verdict)]++
-		v.Results = append(v.Results, htmlResult(i, r))
+		hr := htmlResult(i, r)
+		if !r.IsCrashRow() && len(r.Crashes) > 0 && hasCrashRow(run.Results, r) {
+			hr.CrashNote, hr.Crashes = verdict.CrashGroups(r.Crashes, false), nil // the crash row shows the evidence
+		}
+		v.Results = append(v.Results, hr)
 	}
 	for i := range v.Rows {
 		v.Rows[i].Cells = make([]*htmlCell, len(v.Builds))
@@ -69,6 +73,7 @@ type htmlCell struct {
 type htmlRes struct {
 	Result
 	Anchor, BuildName, Link, Noun, Reproduce string
+	CrashNote                                string // what crashed, when the crash row holds the evidence
 	Trials                                   []htmlTrial
 }
 
@@ -80,7 +85,7 @@ type htmlTrial struct {
 func htmlResult(i int, r Result) htmlRes {
 	h := htmlRes{Result: r, Anchor: anchor(i), BuildName: buildName(r), Link: issueURL(r.Upstream),
 		Noun:      verdict.Singular(r.Noun),
-		Reproduce: fmt.Sprintf("make test-%s HAPROXY='%s'", r.Suite, r.Build)}
+		Reproduce: Reproduce(r)}
 	if h.Noun == "" {
 		h.Noun = "trial"
 	}
@@ -227,6 +232,24 @@ dd { margin: 0; }
 {{- end}}
 {{- if .Config}}
 <details><summary>Configuration</summary><pre>{{trim .Config}}</pre></details>
+{{- end}}
+{{- if .CrashNote}}
+<p class="t-violated">Crashes (evidence in the crash row of {{.BuildName}}): {{.CrashNote}}</p>
+{{- end}}
+{{- range .Crashes}}
+<h3 class="t-violated">Crash: {{.ProcessKind}} {{.PID}} of {{.Node}} exited with code {{.Code}} ({{.Signal}})</h3>
+<dl>
+{{- if .Suite}}<dt>Met by</dt><dd>#{{.Suite}}</dd>{{end}}
+{{- if .Signature}}<dt>Signature</dt><dd><code>{{.Signature}}</code></dd>{{end}}
+{{- if .Note}}<dt>Note</dt><dd>{{.Note}}</dd>{{end}}
+</dl>
+<details><summary>Last log lines</summary><pre>{{trim .LastLog}}</pre></details>
+{{- if .ASan}}
+<details open><summary>AddressSanitizer report: {{.ASanSummary}}</summary><pre>{{trim .ASan}}</pre></details>
+{{- end}}
+{{- if .Backtrace}}
+<details><summary>Backtrace: the crashing thread, then every thread (gdb: bt full; thread apply all bt full)</summary><pre>{{trim .Backtrace}}</pre></details>
+{{- end}}
 {{- end}}
 {{- if .Steps}}
 <p>Steps:</p>

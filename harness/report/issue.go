@@ -110,8 +110,12 @@ func markdown(run Run, issue string, property bool) (string, error) {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "**Reproduce** with harp:\n\n```\nmake test-%s HAPROXY='%s'\n```\n\n(or `bin/harp run --label-filter 'issue:%s' --haproxy '...'`, whose exit status is 1 when the issue reproduced, 0 when it did not, 2 when inconclusive)\n\n",
-		first.Suite, strings.Join(specs, " "), first.Suite)
+	if first.IsCrashRow() {
+		fmt.Fprintf(&b, "**Reproduce** with harp (the suites that met the crashes):\n\n```\n%s\n```\n\n", Reproduce(first))
+	} else {
+		fmt.Fprintf(&b, "**Reproduce** with harp:\n\n```\nmake test-%s HAPROXY='%s'\n```\n\n(or `bin/harp run --label-filter 'issue:%s' --haproxy '...'`, whose exit status is 1 when the issue reproduced, 0 when it did not, 2 when inconclusive)\n\n",
+			first.Suite, strings.Join(specs, " "), first.Suite)
+	}
 
 	// One configuration block per distinct rendered configuration.
 	var configs []string
@@ -142,10 +146,33 @@ func markdown(run Run, issue string, property bool) (string, error) {
 	for _, r := range rs {
 		if len(r.Crashes) > 0 && b.Len() < maxIssueReport-2000 {
 			fmt.Fprintf(&b, "\n#### Crashes on %s\n\n", r.Name)
-			b.WriteString(CrashMarkdown(r.Crashes[len(r.Crashes)-1:], (maxIssueReport-b.Len())/2))
+			full, same := distinctCrashes(r.Crashes)
+			b.WriteString(CrashMarkdown(full, (maxIssueReport-b.Len())/(2*len(full))))
+			if len(same) > 0 {
+				fmt.Fprintf(&b, "Also died the same way (same signal and signature): %s.\n\n", strings.Join(same, ", "))
+			}
 		}
 	}
 	return b.String(), nil
+}
+
+// distinctCrashes keeps the first crash of each signal and signature (a
+// crash without a signature is its own), and names the others.
+func distinctCrashes(cs []verdict.Crash) (first []verdict.Crash, same []string) {
+	seen := map[string]bool{}
+	for _, c := range cs {
+		key := c.Signal + "\x00" + c.Signature
+		if c.Signature == "" {
+			key += fmt.Sprintf("\x00%s\x00%d", c.Node, c.PID)
+		}
+		if seen[key] {
+			same = append(same, fmt.Sprintf("%s %d of %s", c.ProcessKind(), c.PID, c.Node))
+			continue
+		}
+		seen[key] = true
+		first = append(first, c)
+	}
+	return first, same
 }
 
 // fit keeps the whole lines of s that fit in n bytes, saying what was cut.

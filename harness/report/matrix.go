@@ -132,7 +132,7 @@ type junitIssue struct {
 func JUnit(run Run) ([]byte, error) {
 	s := junitSuite{Name: "harp " + run.ID}
 	for _, r := range run.Results {
-		c := junitCase{Name: strings.TrimPrefix(r.Line(), "#"), ClassName: "harp.issue" + r.Suite, Time: r.DurationS}
+		c := junitCase{Name: strings.TrimPrefix(r.Line(), "#"), ClassName: junitClass(r), Time: r.DurationS}
 		switch r.Verdict {
 		case verdict.Reproduced:
 			c.Failure, s.Failures = &junitIssue{Message: r.Reason}, s.Failures+1
@@ -187,6 +187,7 @@ func Merge(id string, dirs []string) (Run, error) {
 		if err != nil {
 			return run, fmt.Errorf("merge: %w", err)
 		}
+		part.Results = WithoutCrashRows(part.Results) // made again from every shard's cells below
 		parts = append(parts, part)
 		// A shard given twice would count its cells twice.
 		if other, dup := runs[part.ID]; dup {
@@ -221,6 +222,7 @@ func Merge(id string, dirs []string) (Run, error) {
 		}
 		return run.Results[a].Name < run.Results[b].Name
 	})
+	run.Results = CrashRows(run.Results)
 	return run, nil
 }
 

@@ -4,6 +4,7 @@
 package report
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -44,8 +45,12 @@ type Result struct {
 	VV     string          `json:"-"`
 	Config string          `json:"-"`
 	Trials []verdict.Trial `json:"-"`
-	// Crashes are workers that died on a signal during the run.
+	// Crashes are HAProxy processes that died on a signal (or wrote an ASan
+	// report) during the run: a crash row holds every one of its build's.
 	Crashes []verdict.Crash `json:"crashes,omitempty"`
+	// CrashWatch is what the run's crash collection could check (nil: not
+	// looked for, the suite never ran).
+	CrashWatch *verdict.CrashWatch `json:"crash_watch,omitempty"`
 }
 
 // Line is the one verdict line a user reads.
@@ -128,11 +133,16 @@ func Write(root string, run Run) (string, error) {
 			}
 		}
 	}
-	sum, err := json.MarshalIndent(run, "", "  ")
-	if err != nil {
+	// Not HTML-escaped: a crash signature (f <- g) and HAProxy's own
+	// output (Proxy <HTTPCLIENT>) stay as they read, for grep and jq.
+	var sum bytes.Buffer
+	enc := json.NewEncoder(&sum)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(run); err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(sum, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), sum.Bytes(), 0o644); err != nil {
 		return "", err
 	}
 	junit, err := JUnit(run)
@@ -222,7 +232,7 @@ func Markdown(run Run) string {
 	for _, r := range run.Results {
 		fmt.Fprintf(&b, "\n## #%s on %s: %s\n\n", r.Suite, r.Name, r.Verdict)
 		fmt.Fprintf(&b, "%s: %s\n\n", r.Upstream, r.Title)
-		fmt.Fprintf(&b, "Reproduce with harp: `make test-%s HAPROXY='%s'`\n\n", r.Suite, r.Build)
+		fmt.Fprintf(&b, "Reproduce with harp: `%s`\n\n", Reproduce(r))
 		fmt.Fprintf(&b, "- Build spec: `%s`\n", r.Build)
 		if r.Origin != "" {
 			fmt.Fprintf(&b, "- Origin: %s\n", r.Origin)
@@ -241,7 +251,12 @@ func Markdown(run Run) string {
 		if r.Config != "" {
 			fmt.Fprintf(&b, "<details><summary>Configuration</summary>\n\n```\n%s\n```\n</details>\n\n", strings.TrimSpace(r.Config))
 		}
-		b.WriteString(CrashMarkdown(r.Crashes, 0))
+		if r.IsCrashRow() || !hasCrashRow(run.Results, r) {
+			b.WriteString(CrashMarkdown(r.Crashes, 0))
+		} else if len(r.Crashes) > 0 {
+			// The build's crash row holds the evidence.
+			fmt.Fprintf(&b, "**Crashes** (evidence in the crash row of %s): %s\n\n", r.Name, verdict.CrashGroups(r.Crashes, false))
+		}
 		if len(r.Steps) > 0 {
 			b.WriteString("Steps:\n\n")
 			for _, s := range r.Steps {
@@ -310,7 +325,13 @@ func mdCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 func CrashMarkdown(cs []verdict.Crash, limit int) string {
 	var b strings.Builder
 	for _, c := range cs {
-		fmt.Fprintf(&b, "**Crash**: worker %d of %s exited with code %d (%s).", c.PID, c.Node, c.Code, c.Signal)
+		fmt.Fprintf(&b, "**Crash**: %s %d of %s exited with code %d (%s).", c.ProcessKind(), c.PID, c.Node, c.Code, c.Signal)
+		if c.Suite != "" {
+			fmt.Fprintf(&b, " Met by #%s.", c.Suite)
+		}
+		if c.Signature != "" {
+			fmt.Fprintf(&b, " Signature: `%s`.", c.Signature)
+		}
 		if c.Note != "" {
 			fmt.Fprintf(&b, " %s.", strings.TrimSuffix(c.Note, "."))
 		}
@@ -327,10 +348,40 @@ func CrashMarkdown(cs []verdict.Crash, limit int) string {
 			fmt.Fprintf(&b, "<details open><summary>AddressSanitizer report: %s</summary>\n\n```\n%s\n```\n</details>\n\n", c.ASanSummary, a)
 		}
 		if bt != "" {
-			fmt.Fprintf(&b, "<details><summary>Backtrace of every thread (gdb: thread apply all bt full)</summary>\n\n```\n%s\n```\n</details>\n\n", bt)
+			fmt.Fprintf(&b, "<details><summary>Backtrace: the crashing thread, then every thread (gdb: bt full; thread apply all bt full)</summary>\n\n```\n%s\n```\n</details>\n\n", bt)
 		}
 	}
 	return b.String()
+}
+
+// Reproduce is the command that runs a result again: its suite, or for a
+// crash row the suites whose runs met a crash (all of them when none did).
+func Reproduce(r Result) string {
+	if !r.IsCrashRow() {
+		return fmt.Sprintf("make test-%s HAPROXY='%s'", r.Suite, r.Build)
+	}
+	seen := map[string]bool{}
+	var labels []string
+	for _, c := range r.Crashes {
+		if c.Suite != "" && !seen[c.Suite] {
+			seen[c.Suite] = true
+			labels = append(labels, "issue:"+c.Suite)
+		}
+	}
+	if len(labels) == 0 {
+		return fmt.Sprintf("bin/harp run --haproxy '%s'", r.Build)
+	}
+	return fmt.Sprintf("bin/harp run --label-filter '%s' --haproxy '%s'", strings.Join(labels, " || "), r.Build)
+}
+
+// hasCrashRow says whether the run holds the crash row of r's build.
+func hasCrashRow(results []Result, r Result) bool {
+	for _, o := range results {
+		if o.IsCrashRow() && o.Build == r.Build && o.Name == r.Name {
+			return true
+		}
+	}
+	return false
 }
 
 // fitLines keeps the first whole lines of s that fit in n bytes.

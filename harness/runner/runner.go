@@ -4,6 +4,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -63,9 +64,13 @@ func (r *Runner) Run(ctx context.Context, suites []*scenario.Scenario, specs []s
 
 // RunCells runs cells, up to jobs builds at a time (the suites of one
 // build run one after another). A build that cannot be made gives ERROR
-// results with the reason. Results come back in the cells' order.
+// results with the reason. Results come back in the cells' order, then
+// each build's crash row (report.CrashRow): a HAProxy process that died in
+// any suite's run is a finding of its own.
 func (r *Runner) RunCells(ctx context.Context, cells []Cell, jobs int) []report.Result {
 	results := make([]report.Result, len(cells))
+	crashRows := map[string]report.Result{}
+	var rowsMu sync.Mutex
 	byBuild := map[string][]int{}
 	var order []string
 	for i, c := range cells {
@@ -88,7 +93,7 @@ func (r *Runner) RunCells(ctx context.Context, cells []Cell, jobs int) []report.
 				s := cells[i].Suite
 				if err != nil {
 					results[i] = report.Result{Suite: s.ID, Upstream: s.Upstream, Title: s.Title, Build: sp.Raw, Name: sp.Raw,
-						Verdict: verdict.Error, Reason: err.Error(), Noun: s.Noun}
+						Verdict: verdict.Error, Reason: Stopped(ctx, err).Error(), Noun: s.Noun}
 				} else {
 					results[i] = r.RunOne(ctx, s, img)
 				}
@@ -99,9 +104,24 @@ func (r *Runner) RunCells(ctx context.Context, cells []Cell, jobs int) []report.
 					fmt.Fprintf(os.Stderr, "%s on %s, in full:\n%s\n", s.Name(), results[i].Name, strings.TrimSpace(r))
 				}
 			}
+			var rs []report.Result
+			for _, i := range idx {
+				rs = append(rs, results[i])
+			}
+			if row, ok := report.CrashRow(rs); ok {
+				fmt.Println(row.Line())
+				rowsMu.Lock()
+				crashRows[sp.Raw] = row
+				rowsMu.Unlock()
+			}
 		}(byBuild[b])
 	}
 	wg.Wait()
+	for _, b := range order {
+		if row, ok := crashRows[b]; ok {
+			results = append(results, row)
+		}
+	}
 	return results
 }
 
@@ -129,16 +149,41 @@ func (r *Runner) RunOne(ctx context.Context, s *scenario.Scenario, img *images.I
 		env.Close(cctx)
 		cancel()
 	}
-	if ctx.Err() != nil && out.Err == nil {
-		out.Err = fmt.Errorf("interrupted: %w", ctx.Err())
+	if ctx.Err() != nil {
+		out.Err = Stopped(ctx, out.Err)
 	}
 	v, violated, reason := verdict.Decide(out, s.Noun)
-	reason = verdict.WithMemoryErrors(reason, env.Crashes)
+	// The verdict stays the suite's, about its property; the reason says
+	// that HAProxy crashed (the build's crash row judges that).
+	reason = verdict.WithMemoryErrors(verdict.WithCrashes(reason, env.Crashes), env.Crashes)
+	var watch *verdict.CrashWatch
+	if err == nil { // the suite ran: its nodes were looked at
+		w := env.CrashWatch
+		watch = &w
+	}
 	return report.Result{
 		Suite: s.ID, Upstream: s.Upstream, Title: s.Title, Build: img.Spec.Raw, Image: img.Tag, Origin: img.Origin,
 		Version: img.Version, Name: img.Name, Verdict: v, TrialsRun: len(out.Trials), TrialsViolated: violated,
 		Reason: reason, DurationS: time.Since(t0).Seconds(), Noun: s.Noun, VV: img.VV, Config: env.Config,
-		Steps: s.StepsWith(params), Trials: out.Trials, Crashes: env.Crashes,
+		Steps: s.StepsWith(params), Trials: out.Trials, Crashes: env.Crashes, CrashWatch: watch,
 		Lasting: verdict.Lasting(out, s.Noun), Weak: verdict.WeakObservation(out, s.Noun),
 	}
+}
+
+// Stopped is err as an interrupted run reports it: once ctx is cancelled
+// (harp cancels it on SIGINT, SIGTERM or SIGHUP, with the signal as its
+// cause), what was cut short says "interrupted", not a bare "context
+// canceled". An error of a live context is left as it is.
+func Stopped(ctx context.Context, err error) error {
+	if !errors.Is(ctx.Err(), context.Canceled) || (err != nil && strings.Contains(err.Error(), "interrupted")) {
+		return err
+	}
+	why := "interrupted"
+	if c := context.Cause(ctx); c != nil && strings.Contains(c.Error(), "interrupted") {
+		why = c.Error()
+	}
+	if err == nil {
+		return errors.New(why)
+	}
+	return fmt.Errorf("%s: %w", why, err)
 }

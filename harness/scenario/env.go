@@ -38,9 +38,11 @@ type Env struct {
 	// Config is the configuration the report shows; StartNode and
 	// StartCluster set it.
 	Config string
-	// Crashes are the workers that died on a signal, with their evidence,
-	// gathered when nodes stop.
-	Crashes []verdict.Crash
+	// Crashes are the HAProxy processes that died on a signal (or wrote an
+	// ASan report), with their evidence, gathered when nodes stop;
+	// CrashWatch says how many nodes that checked and which it could not.
+	Crashes    []verdict.Crash
+	CrashWatch verdict.CrashWatch
 	// Logf prints progress.
 	Logf func(format string, args ...any)
 
@@ -109,8 +111,10 @@ func (env *Env) StopNode(ctx context.Context, n *node.Node) {
 	n.Stop(sctx)
 }
 
-// collectCrashes records, once per node, the workers that died on a
-// signal with their backtraces (Crashes).
+// collectCrashes records, once per node, the processes that died on a
+// signal with their backtraces (Crashes), and whether the node could be
+// checked at all (CrashWatch): a node harp could not read may have crashed
+// unseen, which is no "none crashed".
 func (env *Env) collectCrashes(ctx context.Context, n *node.Node) {
 	env.mu.Lock()
 	if env.collected == nil {
@@ -123,14 +127,22 @@ func (env *Env) collectCrashes(ctx context.Context, n *node.Node) {
 		return
 	}
 	cs, err := n.Crashes(ctx)
-	if err != nil {
-		return // a node already gone has no logs to read: nothing more to say
-	}
-	for _, c := range cs {
-		env.Logf("%s on %s: worker %d of %s died (%s): crash evidence recorded", env.Suite.Name(), env.Image.Name, c.PID, c.Node, c.Signal)
+	for i := range cs {
+		cs[i].Suite = env.Suite.ID
+		c := cs[i]
+		what := c.Signal
+		if c.Signature != "" {
+			what += " in " + c.Signature
+		}
+		env.Logf("%s on %s: %s %d of %s died (%s): crash evidence recorded", env.Suite.Name(), env.Image.Name, c.ProcessKind(), c.PID, c.Node, what)
 	}
 	env.mu.Lock()
 	env.Crashes = append(env.Crashes, cs...)
+	if err != nil {
+		env.CrashWatch.Failed = append(env.CrashWatch.Failed, fmt.Sprintf("%s of #%s: %v", n.Name, env.Suite.ID, err))
+	} else {
+		env.CrashWatch.Nodes++
+	}
 	env.mu.Unlock()
 }
 
