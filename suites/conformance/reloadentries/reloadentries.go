@@ -12,8 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/remotepeer"
 	"github.com/harp-project/harp/harness/scenario"
@@ -32,7 +34,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Steps: []string{
 		"Setup, for each trial a fresh node (nbthread 1, localpeer harp) whose config the trial's kind gives: one peers section holding only the local peer, or three such sections, or one section with a remote peer that harp's own peers client plays (up) or that nobody answers (down); each section has a table `t` (type string len 32, size 20k, expire 1h, store gpc0).",
 		"Kinds, one per trial in this order (TRIALS=14 runs each twice; KINDS= picks some): " + kindList() + ".",
-		"Before the reload: the old worker's sections report their initial resync finished (`show peers` flags 0x1|0x2); the remote peer, when up, is established; the entries (k00000..., gpc0 = 1 + index mod 997) are written with `set table` and every one read back with `show table`; the worker's age is surely below 5 s for 'right after start' (when the signal was sent: time since harp started the node, or `show proc` uptime + 1 s + time since it was read, whichever is less) and surely above 6 s for 'long after start' (`show proc` uptime).",
+		"Before the reload: the old worker's sections report their initial resync finished (`show peers` flags 0x1|0x2), except right after start: sections with no remote peer have nobody to wait for, a correct build finishes at once (upstream 4b1a7ea66), so that reload does not wait for it (2.6.12 waits its 5 s timeout) and what the old worker showed is recorded; the remote peer, when up, is established; the entries (k00000..., gpc0 = 1 + index mod 997) are written with `set table` and every one read back with `show table`; the worker's age is surely below 5 s for 'right after start' (when the signal was sent: time since harp started the node, or `show proc` uptime + 1 s + time since it was read, whichever is less) and surely above 6 s for 'long after start' (`show proc` uptime).",
 		"Trigger: SIGUSR2 to the master (the master CLI `reload` for that kind); wait until `show proc` lists the new worker and the old one left.",
 		"Expectation: the new worker's sections report their resync finished within 20 s, and every table holds every entry with its gpc0.",
 	},
@@ -202,13 +204,26 @@ func reload(ctx context.Context, env *scenario.Env, t *scenario.Trial, k Kind) e
 		defer stop()
 		f.RemoteBefore = state
 	}
-	// Sync finished is a precondition even right after start: 2.6.12 says
-	// so only when its 5 s timeout passes, and a reload before that loses
-	// every entry (observed), which this property does not judge.
-	if _, unmet, err := n.WaitResync(ctx, old, waitResync, secs...); err != nil {
-		return err
+	if atOnce(k) {
+		// A section with no remote peer has nobody to wait for: a correct
+		// build finishes its resync at once (upstream 4b1a7ea66, "don't wait
+		// for a remote resync if there is no remote peer"), so right after
+		// start a finished resync is no precondition but part of the
+		// property. The reload comes while the worker is young, finished or
+		// not: 2.6.12 waits its 5 s timeout, and a reload then loses every
+		// entry. What the old worker showed is recorded.
+		if secs, err := n.Peers(ctx, old); err == nil {
+			f.OldFinished = obs.Opt(obs.Value(finished(secs)))
+		}
 	} else {
-		f.ResyncBefore = unmet
+		// Elsewhere a finished resync is a precondition a correct build
+		// always meets: a remote peer up answers at once, one down leaves
+		// the 5 s timeout, and "long after start" is past it.
+		if _, unmet, err := n.WaitResync(ctx, old, waitResync, secs...); err != nil {
+			return err
+		} else {
+			f.ResyncBefore = unmet
+		}
 	}
 	if f.ResyncBefore != "" || f.RemoteBefore != "" {
 		return nil
@@ -305,6 +320,20 @@ func reload(ctx context.Context, env *scenario.Env, t *scenario.Trial, k Kind) e
 		}
 	}
 	return nil
+}
+
+// atOnce: a kind whose reload comes right after start, in sections with no
+// remote peer, where a correct build has nothing to wait for.
+func atOnce(k Kind) bool { return k.MaxAge > 0 && k.Remote == "" }
+
+// finished says whether every section showed its resync finished.
+func finished(secs []cliout.PeersSection) bool {
+	for _, s := range secs {
+		if !s.ResyncFinished() {
+			return false
+		}
+	}
+	return len(secs) > 0
 }
 
 // remoteUp plays the remote peer with harp's peers client, dialling again
@@ -421,6 +450,9 @@ type Facts struct {
 	Sample        []string       `json:"sample,omitempty"`
 	Died          string         `json:"died,omitempty"`      // the new worker died
 	OldCrash      string         `json:"old_crash,omitempty"` // the old one died on a signal while leaving
+	// OldFinished: right after start, whether the old worker's sections
+	// (no remote peer) showed their resync finished before the reload.
+	OldFinished obs.Optional[bool] `json:"old_resync_finished"`
 }
 
 // Judge decides one reload: every precondition first (an unmet one makes
@@ -459,6 +491,9 @@ func Judge(f Facts) (violation, unmet, remark string) {
 	}
 	if f.ResyncAfter != "" {
 		v = append(v, "the new worker's "+f.ResyncAfter)
+	}
+	if done, ok := f.OldFinished.Get(); ok && !done && len(v) > 0 {
+		v = append(v, "the old worker had not finished its resync although its sections have no remote peer to wait for")
 	}
 	switch {
 	case len(v) == 0 && f.OldCrash != "":
