@@ -44,9 +44,14 @@ func cmdDoctor(ctx context.Context, args []string) int {
 	if err := checkSettle(*settle); err != nil {
 		return fail("doctor: %v", err)
 	}
-	read := func(ctx context.Context) []doctor.Instance {
-		return doctor.CollectAll(ctx, *timeout, names, sockets, doctor.Dial)
+	for _, s := range sockets {
+		if err := doctor.CheckSocket(s); err != nil {
+			return fail("doctor: --socket %v", err)
+		}
 	}
+	// One memory budget for every read of the run: sockets that stream
+	// without end are refused, not read until harp runs out of memory.
+	read := doctor.Reader(*timeout, names, sockets, doctor.NewBudget(doctor.RunBudget))
 	// HAProxy re-establishes a peer session within seconds: one read that
 	// shows a link down or entries in flight is not yet a finding.
 	d := doctor.Settle(ctx, doctor.Diagnose(read(ctx)), *settle, time.Second, read, func(msg string) {

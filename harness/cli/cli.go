@@ -28,6 +28,19 @@ type Exchange struct {
 // "tcp" or "unix") on a fresh connection and reads the answer until the
 // server closes: the CLI's non-interactive mode. It gives up after 10 s.
 func Ask(ctx context.Context, network, addr, cmd string) (string, error) {
+	return AskWith(ctx, network, addr, cmd, func(r io.Reader) (string, error) {
+		var buf bytes.Buffer
+		n, err := io.Copy(&buf, io.LimitReader(r, MaxAnswer+1))
+		if n > MaxAnswer {
+			return "", fmt.Errorf("%s: the answer to %q is larger than %d MiB: not read", addr, cmd, MaxAnswer>>20)
+		}
+		return buf.String(), err
+	})
+}
+
+// AskWith is Ask with the answer read by read (the doctor reads within a
+// memory budget shared by every socket of its run).
+func AskWith(ctx context.Context, network, addr, cmd string, read func(io.Reader) (string, error)) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var d net.Dialer
@@ -46,12 +59,7 @@ func Ask(ctx context.Context, network, addr, cmd string) (string, error) {
 	if cw, ok := conn.(interface{ CloseWrite() error }); ok {
 		cw.CloseWrite()
 	}
-	var buf bytes.Buffer
-	n, err := io.Copy(&buf, io.LimitReader(conn, MaxAnswer+1))
-	if n > MaxAnswer {
-		return "", fmt.Errorf("%s: the answer to %q is larger than %d MiB: not read", addr, cmd, MaxAnswer>>20)
-	}
-	return buf.String(), err
+	return read(conn)
 }
 
 // MaxAnswer bounds what one command's answer may take in memory: a socket

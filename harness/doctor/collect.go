@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/cliout"
 )
 
@@ -39,20 +38,6 @@ type Instance struct {
 // Query sends one command on a runtime socket and returns the answer.
 type Query func(ctx context.Context, cmd string) (string, error)
 
-// Dial makes a Query for a socket address: a path (or unix@path) for a
-// UNIX socket, else host:port (ipv4@ prefix allowed).
-func Dial(addr string) Query {
-	netw, a := "tcp", strings.TrimPrefix(addr, "ipv4@")
-	if p, ok := strings.CutPrefix(addr, "unix@"); ok {
-		netw, a = "unix", p
-	} else if _, err := os.Stat(addr); err == nil || strings.Contains(addr, "/") || !strings.Contains(addr, ":") {
-		netw = "unix" // a socket file (admin.sock, /run/haproxy/admin.sock)
-	}
-	return func(ctx context.Context, cmd string) (string, error) {
-		return cli.Ask(ctx, netw, a, cmd)
-	}
-}
-
 // denied says whether an answer is the CLI refusing a command at this
 // socket's level (wordings differ between versions).
 func denied(out string) bool {
@@ -73,6 +58,9 @@ func Collect(ctx context.Context, name, socket string, q Query) (Instance, error
 	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
 			return in, fmt.Errorf("%s: timed out waiting for the runtime socket's answer to show info", socket)
+		}
+		if errors.Is(err, errTooLarge) || errors.Is(err, errNotSocket) { // reached, and refused by harp
+			return in, fmt.Errorf("%s: %w", socket, err)
 		}
 		return in, fmt.Errorf("%s: cannot reach the runtime socket: %w", socket, err)
 	}
