@@ -23,6 +23,7 @@ import (
 	"github.com/harp-project/harp/harness/cache"
 	"github.com/harp-project/harp/harness/child"
 	"github.com/harp-project/harp/harness/engine"
+	"github.com/harp-project/harp/harness/helper"
 	"github.com/harp-project/harp/harness/owner"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/report"
@@ -70,6 +71,9 @@ SPECS: one or more of (separated by spaces or ';')
 `
 
 func main() {
+	// In its helper images, harp's own binary is the link proxy or the
+	// slow backend, by the name it is started as.
+	helper.Run()
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(3)
