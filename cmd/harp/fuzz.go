@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -20,11 +21,12 @@ import (
 )
 
 // cmdFuzz fuzzes HAProxy's peer port (harp fuzz peers) or replays a
-// finding (harp fuzz replay FILE). Exit 1: a finding; 0: none; 3: harp
-// could not do its work.
+// finding (harp fuzz replay FILE). Exit 1: a finding; 2: one seen but not
+// confirmed on a fresh node; 0: none; 3: harp could not do its work, or
+// was interrupted.
 func cmdFuzz(ctx context.Context, args []string) int {
 	if len(args) == 0 || (args[0] != "peers" && args[0] != "replay") {
-		fmt.Fprintln(os.Stderr, "usage: harp fuzz peers --haproxy SPEC [--duration D] [--seed S] [--reports DIR]\n       harp fuzz replay FILE --haproxy SPEC")
+		fmt.Fprintln(os.Stderr, "usage: harp fuzz peers --haproxy SPEC [--duration D] [--seed S] [--minimize-tries N] [--reports DIR]\n       harp fuzz replay FILE --haproxy SPEC")
 		return 3
 	}
 	sub, args := args[0], args[1:]
@@ -37,27 +39,40 @@ func cmdFuzz(ctx context.Context, args []string) int {
 	}
 	fs := flag.NewFlagSet("fuzz "+sub, flag.ContinueOnError)
 	build := fs.String("haproxy", "", "the build spec (one)")
-	duration := fs.Duration("duration", 5*time.Minute, "how long to fuzz (peers)")
+	duration := fs.Duration("duration", 5*time.Minute, fmt.Sprintf("how long to fuzz (peers; %s to %s)", peerfuzz.MinDuration, peerfuzz.MaxDuration))
 	seed := fs.Int64("seed", 0, "the run's seed (0: from the clock; printed, so a run replays)")
 	reports := fs.String("reports", "reports", "directory for the run's findings")
-	tries := fs.Int("minimize-tries", 40, "runs the minimizer may spend on a finding")
+	tries := fs.Int("minimize-tries", 40, fmt.Sprintf("runs the minimizer may spend on a finding (1 to %d)", peerfuzz.MaxMinimizeTries))
 	if !flags(fs, args) {
 		return 3
 	}
-	specs, err := oneSpec(*build)
-	if err != nil {
-		return fail("fuzz: %v", err)
+	specs, err := parseSpecs(*build)
+	if err != nil || len(specs) != 1 {
+		return fail("fuzz: --haproxy takes one build spec (%v)", err)
 	}
 	var in peerfuzz.Input
+	opts := peerfuzz.Options{Seed: *seed, Duration: *duration, MinimizeTries: *tries, Progress: progress.Printf}
 	if sub == "replay" {
+		// A replay sends one input: the run's flags would be ignored.
+		var stray []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "haproxy" {
+				stray = append(stray, "--"+f.Name)
+			}
+		})
+		if len(stray) > 0 {
+			return fail("fuzz replay: %s: only for harp fuzz peers (a replay takes FILE and --haproxy)", strings.Join(stray, ", "))
+		}
 		if in, err = peerfuzz.Load(file); err != nil {
 			return fail("fuzz replay: %v", err)
 		}
-	} else if *duration <= 0 || *duration > 24*time.Hour {
-		return fail("fuzz: --duration %s: want more than 0 and at most 24h", *duration)
-	}
-	if err := writable(*reports); err != nil {
-		return fail("%v", err)
+	} else {
+		if err := opts.Check(); err != nil {
+			return fail("fuzz: %v", err)
+		}
+		if err := writable(*reports); err != nil {
+			return fail("%v", err)
+		}
 	}
 	docker, builder, err := setup(ctx)
 	if err != nil {
@@ -73,29 +88,35 @@ func cmdFuzz(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("fuzz: %v", err)
 	}
-	defer n.Stop(context.WithoutCancel(ctx))
+	defer func() {
+		// Bounded: a hung Docker must not outlast the interrupt's cleanup deadline.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 40*time.Second)
+		defer cancel()
+		n.Stop(sctx)
+	}()
 	t := &peerfuzz.Target{Node: n}
 	if sub == "replay" {
 		progress.Printf("replaying %s (%d steps, %d bytes) on %s", file, len(in.Steps), in.Size(), img.Name)
 		f, err := peerfuzz.Replay(ctx, t, in)
-		if err != nil {
+		switch {
+		case errors.Is(err, peerfuzz.ErrInterrupted) || ctx.Err() != nil:
+			fmt.Printf("%s on %s: interrupted (nothing judged)\n", file, img.Name)
+			return 3
+		case err != nil:
 			return fail("fuzz replay: %v", err)
-		}
-		if f == nil {
+		case f == nil:
 			fmt.Printf("%s on %s: nothing seen (the finding does not reproduce on this build)\n", file, img.Name)
 			return 0
 		}
 		fmt.Printf("%s on %s: REPRODUCED (%s)\n", file, img.Name, f)
 		return 1
 	}
-	if *seed == 0 {
-		*seed = time.Now().UnixNano() % 1_000_000_000
+	if opts.Seed == 0 {
+		opts.Seed = time.Now().UnixNano() % 1_000_000_000
 	}
-	progress.Printf("fuzzing the peer port of %s for %s, seed %d (--seed %d replays this run)", img.Name, *duration, *seed, *seed)
-	res, err := peerfuzz.Fuzz(ctx, t, peerfuzz.Options{Seed: *seed, Duration: *duration, MinimizeTries: *tries, Progress: progress.Printf})
-	if err != nil {
-		return fail("fuzz: %v (after %d inputs)", err, res.Inputs)
-	}
+	progress.Printf("fuzzing the peer port of %s for %s, seed %d (--seed %d replays this run)", img.Name, *duration, opts.Seed, opts.Seed)
+	res := peerfuzz.Fuzz(ctx, t, opts)
+	code, says := res.Outcome()
 	dir := filepath.Join(*reports, runID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail("%v", err)
@@ -103,20 +124,28 @@ func cmdFuzz(ctx context.Context, args []string) int {
 	data, _ := json.MarshalIndent(res, "", "  ")
 	os.WriteFile(filepath.Join(dir, "result.json"), append(data, '\n'), 0o644)
 	if res.Finding == nil {
-		fmt.Printf("fuzz on %s: nothing found in %d inputs (%d bytes, %s, seed %d)\n", img.Name, res.Inputs, res.Bytes, res.Took.Round(time.Second), res.Seed)
-		return 0
+		if code == 0 {
+			fmt.Printf("fuzz on %s: %s (%d bytes, %s, seed %d)\n", img.Name, says, res.Bytes, res.Took.Round(time.Second), res.Seed)
+			return 0
+		}
+		if res.Interrupted {
+			fmt.Printf("fuzz on %s: %s (seed %d)\n", img.Name, says, res.Seed)
+			return code
+		}
+		return fail("fuzz: %s (after %d inputs)", says, res.Inputs)
 	}
-	res.Input.Save(filepath.Join(dir, "finding.json"))
+	// A finding, confirmed or not, is kept with what it needs to replay.
 	replay := filepath.Join(dir, "finding.json")
+	res.Input.Save(replay)
 	if res.Minimized != nil {
 		replay = filepath.Join(dir, "finding-min.json")
 		res.Minimized.Save(replay)
 	}
 	md := fuzzReport(img, specs[0].Raw, res, replay)
 	os.WriteFile(filepath.Join(dir, "finding.md"), []byte(md), 0o644)
-	fmt.Printf("fuzz on %s: FOUND after %d inputs: %s\n  input: %s\n  report: %s\n  replay: harp fuzz replay %s --haproxy '%s'\n",
-		img.Name, res.Inputs, res.Finding, replay, filepath.Join(dir, "finding.md"), replay, specs[0].Raw)
-	return 1
+	fmt.Printf("fuzz on %s: %s after %d inputs: %s\n  input: %s\n  report: %s\n  replay: harp fuzz replay %s --haproxy '%s'\n",
+		img.Name, says, res.Inputs, res.Finding, replay, filepath.Join(dir, "finding.md"), replay, specs[0].Raw)
+	return code
 }
 
 func startFuzzNode(ctx context.Context, docker *client.Client, img *images.Image, runID string) (*node.Node, error) {
@@ -132,12 +161,20 @@ func fuzzReport(img *images.Image, spec string, res peerfuzz.Result, replay stri
 	fmt.Fprintf(&b, "# Peers: %s after a crafted message sequence on the peer port\n\n", f.What)
 	fmt.Fprintf(&b, "Found by `harp fuzz peers` (seed %d, input %d of the run, after %d inputs) on HAProxy %s.\n\n", res.Seed, res.Input.N, res.Inputs, img.Version)
 	fmt.Fprintf(&b, "- Detector: %s\n- What happened: %s\n", f.Detector, f.What)
+	_, says := res.Outcome()
+	fmt.Fprintf(&b, "- Verdict: %s\n", says)
+	if f.Delayed {
+		fmt.Fprintf(&b, "- Seen by the control before the next input, after the detectors had looked at input %d: the node failed a little after the input.\n", res.Input.N)
+	}
+	alone, known := res.Alone.Get()
 	switch {
 	case res.Minimized != nil:
-		fmt.Fprintf(&b, "- Minimized from %d steps (%d bytes) to %d steps (%d bytes) in %d runs; replayed on a restarted node: %v\n",
-			len(res.Input.Steps), res.Input.Size(), len(res.Minimized.Steps), res.Minimized.Size(), res.Tries, res.Replayed)
-	case !res.Alone:
-		b.WriteString("- The triggering input alone, on a restarted node, did not trigger it again: the state earlier inputs left matters (the whole run replays with its seed).\n")
+		fmt.Fprintf(&b, "- Minimized from %d steps (%d bytes) to %d steps (%d bytes) in %d runs, each on a fresh node; replayed on a restarted node: %s\n",
+			len(res.Input.Steps), res.Input.Size(), len(res.Minimized.Steps), res.Minimized.Size(), res.Tries, replayed(res))
+	case known && !alone:
+		b.WriteString("- The triggering input alone, on a fresh node, did not trigger it again: the state earlier inputs left matters (the whole run replays with its seed).\n")
+	case !known:
+		fmt.Fprintf(&b, "- Not confirmed: the triggering input could not be sent alone to a fresh node (%s).\n", res.Alone.Unknown())
 	}
 	fmt.Fprintf(&b, "- Replay: `harp fuzz replay %s --haproxy '%s'`\n\n", replay, spec)
 	seq := res.Input
@@ -154,4 +191,11 @@ func fuzzReport(img *images.Image, spec string, res peerfuzz.Result, replay stri
 	b.WriteString(strings.TrimSpace(img.VV))
 	b.WriteString("\n```\n</details>\n")
 	return b.String()
+}
+
+func replayed(res peerfuzz.Result) string {
+	if v, ok := res.Replayed.Get(); ok {
+		return fmt.Sprint(v)
+	}
+	return "unknown (" + res.Replayed.Unknown() + ")"
 }

@@ -15,8 +15,23 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"time"
+)
+
+// Bounds of an input read from a file: the generator stays far inside
+// them (at most 11 steps of a few hundred bytes, pauses under 400 ms), and
+// a replay stays minutes long.
+const (
+	MaxSteps     = 1000
+	MaxStepBytes = 64 << 10
+	MaxBytes     = 1 << 20 // all steps'
+	MaxSplits    = 1000
+	MaxPause     = 30 * time.Second // one step's
+	MaxPauses    = 2 * time.Minute  // all steps'
+	maxFile      = 8 << 20
 )
 
 // Step is one write to the peer port after the handshake.
@@ -102,28 +117,72 @@ func (in Input) Save(path string) error {
 	return os.WriteFile(path, append(data, '\n'), 0o644)
 }
 
-// Load reads an input written by Save, and checks it.
+// Load reads an input written by Save, and checks it and its bounds.
 func Load(path string) (Input, error) {
 	var in Input
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return in, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	if err != nil {
+		return in, err
+	}
+	if len(data) > maxFile {
+		return in, fmt.Errorf("%s: larger than %d MiB: a harp fuzz input is at most that", path, maxFile>>20)
 	}
 	if err := json.Unmarshal(data, &in); err != nil {
 		return in, fmt.Errorf("%s: not a harp fuzz input: %v", path, err)
 	}
-	if len(in.Steps) == 0 {
-		return in, fmt.Errorf("%s: an input without steps", path)
+	if err := in.Check(); err != nil {
+		return in, fmt.Errorf("%s: %v", path, err)
 	}
+	return in, nil
+}
+
+// Check says what is wrong with an input: no steps, bad hex, an unknown
+// end, or a bound passed.
+func (in Input) Check() error {
+	if len(in.Steps) == 0 {
+		return fmt.Errorf("an input without steps")
+	}
+	if len(in.Steps) > MaxSteps {
+		return fmt.Errorf("%d steps: an input has at most %d", len(in.Steps), MaxSteps)
+	}
+	var pauses time.Duration
+	size := 0
 	for i, s := range in.Steps {
-		if _, err := hex.DecodeString(s.Hex); err != nil {
-			return in, fmt.Errorf("%s: step %d: hex: %v", path, i+1, err)
+		b, err := hex.DecodeString(s.Hex)
+		if err != nil {
+			return fmt.Errorf("step %d: hex: %v", i+1, err)
+		}
+		if len(b) > MaxStepBytes {
+			return fmt.Errorf("step %d: %d bytes: a step has at most %d", i+1, len(b), MaxStepBytes)
+		}
+		if size += len(b); size > MaxBytes {
+			return fmt.Errorf("the steps send more than %d bytes: at most %d bytes in all", MaxBytes, MaxBytes)
+		}
+		if len(s.Split) > MaxSplits {
+			return fmt.Errorf("step %d: %d split sizes: at most %d", i+1, len(s.Split), MaxSplits)
+		}
+		for _, k := range s.Split {
+			if k <= 0 {
+				return fmt.Errorf("step %d: split size %d: want sizes above 0", i+1, k)
+			}
+		}
+		p := time.Duration(s.PauseMS) * time.Millisecond
+		if s.PauseMS < 0 || p > MaxPause {
+			return fmt.Errorf("step %d: pause_ms %d: want 0 to at most %d", i+1, s.PauseMS, MaxPause.Milliseconds())
+		}
+		if pauses += p; pauses > MaxPauses {
+			return fmt.Errorf("the steps' pauses add up to more than %s: at most %s in all", MaxPauses, MaxPauses)
 		}
 	}
 	switch in.End {
 	case EndFIN, EndSilence, EndReset:
 	default:
-		return in, fmt.Errorf("%s: end %q: want fin, silence or reset", path, in.End)
+		return fmt.Errorf("end %q: want fin, silence or reset", in.End)
 	}
-	return in, nil
+	return nil
 }

@@ -6,19 +6,23 @@ package peerfuzz
 // halves then one by one (delta debugging); then what the remaining steps
 // add: segments, pauses, a silent or reset end (FIN is tried). The result
 // triggers the finding each time it was tried; the tries are counted.
-func Minimize(in Input, still func(Input) bool, budget int) (out Input, tries int) {
-	out = in
+// A try that could not say (ok false: harp failed, or was interrupted)
+// stops the minimizer: done is false.
+func Minimize(in Input, still func(Input) (yes, ok bool), budget int) (out Input, tries int, done bool) {
+	out, done = in, true
 	try := func(c Input) bool {
-		if tries >= budget {
+		if tries >= budget || !done {
 			return false
 		}
 		tries++
-		return still(c)
+		yes, ok := still(c)
+		done = ok
+		return yes && ok
 	}
 	// Whole steps: remove chunks of n steps, n from half down to one.
-	for n := len(out.Steps) / 2; n >= 1; {
+	for n := len(out.Steps) / 2; n >= 1 && done; {
 		removed := false
-		for i := 0; i+n <= len(out.Steps) && len(out.Steps) > 1; {
+		for i := 0; i+n <= len(out.Steps) && len(out.Steps) > 1 && done; {
 			c := out
 			c.Steps = append(append([]Step(nil), out.Steps[:i]...), out.Steps[i+n:]...)
 			if len(c.Steps) > 0 && try(c) {
@@ -58,7 +62,7 @@ func Minimize(in Input, still func(Input) bool, budget int) (out Input, tries in
 			out = c
 		}
 	}
-	return out, tries
+	return out, tries, done
 }
 
 func clone(in Input) Input {

@@ -86,7 +86,7 @@ func TestMinimize(t *testing.T) {
 	in.Steps[3] = Step{What: "definition", Hex: "0a82", Split: []int{1}}
 	in.Steps[9] = Step{What: "bad ack", Hex: "0a8401", PauseMS: 200}
 	// The finding needs the definition before the bad ack.
-	trigger := func(c Input) bool {
+	triggers := func(c Input) bool {
 		def := -1
 		for i, s := range c.Steps {
 			if s.What == "definition" {
@@ -98,20 +98,32 @@ func TestMinimize(t *testing.T) {
 		}
 		return false
 	}
-	out, tries := Minimize(in, trigger, 100)
+	trigger := func(c Input) (bool, bool) { return triggers(c), true }
+	out, tries, done := Minimize(in, trigger, 100)
 	if len(out.Steps) != 2 || out.Steps[0].What != "definition" || out.Steps[1].What != "bad ack" {
 		t.Fatalf("minimized to %d steps: %s", len(out.Steps), out)
 	}
-	if out.Steps[0].Split != nil || out.Steps[1].PauseMS != 0 || out.End != EndFIN || !trigger(out) {
+	if out.Steps[0].Split != nil || out.Steps[1].PauseMS != 0 || out.End != EndFIN || !triggers(out) || !done {
 		t.Errorf("details not dropped: %+v", out)
 	}
 	if tries > 100 || tries == 0 {
 		t.Errorf("%d tries", tries)
 	}
 	// A budget of 3 tries stops early with an input that still triggers.
-	out, tries = Minimize(in, trigger, 3)
-	if tries != 3 || !trigger(out) {
-		t.Errorf("budget: %d tries, still triggers: %v", tries, trigger(out))
+	out, tries, _ = Minimize(in, trigger, 3)
+	if tries != 3 || !triggers(out) {
+		t.Errorf("budget: %d tries, still triggers: %v", tries, triggers(out))
+	}
+	// A try that cannot say stops the minimizer with what triggered.
+	k := 0
+	out, tries, done = Minimize(in, func(c Input) (bool, bool) {
+		if k++; k == 3 {
+			return false, false
+		}
+		return triggers(c), true
+	}, 100)
+	if done || tries != 3 || !triggers(out) {
+		t.Errorf("an unknown try: done %v after %d tries, still triggers: %v", done, tries, triggers(out))
 	}
 }
 
