@@ -34,7 +34,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Noun:     "sockets",
 	Steps: []string{
 		"Setup: one node with three stats sockets (admin, operator, user); frontend `web` tracking x-key in backend `tbl`'s stick table, reading map /etc/harp/m.map (k v0) and ACL file /etc/harp/a.acl (192.0.2.9); backend `be` with server `srv` (health and agent checks every hour); an entry harp-key gpc0=5 in `tbl`; 5 requests served; one client connection held open (its session is {sess}).",
-		"Levels: fixtures/cli-levels/<version>.tsv of the build's major.minor, from its doc/management.txt (a command's own sentence) and configuration.txt's `level` option (\"user ... no change is allowed\"); the code's own check recorded beside.",
+		"Levels: fixtures/cli-levels/<version>.tsv of the build's major.minor, from its doc/management.txt (a command's own sentence) and configuration.txt's `level` option (\"user ... no change is allowed\"); the code's own check recorded beside. A version without a table is still checked on the user socket, with every table's state-changing commands: configuration.txt's `level user` rule is the same in every version (the operator and read trials then do not run, and the reason says so).",
 		"Trials: the user socket, then the operator socket: each state-changing command whose documented level is above the socket's is sent there; before and after, the state it would change is read on the admin socket (the table's entries, the map's or ACL's contents, `show stat` of the frontend or server, `show info` limits, the held session in `show sess`).",
 		"Expectation: every such command is refused (not answered as a success) and its state is unchanged; a change is reported as a security violation. Third trial: each read command with a documented level is sent at that level and must not be refused.",
 	},
@@ -76,6 +76,42 @@ func Table(version string) (string, []Row, error) {
 		return name, rows, err
 	}
 	return "", nil, fmt.Errorf("no CLI level table for HAProxy %s (tables: %s)", mm[1], strings.Join(have, ", "))
+}
+
+// UserRule is the rows a `level user` socket is checked with on a version
+// without a level table: every state-changing command of every table.
+// configuration.txt's `level user` ("no change can be done") is the same
+// in every version, so none of them may change anything there; a command
+// the version lacks is refused as unknown, which the rule allows.
+func UserRule() ([]Row, error) {
+	files, err := fixtures.CLILevels.ReadDir("cli-levels")
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []Row
+	for _, f := range files {
+		if !strings.HasSuffix(f.Name(), ".tsv") {
+			continue
+		}
+		raw, err := fixtures.CLILevels.ReadFile("cli-levels/" + f.Name())
+		if err != nil {
+			return nil, err
+		}
+		rows, err := parse(string(raw))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Name(), err)
+		}
+		for _, r := range rows {
+			if r.Kind == "change" && rank[r.DocLevel] > rank["user"] && !seen[r.Command] {
+				seen[r.Command] = true
+				r.CodeLevel = "" // another version's code
+				out = append(out, r)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Command < out[j].Command })
+	return out, nil
 }
 
 func parse(raw string) ([]Row, error) {
@@ -151,8 +187,15 @@ type Evidence struct {
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	file, rows, err := Table(env.Image.Version)
+	noTable := ""
 	if err != nil {
-		return verdict.Outcome{Unmet: err.Error()}
+		// The user rule holds in every version: it is checked anyway,
+		// the operator and read rows wait for a table.
+		noTable = err.Error()
+		if rows, err = UserRule(); err != nil {
+			return verdict.Outcome{Err: err}
+		}
+		file = "every table's state-changing commands (configuration.txt's `level user`: no change can be done)"
 	}
 	cfg, err := Config()
 	if err != nil {
@@ -187,69 +230,79 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	names := map[string]string{"{fe}": "web", "{be}": "be", "{srv}": "srv", "{table}": "tbl", "{key}": key, "{newkey}": "harp-new",
 		"{map}": mapFile, "{acl}": aclFile, "{sess}": sess}
 	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
-		socket := Sockets[(t.N-1)%len(Sockets)]
-		ev := &Evidence{Table: file, Facts: Facts{Socket: socket}}
-		t.Evidence = ev
-		defer func() { t.Violation, t.Unmet = Judge(ev.Facts) }()
-		if err := n.SetEntry(ctx, node.StatsSocket, "tbl", key, "data.gpc0 5"); err != nil {
-			ev.Facts.Setup = err.Error()
+		err := trial(ctx, t, n, rows, file, names)
+		if err == nil && noTable != "" {
+			// The user trial said what can be said without a table.
+			t.Remark = noTable + ": only the `level user` rule was checked, not the operator socket nor the documented reads"
+			return scenario.Stop
+		}
+		return err
+	})
+}
+
+func trial(ctx context.Context, t *scenario.Trial, n *node.Node, rows []Row, file string, names map[string]string) error {
+	socket := Sockets[(t.N-1)%len(Sockets)]
+	ev := &Evidence{Table: file, Facts: Facts{Socket: socket}}
+	t.Evidence = ev
+	defer func() { t.Violation, t.Unmet = Judge(ev.Facts) }()
+	if err := n.SetEntry(ctx, node.StatsSocket, "tbl", key, "data.gpc0 5"); err != nil {
+		ev.Facts.Setup = err.Error()
+		return nil
+	}
+	for _, r := range rows {
+		cmd := substitute(r.Command, names)
+		if socket == "reads" {
+			if r.Kind != "read" || r.Doc == "source" {
+				continue // a read without a documented level is not judged
+			}
+			out, err := n.AskSocket(ctx, ports[r.DocLevel], cmd)
+			c := Call{Command: cmd, Level: r.DocLevel, Answer: first(out), Refused: readRefused(out)}
+			switch {
+			case err != nil:
+				c.Err = err.Error() // harp's side, or a worker already gone
+			case strings.TrimSpace(out) == "":
+				c.Failed = "no answer"
+			}
+			ev.Facts.Reads = append(ev.Facts.Reads, c)
+			continue
+		}
+		if r.Kind != "change" || rank[r.DocLevel] <= rank[socket] {
+			continue
+		}
+		read := probe(cmd)
+		if read == nil {
+			ev.Facts.Unprobed = append(ev.Facts.Unprobed, cmd)
+			continue
+		}
+		before, err := read(ctx, n, names)
+		if err != nil {
+			return fmt.Errorf("reading the state %q would change: %w", cmd, err)
+		}
+		if strings.HasPrefix(cmd, "shutdown session ") && before != "held session listed: true" {
+			ev.Facts.Setup = "the held session was gone before `shutdown session`: it could not be checked"
 			return nil
 		}
-		for _, r := range rows {
-			cmd := substitute(r.Command, names)
-			if socket == "reads" {
-				if r.Kind != "read" || r.Doc == "source" {
-					continue // a read without a documented level is not judged
-				}
-				out, err := n.AskSocket(ctx, ports[r.DocLevel], cmd)
-				c := Call{Command: cmd, Level: r.DocLevel, Answer: first(out), Refused: readRefused(out)}
-				switch {
-				case err != nil:
-					c.Err = err.Error() // harp's side, or a worker already gone
-				case strings.TrimSpace(out) == "":
-					c.Failed = "no answer"
-				}
-				ev.Facts.Reads = append(ev.Facts.Reads, c)
-				continue
-			}
-			if r.Kind != "change" || rank[r.DocLevel] <= rank[socket] {
-				continue
-			}
-			read := probe(cmd)
-			if read == nil {
-				ev.Facts.Unprobed = append(ev.Facts.Unprobed, cmd)
-				continue
-			}
-			before, err := read(ctx, n, names)
-			if err != nil {
-				return fmt.Errorf("reading the state %q would change: %w", cmd, err)
-			}
-			if strings.HasPrefix(cmd, "shutdown session ") && before != "held session listed: true" {
-				ev.Facts.Setup = "the held session was gone before `shutdown session`: it could not be checked"
-				return nil
-			}
-			out, ok, err := ask(ctx, n, socket, cmd)
-			if err != nil {
-				return fmt.Errorf("sending %q on the %s socket: %w", cmd, socket, err)
-			}
-			if !ok {
-				ev.Facts.Setup = fmt.Sprintf("%q on the %s socket: the answer did not end with the socket's own `show cli level`: what HAProxy said is unknown", cmd, socket)
-				return nil
-			}
-			after, err := read(ctx, n, names)
-			if err != nil {
-				return fmt.Errorf("reading the state %q would change: %w", cmd, err)
-			}
-			c := Call{Command: cmd, Level: r.DocLevel, CodeLevel: r.CodeLevel, Answer: first(out), Refused: refusedAnswer(out)}
-			if before != after {
-				c.Changed = fmt.Sprintf("%s -> %s", before, after)
-			}
-			ev.Facts.Changes = append(ev.Facts.Changes, c)
+		out, ok, err := ask(ctx, n, socket, cmd)
+		if err != nil {
+			return fmt.Errorf("sending %q on the %s socket: %w", cmd, socket, err)
 		}
-		t.Notef("%s socket: %d commands sent (table %s), %d refused, %d changed state; %d without a state to read: %s",
-			socket, len(ev.Facts.Changes)+len(ev.Facts.Reads), file, ev.Facts.refused(), ev.Facts.changed(), len(ev.Facts.Unprobed), strings.Join(ev.Facts.Unprobed, "; "))
-		return nil
-	})
+		if !ok {
+			ev.Facts.Setup = fmt.Sprintf("%q on the %s socket: the answer did not end with the socket's own `show cli level`: what HAProxy said is unknown", cmd, socket)
+			return nil
+		}
+		after, err := read(ctx, n, names)
+		if err != nil {
+			return fmt.Errorf("reading the state %q would change: %w", cmd, err)
+		}
+		c := Call{Command: cmd, Level: r.DocLevel, CodeLevel: r.CodeLevel, Answer: first(out), Refused: refusedAnswer(out)}
+		if before != after {
+			c.Changed = fmt.Sprintf("%s -> %s", before, after)
+		}
+		ev.Facts.Changes = append(ev.Facts.Changes, c)
+	}
+	t.Notef("%s socket: %d commands sent (table %s), %d refused, %d changed state; %d without a state to read: %s",
+		socket, len(ev.Facts.Changes)+len(ev.Facts.Reads), file, ev.Facts.refused(), ev.Facts.changed(), len(ev.Facts.Unprobed), strings.Join(ev.Facts.Unprobed, "; "))
+	return nil
 }
 
 // ask sends a command followed by `show cli level` on a socket: an answer

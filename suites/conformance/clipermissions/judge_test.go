@@ -58,3 +58,31 @@ func TestTables(t *testing.T) {
 		t.Errorf("a version without a table: %v", err)
 	}
 }
+
+// The `level user` rule needs no table: every state-changing command of
+// every table, each once.
+func TestUserRule(t *testing.T) {
+	rows, err := UserRule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if r.Kind != "change" || r.DocLevel == "user" || seen[r.Command] {
+			t.Errorf("row %+v", r)
+		}
+		seen[r.Command] = true
+	}
+	_, v30, err := Table("3.0.11-1+deb13u5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range v30 {
+		if r.Kind == "change" && !seen[r.Command] {
+			t.Errorf("3.0's %q is not in the user rule", r.Command)
+		}
+	}
+	if _, _, err := Table("2.7.0"); err == nil {
+		t.Fatal("2.7 has no table: the user rule is what checks it")
+	}
+}
