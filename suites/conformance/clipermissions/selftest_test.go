@@ -23,6 +23,7 @@ func TestSelf(t *testing.T) { selftest.Run(t, "conf-cli-permissions on real buil
 var (
 	operMaxconn = "src:deb:3.0.11,patch=" + selftest.Mutant("6-cli-level-maxconn-frontend-oper.diff")
 	crash       = "src:deb:3.0.11,patch=" + selftest.Mutant("8-crash-show-errors-null-snapshot.diff")
+	userSet     = "src:deb:3.0.11,patch=" + selftest.Mutant("6b-cli-level-set-table-user.diff")
 )
 
 const mapChange = `SECURITY: "add map /etc/harp/m.map k v" (documented operator) accepted on the user socket and changed [k v0] -> [k v0, k v]`
@@ -41,6 +42,8 @@ var _ = selftest.Describe(clipermissions.Suite, func() {
 		case "deb:trixie":
 			Expect(r.Reason).To(ContainSubstring(mapChange))
 			Expect(r.Reason).To(ContainSubstring(`SECURITY: "set table tbl key harp-new data.gpc0 1" (documented operator) refused on the user socket ("Permission denied") but changed`))
+		case userSet:
+			Expect(r.Reason).To(ContainSubstring(`SECURITY: "set table tbl key harp-new data.gpc0 1" (documented operator) accepted on the user socket and changed`))
 		case operMaxconn:
 			Expect(r.Reason).To(ContainSubstring(`operator socket: SECURITY: "set maxconn frontend web 10" (documented admin) accepted on the operator socket and changed status=OPEN slim=100 -> status=OPEN slim=10`))
 		case crash:
@@ -61,5 +64,6 @@ var _ = selftest.Describe(clipermissions.Suite, func() {
 		selftest.Build{Spec: "deb:experimental", Want: verdict.Pass, Why: "3.4.7 keeps every level"},
 		selftest.Build{Spec: operMaxconn, Want: verdict.Reproduced, Why: "the mutant lets an operator set a frontend's maxconn"},
 		selftest.Build{Spec: crash, Want: verdict.Reproduced, Why: "the mutant crashes on show errors"},
+		selftest.Build{Spec: userSet, Want: verdict.Reproduced, Why: "mutant 6b lets a user socket set a table entry"},
 	)
 }, Label("slow"))
