@@ -5,28 +5,46 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/harp-project/harp/harness/obs"
 )
 
 // The model the checker holds HAProxy to (doc/peers-v2.0.txt and what the
 // builds do): a node pushes its own updates to every peer over one session
 // each, in the order it made them, and a receiver applies what it gets in
-// that order, last write winning; an entry learned is pushed on like a
-// local one. There is no conflict resolution between writers, so every key
-// has one writer (its owner). Hence, once faults are healed and the
-// cluster is quiet:
+// that order, last write winning. There is no conflict resolution between
+// writers, so every key has one writer (its owner). Hence, once faults are
+// healed and the cluster is quiet:
 //   - every node holds every key the same (convergence);
-//   - that value is what the owner's writes, in the owner's order, leave
-//     (a write whose result harp did not see may or may not count);
+//   - that value is one the owner's writes, in the owner's order, leave.
+//     A write harp saw succeed took effect between its start and its end.
+//     A write whose result harp did not see (a timeout, an error: its node
+//     was paused, its connection cut) may never take effect or take effect
+//     at any time after its start, also after the owner's later writes (a
+//     paused node runs its queued commands when it resumes), up to the
+//     owner's next restart;
+//   - a restart (the restart fault) clears the owner: what it had not yet
+//     pushed is gone, and each peer holds the state some prefix of the
+//     owner's writes left (the key may be absent), not the same prefix on
+//     every peer, and the restarted node learns one of them while it
+//     resyncs (which may also overwrite what it writes before its resync
+//     finished). The protocol promises nothing more, so after an owner's
+//     restart a key must again converge only once the owner wrote it
+//     successfully after that restart's resync finished (the owner pushes
+//     the whole entry to every peer); until then each node must only hold
+//     a value some prefix of the writes leaves;
 //   - no entry's time left exceeds its table's expire, and no entry
 //     outlives it (last write + expire has passed: gone everywhere);
 //   - a reload taken with the node's resync finished loses no key the
 //     node held (its new worker learns them all).
+// A history proves nothing where harp could not see (an unknown read of a
+// reload, of a final table, of the links or sessions after healing) or
+// could not heal every fault: then it is INCONCLUSIVE, whatever broke.
 
 // Slack for timers: show table rounds, and harp's clock is not HAProxy's.
 const (
 	expSlack      = time.Second
 	outlivedAfter = 2 * time.Second
-	maxPossible   = 256 // beyond this many possible values, a key's value is not checked
 )
 
 // Violation is one key that broke the model.
@@ -85,28 +103,28 @@ func Check(h History) Result {
 			return Result{Verdict: "INCONCLUSIVE", Reason: fmt.Sprintf("only %d of %d %s writes succeeded: the workload mostly failed", ok, tried, map[string]string{SetCLI: "CLI", IncHTTP: "traffic"}[kind])}
 		}
 	}
+	unknown := unknowns(h)
 	var vs []Violation
+	judged := map[string]bool{} // table/key
 	add := func(table, key, what string) {
 		vs = append(vs, Violation{Key: table + "/" + key, What: what, Ops: touched[table+"/"+key]})
 	}
 	// Convergence and values, in the main table.
-	keys := map[string]bool{}
-	for k := range h.Owners {
-		keys[k] = true
-	}
 	for _, n := range h.Nodes {
 		for k := range h.Final[n][h.Main] {
 			if _, owned := h.Owners[k]; !owned {
+				judged[h.Main+"/"+k] = true
 				add(h.Main, k, fmt.Sprintf("on %s, but no write produced it", n))
 			}
 		}
 	}
-	for _, k := range sortedKeys(keys) {
-		possible, wrote := possibleValues(h, k)
-		if !wrote {
+	for _, k := range sortedKeys(h.Owners) {
+		m := replay(h, k)
+		if !m.wrote {
 			continue // never surely written: absence says nothing
 		}
 		r.Keys++
+		judged[h.Main+"/"+k] = true
 		held := map[string]string{}
 		var vals []string
 		for _, n := range h.Nodes {
@@ -122,29 +140,51 @@ func Check(h History) Result {
 		for _, v := range held {
 			distinct[v] = true
 		}
+		possible := func(v string) bool {
+			if v == "missing" {
+				return m.final.absent
+			}
+			var x int64
+			fmt.Sscan(v, &x)
+			return m.final.has(x)
+		}
 		switch {
+		case !m.converges:
+			// After the owner's restart, each node keeps what it was
+			// pushed: only the values are held to the writes.
+			var wrong []string
+			for _, n := range h.Nodes {
+				if !possible(held[n]) {
+					wrong = append(wrong, n+"="+held[n])
+				}
+			}
+			if len(wrong) > 0 {
+				add(h.Main, k, fmt.Sprintf("%s: no prefix of the owner's writes leaves that (possible after %s: %s)", strings.Join(wrong, " "), m.restart, m.final))
+			}
 		case len(distinct) > 1:
 			add(h.Main, k, "diverged after healing and the quiet period: "+strings.Join(vals, " "))
-		case held[h.Nodes[0]] == "missing":
+		case held[h.Nodes[0]] == "missing" && !m.final.absent:
 			add(h.Main, k, "written (and acknowledged) by its owner, missing on every node")
-		case possible != nil:
-			var v int64
-			fmt.Sscan(held[h.Nodes[0]], &v)
-			if !possible[v] {
-				add(h.Main, k, fmt.Sprintf("every node holds gpc0=%d, which the owner's writes in order cannot leave (possible: %s)", v, list(possible)))
-			}
+		case !possible(held[h.Nodes[0]]):
+			add(h.Main, k, fmt.Sprintf("every node holds gpc0=%s, which the owner's writes in order cannot leave (possible: %s)", held[h.Nodes[0]], m.final))
 		}
 	}
-	// Reloads.
+	// Reloads: only those whose reads both gave the node's keys.
 	for _, op := range h.Ops {
 		if op.Kind != Reload || !op.OK || op.Unmet != "" {
 			continue
 		}
+		before, ok1 := op.Before.Get()
+		afterKeys, ok2 := op.After.Get()
+		if !ok1 || !ok2 {
+			continue
+		}
 		after := map[string]bool{}
-		for _, k := range op.After {
+		for _, k := range afterKeys {
 			after[k] = true
 		}
-		for _, k := range op.Before {
+		for _, k := range before {
+			judged[h.Main+"/"+k] = true
 			if !after[k] {
 				add(h.Main, k, fmt.Sprintf("held by %s before its reload (op %d, resync finished) and not by its new worker", op.Node, op.ID))
 			}
@@ -153,8 +193,10 @@ func Check(h History) Result {
 	// Expiry.
 	last := map[string]time.Time{}
 	for _, op := range h.Ops {
-		if op.Key != "" && (op.Kind == SetCLI || op.Kind == IncHTTP) && op.End.After(last[op.Table+"/"+op.Key]) {
-			last[op.Table+"/"+op.Key] = op.End
+		if op.Key != "" && (op.Kind == SetCLI || op.Kind == IncHTTP) {
+			if t := latest(h, op); t.After(last[op.Table+"/"+op.Key]) {
+				last[op.Table+"/"+op.Key] = t
+			}
 		}
 	}
 	for _, n := range h.Nodes {
@@ -164,6 +206,7 @@ func Check(h History) Result {
 				continue
 			}
 			for _, k := range sortedKeys(h.Final[n][t]) {
+				judged[t+"/"+k] = true
 				e := h.Final[n][t][k]
 				if left := time.Duration(e.ExpMS) * time.Millisecond; left > expire+expSlack {
 					add(t, k, fmt.Sprintf("on %s: %s left, beyond the table's expire of %s", n, left, expire))
@@ -174,69 +217,305 @@ func Check(h History) Result {
 			}
 		}
 	}
-	if len(vs) == 0 {
-		r.Verdict, r.Reason = "PASS", fmt.Sprintf("%d keys on %d nodes converged to what their owners wrote (%d writes); expiry and reloads kept the model", r.Keys, len(h.Nodes), r.Writes)
-		return r
-	}
 	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Key < vs[j].Key })
 	r.Violations = vs
 	byKey := map[string]bool{}
 	for _, v := range vs {
 		byKey[v.Key] = true
+		judged[v.Key] = true
 	}
-	r.Verdict = "REPRODUCED"
-	r.Reason = fmt.Sprintf("%d of %d keys broke the model; first: %s: %s", len(byKey), r.Keys, vs[0].Key, vs[0].What)
+	broke := ""
+	if len(vs) > 0 {
+		broke = fmt.Sprintf("%d of %d keys broke the model; first: %s: %s", len(byKey), len(judged), vs[0].Key, vs[0].What)
+	}
+	switch {
+	case len(unknown) > 0:
+		r.Verdict, r.Reason = "INCONCLUSIVE", unknown[0]
+		if len(unknown) > 1 {
+			r.Reason += fmt.Sprintf(" (and %d more)", len(unknown)-1)
+		}
+		if broke != "" {
+			r.Reason += "; what it shows proves nothing: " + broke
+		}
+	case len(vs) == 0:
+		r.Verdict, r.Reason = "PASS", fmt.Sprintf("%d keys on %d nodes converged to what their owners wrote (%d writes); expiry and reloads kept the model", r.Keys, len(h.Nodes), r.Writes)
+	default:
+		r.Verdict, r.Reason = "REPRODUCED", broke
+	}
+	if d, ok := h.meshDown(); ok && r.Verdict != "INCONCLUSIVE" {
+		// harp healed every link and the link proxy showed them clear:
+		// sessions still down are HAProxy's doing.
+		r.Reason += fmt.Sprintf("; sessions %s were still not established %s after every fault was healed (the link proxy showed every link clear)", IDs(d, 5), h.Mesh.Waited)
+	}
 	return r
 }
 
-// possibleValues replays the owner's writes of key k in their order:
-// the values the key may hold at the end (nil: too uncertain to check),
-// and whether any write surely happened.
-func possibleValues(h History, k string) (map[int64]bool, bool) {
-	var ops []Op
+// unknowns are the reasons a history proves nothing: a fault harp could
+// not heal, or an observation it could not make (obs.Unknowns, the one
+// shared rule, applied to the whole history).
+func unknowns(h History) []string {
+	var out []string
+	var final *Op
+	for i, op := range h.Ops {
+		if op.Kind == Heal && op.Detail == HealEverything {
+			final = &h.Ops[i]
+		}
+	}
+	switch {
+	case final != nil && !final.OK:
+		out = append(out, fmt.Sprintf("harp could not heal every fault after the run (op %d): %s", final.ID, final.Err))
+	case h.Mesh == nil:
+		// A history from before heals were verified: its final heal
+		// recorded success whatever happened, so a fault's failed heal
+		// may never have been redone (a worker left paused).
+		for _, op := range h.Ops {
+			if op.Kind == Heal && !op.OK {
+				out = append(out, fmt.Sprintf("harp could not heal a fault (op %d, %s): %s, and this history does not show it healed after", op.ID, op.Detail, op.Err))
+				break
+			}
+		}
+	}
+	if h.Mesh != nil {
+		if f, ok := h.Mesh.Faulted.Get(); ok && len(f) > 0 {
+			out = append(out, fmt.Sprintf("after harp healed every fault the link proxy still showed %s: harp's heal did not take", IDs(f, 5)))
+		}
+		if why := h.Mesh.Faulted.Unknown(); h.Mesh.Faulted.State != "" && why != "" {
+			out = append(out, "harp could not read the links' state after healing: "+why)
+		}
+		if why := h.Mesh.Down.Unknown(); why != "" {
+			out = append(out, "harp could not read the peer sessions after healing: "+why)
+		}
+	}
 	for _, op := range h.Ops {
-		if op.Key == k && op.Table == h.Main && (op.Kind == SetCLI || op.Kind == IncHTTP) {
-			ops = append(ops, op)
-		}
-	}
-	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Start.Before(ops[j].Start) })
-	possible := map[int64]bool{0: true} // an entry an inc creates starts at 0
-	wrote := false
-	for _, op := range ops {
-		next := map[int64]bool{}
-		for v := range possible {
-			if !op.OK {
-				next[v] = true // it may not have happened
-			}
-			switch op.Kind {
-			case SetCLI:
-				next[op.Value] = true
-			case IncHTTP:
-				next[v+1] = true
+		for _, r := range []struct {
+			when string
+			o    obs.Optional[[]string]
+		}{{"before", op.Before}, {"after", op.After}} {
+			if r.o.State != "" && r.o.Unknown() != "" {
+				out = append(out, fmt.Sprintf("%s's keys %s its reload (op %d) could not be read: %s", op.Node, r.when, op.ID, r.o.Unknown()))
 			}
 		}
-		wrote = wrote || op.OK
-		possible = next
-		if len(possible) > maxPossible {
-			return nil, wrote
+	}
+	if len(out) == 0 {
+		// The shared rule covers what the checker does not name.
+		if u := obs.Unknowns(h); len(u) > 0 {
+			out = append(out, obs.Reason(u))
 		}
 	}
-	return possible, wrote
+	return out
 }
 
-func list(m map[int64]bool) string {
-	var vs []int64
-	for v := range m {
-		vs = append(vs, v)
+// meshDown is the sessions HAProxy left down though every link was clear.
+func (h History) meshDown() ([]string, bool) {
+	if h.Mesh == nil {
+		return nil, false
 	}
-	sort.Slice(vs, func(i, j int) bool { return vs[i] < vs[j] })
+	d, ok := h.Mesh.Down.Get()
+	if f, clear := h.Mesh.Faulted.Get(); !ok || len(d) == 0 || (h.Mesh.Faulted.State != "" && (!clear || len(f) > 0)) {
+		return nil, false
+	}
+	return d, true
+}
+
+// latest is the last time a write may have taken effect: its end when
+// harp saw it succeed; a failed one may run late, when its node resumed
+// (the first heal on its node, or the final heal, after it ended).
+func latest(h History, op Op) time.Time {
+	t := op.End
+	if op.OK {
+		return t
+	}
+	for _, o := range h.Ops {
+		if o.Kind == Heal && (o.Node == op.Node || o.Detail == HealEverything) && !o.End.Before(op.End) {
+			return o.End
+		}
+	}
+	return t
+}
+
+// model is what the owner's writes of a key allow at the end.
+type model struct {
+	final     values
+	wrote     bool   // a write surely happened
+	converges bool   // every node must hold the same value
+	restart   string // the owner's last restart, when it keeps a key from having to converge
+}
+
+// replay runs the owner's writes of key k (in the main table) and its
+// restarts in order, as the model in this file's comment says.
+func replay(h History, k string) model {
+	owner := h.Owners[k]
+	type event struct {
+		at      time.Time
+		op      *Op
+		restart *Op
+	}
+	var evs []event
+	for i, op := range h.Ops {
+		switch {
+		case op.Key == k && op.Table == h.Main && (op.Kind == SetCLI || op.Kind == IncHTTP):
+			evs = append(evs, event{at: op.Start, op: &h.Ops[i]})
+		case op.Kind == Fault && op.Node == owner && faultKind(op) == "restart":
+			evs = append(evs, event{at: op.Start, restart: &h.Ops[i]})
+		}
+	}
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at.Before(evs[j].at) })
+	m := model{}
+	P := values{absent: true} // the key's value now (absent before any write)
+	var D values              // values of failed sets that may still land
+	F := 0                    // failed incs that may still land
+	hist := values{}          // every state since the last restart: what a peer may hold
+	var J values              // after a restart until its resync finished: what the teach may bring back
+	var W time.Time           // that resync's end (zero: no restart; far future: never finished)
+	jOpen := false
+	slot := func(t time.Time) {
+		if jOpen {
+			P = P.union(J)
+			if !t.Before(W) {
+				jOpen = false
+			}
+		}
+		P = P.union(D)
+		hist = hist.union(P.plus(F))
+		if jOpen {
+			J = J.union(P.plus(F))
+		}
+	}
+	for _, e := range evs {
+		slot(e.at)
+		if r := e.restart; r != nil {
+			// What was not pushed is gone, pending writes died with the
+			// process; the node holds what some peer was pushed.
+			J, P, D, F = hist, hist, values{}, 0
+			W, jOpen = r.End, true
+			if !r.OK || !strings.Contains(r.Detail, "resync finished") {
+				W = time.Unix(1<<40, 0)
+			}
+			m.converges = false
+			m.restart = fmt.Sprintf("%s's restart (op %d)", owner, r.ID)
+			continue
+		}
+		op := e.op
+		switch {
+		case op.OK && op.Kind == SetCLI:
+			P = one(op.Value)
+		case op.OK:
+			P = P.inc()
+		case op.Kind == SetCLI:
+			D = D.union(one(op.Value))
+		default:
+			F++
+		}
+		if op.OK {
+			m.wrote = true
+			if !jOpen {
+				m.converges, m.restart = true, ""
+			}
+		}
+	}
+	slot(time.Unix(1<<40, 0))
+	m.final = P.plus(F)
+	return m
+}
+
+// faultKind is a fault op's kind, from its Detail (event.String).
+func faultKind(op Op) string {
+	if f := strings.Fields(op.Detail); len(f) > 1 {
+		return f[1]
+	}
+	return ""
+}
+
+// values is a set of gpc0 values a key may hold: disjoint sorted spans,
+// and whether the key may be absent.
+type values struct {
+	absent bool
+	spans  []span
+}
+
+type span struct{ lo, hi int64 }
+
+func one(v int64) values { return values{spans: []span{{v, v}}} }
+
+func (v values) has(x int64) bool {
+	for _, s := range v.spans {
+		if s.lo <= x && x <= s.hi {
+			return true
+		}
+	}
+	return false
+}
+
+func (v values) union(o values) values {
+	all := append(append([]span(nil), v.spans...), o.spans...)
+	sort.Slice(all, func(i, j int) bool { return all[i].lo < all[j].lo })
+	out := values{absent: v.absent || o.absent}
+	for _, s := range all {
+		if n := len(out.spans); n > 0 && s.lo <= out.spans[n-1].hi+1 {
+			out.spans[n-1].hi = max(out.spans[n-1].hi, s.hi)
+			continue
+		}
+		out.spans = append(out.spans, s)
+	}
+	return out
+}
+
+// inc is one increment: an absent key is created at 0, then counted.
+func (v values) inc() values {
+	out := values{}
+	for _, s := range v.spans {
+		out.spans = append(out.spans, span{s.lo + 1, s.hi + 1})
+	}
+	if v.absent {
+		out = out.union(one(1))
+	}
+	return out
+}
+
+// plus is up to n more increments.
+func (v values) plus(n int) values {
+	if n == 0 {
+		return v
+	}
+	out := values{absent: v.absent}
+	for _, s := range v.spans {
+		out.spans = append(out.spans, span{s.lo, s.hi + int64(n)})
+	}
+	if v.absent {
+		out.spans = append(out.spans, span{1, int64(n)})
+	}
+	return out.union(values{})
+}
+
+func (v values) String() string {
 	var s []string
-	for i, v := range vs {
+	if v.absent {
+		s = append(s, "absent")
+	}
+	for i, sp := range v.spans {
 		if i == 8 {
 			s = append(s, "...")
 			break
 		}
-		s = append(s, fmt.Sprint(v))
+		if sp.lo == sp.hi {
+			s = append(s, fmt.Sprint(sp.lo))
+		} else {
+			s = append(s, fmt.Sprintf("%d..%d", sp.lo, sp.hi))
+		}
+	}
+	return strings.Join(s, ", ")
+}
+
+// IDs lists up to n items and how many more: a report line stays short
+// whatever touched a key.
+func IDs[T any](items []T, n int) string {
+	var s []string
+	for i, it := range items {
+		if i == n {
+			s = append(s, fmt.Sprintf("and %d more", len(items)-n))
+			break
+		}
+		s = append(s, fmt.Sprint(it))
 	}
 	return strings.Join(s, ", ")
 }

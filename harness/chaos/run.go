@@ -13,20 +13,28 @@ import (
 
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 )
 
 // FaultKinds are the faults a run picks from.
 var FaultKinds = []string{"latency", "slicer", "reset", "stall", "partition", "pause-node", "pause-worker", "restart"}
 
-// ParseFaults reads a list of fault kinds ("all" or "" is every kind,
-// given back as nil).
+// ParseFaults reads a list of fault kinds ("all" is every kind, given
+// back as nil). An empty list is an error: a flag given empty must not
+// silently mean every fault.
 func ParseFaults(v string) ([]string, error) {
-	if v == "" || v == "all" {
+	if strings.TrimSpace(v) == "all" {
 		return nil, nil
+	}
+	if strings.TrimSpace(v) == "" {
+		return nil, fmt.Errorf("no fault kind given (leave it out or say all for every kind, or name some of %s)", strings.Join(FaultKinds, ","))
 	}
 	var out []string
 	for _, k := range strings.Split(v, ",") {
 		k = strings.TrimSpace(k)
+		if k == "" {
+			return nil, fmt.Errorf("an empty fault kind in %q", v)
+		}
 		if !slices.Contains(FaultKinds, k) {
 			return nil, fmt.Errorf("unknown fault %q (want all, or some of %s)", k, strings.Join(FaultKinds, ","))
 		}
@@ -78,7 +86,7 @@ func Run(ctx context.Context, c *cluster.Cluster, o Options) (History, error) {
 			h.Owners[fmt.Sprintf("%s-k%d", m.Name, i)] = m.Name
 		}
 	}
-	rec := &recorder{h: &h}
+	rec := &recorder{h: &h, paused: map[string]map[int]bool{}}
 	holds := map[string]*sync.RWMutex{} // a node's writer waits while its node resyncs
 	for _, m := range c.Members {
 		holds[m.Name] = &sync.RWMutex{}
@@ -111,8 +119,12 @@ func Run(ctx context.Context, c *cluster.Cluster, o Options) (History, error) {
 	if ctx.Err() != nil {
 		return h, ctx.Err()
 	}
-	// Heal everything, then quiet: the cluster converges or the time is up.
-	healAll(ctx, c, rec)
+	// Heal everything, see that it took and that the sessions came back,
+	// then quiet: the cluster converges or the time is up.
+	h.Mesh = healAll(ctx, c, rec, o.Logf)
+	if ctx.Err() != nil {
+		return h, ctx.Err()
+	}
 	o.Logf("chaos: healed; quiet for up to %s", o.Quiet)
 	agreed := func() (bool, error) { return agree(ctx, c, section+"tbl"), nil }
 	if node.Poll(ctx, o.Quiet, 500*time.Millisecond, agreed) != nil {
@@ -153,9 +165,36 @@ func Run(ctx context.Context, c *cluster.Cluster, o Options) (History, error) {
 }
 
 type recorder struct {
-	mu    sync.Mutex
-	h     *History
-	short time.Time
+	mu     sync.Mutex
+	h      *History
+	short  time.Time
+	paused map[string]map[int]bool // node -> workers stopped and not yet continued
+}
+
+// pause notes a worker stopped (on) or continued (off), for healAll.
+func (r *recorder) pause(node string, pid int, on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.paused[node] == nil {
+		r.paused[node] = map[int]bool{}
+	}
+	if on {
+		r.paused[node][pid] = true
+	} else {
+		delete(r.paused[node], pid)
+	}
+}
+
+// pausedWorkers lists the workers of a node still stopped.
+func (r *recorder) pausedWorkers(node string) []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []int
+	for pid := range r.paused[node] {
+		out = append(out, pid)
+	}
+	sort.Ints(out)
+	return out
 }
 
 func (r *recorder) add(op Op) int {
@@ -287,7 +326,13 @@ func (e event) apply(ctx context.Context, c *cluster.Cluster, section string, re
 		}
 		return nil
 	}
-	clear := func() error { return each(func(l *cluster.Link) error { return l.Clear() }) }
+	clear := func() error {
+		return each(func(l *cluster.Link) error {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healCall)
+			defer cancel()
+			return l.Restore(cctx) // toxiproxy's client has no deadline
+		})
+	}
 	switch e.kind {
 	case "reload":
 		reload(ctx, a, section, rec, holds[a.Name], logf)
@@ -317,10 +362,24 @@ func (e event) apply(ctx context.Context, c *cluster.Cluster, section string, re
 	case "pause-worker":
 		var pid int
 		pid, err = a.PauseWorker(ctx)
-		heal = func() error { return a.ResumeWorker(context.WithoutCancel(ctx), pid) }
+		if pid != 0 {
+			// Noted even when the signal's result is unknown: the final
+			// heal continues it.
+			rec.pause(a.Name, pid, true)
+		}
+		heal = func() error {
+			err := a.ResumeWorker(context.WithoutCancel(ctx), pid)
+			if err == nil {
+				rec.pause(a.Name, pid, false)
+			}
+			return err
+		}
 	case "restart":
 		hold := holds[a.Name]
 		hold.Lock()
+		for _, pid := range rec.pausedWorkers(a.Name) {
+			rec.pause(a.Name, pid, false) // gone with the process
+		}
 		err = c.Restart(ctx, a, 30*time.Second)
 		if err == nil {
 			w := waitResync(ctx, a, section)
@@ -387,31 +446,122 @@ func waitResync(ctx context.Context, m *cluster.Member, section string) string {
 	return "resync finished"
 }
 
-func keys(ctx context.Context, m *cluster.Member, table string) []string {
+// keys reads the keys a node holds: a failed read is unknown (#23: it
+// used to be an empty table, every key "lost by the reload").
+func keys(ctx context.Context, m *cluster.Member, table string) obs.Optional[[]string] {
 	t, err := m.Table(ctx, table)
 	if err != nil {
-		return nil
+		return obs.Optional[[]string]{Of: obs.From[[]string](nil, err)}
 	}
-	var ks []string
+	ks := []string{}
 	for _, e := range t.Entries {
 		ks = append(ks, e.Key)
 	}
 	sort.Strings(ks)
-	return ks
+	return obs.Optional[[]string]{Of: obs.Value(ks)}
 }
 
-// healAll clears every link and resumes every node and worker.
-func healAll(ctx context.Context, c *cluster.Cluster, rec *recorder) {
-	ctx = context.WithoutCancel(ctx)
-	for _, a := range c.Members {
-		c.Resume(ctx, a) // an error: it was not paused
-		for _, b := range c.Members {
-			if l := c.Link(a, b); l != nil {
-				l.Clear()
+// Bounds of the final heal: each action is tried this many times, each
+// try within healCall.
+const (
+	healTries = 3
+	healCall  = 10 * time.Second
+)
+
+// healAll resumes every paused node and worker and clears every link,
+// each action retried a bounded number of times; it records the heal (its
+// errors: harp's, which make the history inconclusive), then reads back
+// what the link proxy shows and waits for every peer session. Sessions
+// still down with every link clear are HAProxy's: the record says which.
+func healAll(ctx context.Context, c *cluster.Cluster, rec *recorder, logf func(string, ...any)) *Mesh {
+	op := Op{Kind: Heal, Detail: HealEverything, Start: time.Now()}
+	var errs []string
+	try := func(what string, f func(ctx context.Context) error) {
+		var err error
+		for i := 0; i < healTries && ctx.Err() == nil; i++ {
+			if i > 0 {
+				wait(ctx, time.Now().Add(time.Second))
+			}
+			cctx, cancel := context.WithTimeout(ctx, healCall)
+			err = f(cctx)
+			cancel()
+			if err == nil {
+				return
 			}
 		}
+		if err == nil {
+			err = ctx.Err()
+		}
+		errs = append(errs, fmt.Sprintf("%s: %v", what, err))
 	}
-	rec.add(Op{Kind: Heal, Detail: "everything", Start: time.Now(), End: time.Now(), OK: true})
+	for _, m := range c.Members {
+		try("resuming "+m.Name, func(ctx context.Context) error {
+			paused, err := c.Paused(ctx, m)
+			if err != nil || !paused {
+				return err
+			}
+			return c.Resume(ctx, m)
+		})
+		for _, pid := range rec.pausedWorkers(m.Name) {
+			try(fmt.Sprintf("continuing %s's worker %d", m.Name, pid), func(ctx context.Context) error {
+				err := m.ResumeWorker(ctx, pid)
+				if err == nil {
+					rec.pause(m.Name, pid, false)
+				}
+				return err
+			})
+		}
+	}
+	links := c.AllLinks()
+	for _, l := range links {
+		try("clearing link "+l.String(), l.Restore)
+	}
+	op.End, op.OK = time.Now(), len(errs) == 0
+	op.Err = strings.Join(errs, "; ")
+	rec.add(op)
+	logf("chaos: healed everything: ok %v %s", op.OK, op.Err)
+
+	mesh := &Mesh{}
+	if len(links) > 0 {
+		var f []string
+		var err error
+		for i := 0; i < healTries && ctx.Err() == nil; i++ {
+			cctx, cancel := context.WithTimeout(ctx, healCall)
+			f, err = c.Faulted(cctx)
+			cancel()
+			if err == nil {
+				break
+			}
+		}
+		switch {
+		case err != nil:
+			mesh.Faulted.Of = obs.Failure[[]string]("the link proxy's state: %v", err)
+		case f == nil:
+			mesh.Faulted.Of = obs.Value([]string{})
+		default:
+			mesh.Faulted.Of = obs.Value(f)
+		}
+	}
+	// Sessions reconnect on HAProxy's timers (2.6 may collide and retry
+	// after 5 s): polled up to the mesh timeout, the last read recorded.
+	start := time.Now()
+	var down []string
+	var derr error
+	node.Poll(ctx, cluster.MeshTimeout, 500*time.Millisecond, func() (bool, error) {
+		down, derr = c.SessionsDown(ctx)
+		return derr == nil && len(down) == 0, nil
+	})
+	mesh.At, mesh.Waited = time.Now(), time.Since(start).Round(100*time.Millisecond).String()
+	switch {
+	case derr != nil:
+		mesh.Down = obs.Failure[[]string]("%v", derr)
+	case down == nil:
+		mesh.Down = obs.Value([]string{})
+	default:
+		mesh.Down = obs.Value(down)
+	}
+	logf("chaos: after healing: links faulted %v, sessions down %v (waited %s)", mesh.Faulted, mesh.Down, mesh.Waited)
+	return mesh
 }
 
 // agree says whether every node's main table holds the same entries.

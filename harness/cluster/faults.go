@@ -43,6 +43,7 @@ type Link struct {
 	Port     int // the proxy's port on the link proxy
 	proxy    *toxiproxy.Proxy
 	forward  string // harp's forwarder API
+	api      string // toxiproxy's API (heal.go: calls with deadlines)
 }
 
 func (l *Link) String() string { return l.From.Name + "->" + l.To.Name }
@@ -121,7 +122,7 @@ func (c *Cluster) startLinks(ctx context.Context, builder *images.Builder, subne
 			if i == j {
 				continue
 			}
-			l := &Link{From: from, To: to, Port: linkPort(i, j), forward: forward}
+			l := &Link{From: from, To: to, Port: linkPort(i, j), forward: forward, api: host}
 			// toxiproxy's proxy -> harp's forwarder -> the peer.
 			fport := l.Port + 10000
 			if err := l.post(ctx, "/forward", map[string]string{"name": l.String(), "listen": fmt.Sprintf("0.0.0.0:%d", fport), "upstream": fmt.Sprintf("%s:%d", to.IP, PeerPort)}); err != nil {
