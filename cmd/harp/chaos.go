@@ -33,6 +33,10 @@ func cmdChaos(ctx context.Context, args []string) int {
 	if _, err := chaossuite.Faults(*faults); err != nil {
 		return fail("chaos: --faults: %v", err)
 	}
+	// Checked here: harp run's own message would name its --trials.
+	if *count < 1 || *count > maxTrials {
+		return fail("chaos: --count %d: want 1 to %d", *count, maxTrials)
+	}
 	if *seed == 0 {
 		*seed = time.Now().UnixNano() % 1_000_000_000
 	}
@@ -78,7 +82,7 @@ func cmdCheck(args []string) int {
 				fmt.Printf("  ... %d more\n", len(r.Violations)-10)
 				break
 			}
-			fmt.Printf("  %s: %s (operations %v)\n", v.Key, v.What, v.Ops)
+			fmt.Printf("  %s: %s (operations %s)\n", v.Key, v.What, chaos.IDs(v.Ops, 10))
 		}
 		code := map[string]int{"PASS": 0, "REPRODUCED": 1, "INCONCLUSIVE": 2}[r.Verdict]
 		if code == 1 || (code == 2 && worst == 0) {
@@ -112,21 +116,34 @@ func loadHistories(path string) ([]chaos.History, error) {
 	}
 	files, _ := filepath.Glob(filepath.Join(path, "*", "trials.json"))
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := chaos.ReadFile(f)
 		if err != nil {
 			return nil, err
 		}
 		var trials []struct {
+			N        int             `json:"n"`
 			Evidence json.RawMessage `json:"evidence"`
 		}
-		if json.Unmarshal(data, &trials) != nil {
-			continue
+		if err := json.Unmarshal(data, &trials); err != nil {
+			return nil, fmt.Errorf("%s: not a trials file: %v", f, err)
 		}
-		for _, t := range trials {
-			var ev chaossuite.Evidence
-			if json.Unmarshal(t.Evidence, &ev) == nil && len(ev.History.Nodes) > 0 {
-				out = append(out, ev.History)
+		for i, t := range trials {
+			// Other suites' trials hold other evidence: only one with a
+			// history is a chaos trial, and it must be a valid one.
+			var ev struct {
+				History json.RawMessage `json:"history"`
 			}
+			if len(t.Evidence) == 0 || string(t.Evidence) == "null" || json.Unmarshal(t.Evidence, &ev) != nil || len(ev.History) == 0 {
+				continue
+			}
+			var h chaos.History
+			if err := json.Unmarshal(ev.History, &h); err != nil {
+				return nil, fmt.Errorf("%s: trial %d (#%d): not a chaos history: %v", f, t.N, i+1, err)
+			}
+			if err := h.Validate(); err != nil {
+				return nil, fmt.Errorf("%s: trial %d (#%d): %w", f, t.N, i+1, err)
+			}
+			out = append(out, h)
 		}
 	}
 	if len(out) == 0 {
