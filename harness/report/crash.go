@@ -9,8 +9,9 @@ func (r Result) IsCrashRow() bool { return r.Suite == verdict.CrashSuite }
 
 // CrashRow is the crash row of one build from its suites' results: every
 // process that died in any of their runs, judged by verdict.CrashVerdict.
-// ok is false when no result says its crashes were looked for (the build
-// could not be made, or a run written before harp looked).
+// ok is false when no HAProxy node was looked at: the build could not be
+// made, every suite stopped before starting one (a machine that cannot
+// show its bug), or the run was written before harp looked.
 func CrashRow(rs []Result) (row Result, ok bool) {
 	var (
 		watch   verdict.CrashWatch
@@ -37,8 +38,8 @@ func CrashRow(rs []Result) (row Result, ok bool) {
 			crashes = append(crashes, c)
 		}
 	}
-	if !ok {
-		return row, false
+	if !ok || (watch.Nodes == 0 && len(watch.Failed) == 0 && len(crashes) == 0) {
+		return Result{}, false
 	}
 	row.Verdict, row.TrialsViolated, row.Reason = verdict.CrashVerdict(crashes, watch, runs)
 	row.TrialsRun, row.Crashes, row.CrashWatch = runs, crashes, &watch

@@ -40,6 +40,11 @@ func TestCrashRow(t *testing.T) {
 	if _, ok := CrashRow([]Result{{Suite: "3517", Build: "deb:9", Verdict: verdict.Error, Reason: "deb:9 is not served"}}); ok {
 		t.Error("a build that could not be made ran no HAProxy: no crash row")
 	}
+	none := crashCells()
+	none[0].Crashes, none[0].CrashWatch, none[1].CrashWatch = nil, &verdict.CrashWatch{}, &verdict.CrashWatch{}
+	if _, ok := CrashRow(none); ok {
+		t.Error("suites that stopped before starting HAProxy (an unmet machine precondition) checked no node: no crash row")
+	}
 	clean := crashCells()
 	clean[0].Crashes = nil
 	if row, _ := CrashRow(clean); row.Verdict != verdict.Pass {

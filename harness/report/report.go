@@ -333,7 +333,7 @@ func CrashMarkdown(cs []verdict.Crash, limit int) string {
 			fmt.Fprintf(&b, " Signature: `%s`.", c.Signature)
 		}
 		if c.Note != "" {
-			fmt.Fprintf(&b, " %s.", strings.TrimSuffix(c.Note, "."))
+			fmt.Fprintf(&b, " %s.", upperFirst(strings.TrimSuffix(c.Note, ".")))
 		}
 		b.WriteString("\n\n")
 		log, bt := strings.TrimSpace(c.LastLog), strings.TrimSpace(c.Backtrace)
@@ -382,6 +382,13 @@ func hasCrashRow(results []Result, r Result) bool {
 		}
 	}
 	return false
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // fitLines keeps the first whole lines of s that fit in n bytes.
