@@ -14,6 +14,8 @@ import (
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2/client"
+
+	"github.com/harp-project/harp/harness/nemesis"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
@@ -157,6 +159,9 @@ func (c *Cluster) Links(a, b *Member) []*Link {
 
 // toxic adds one toxic to both directions of the link's connections.
 func (l *Link) toxic(kind string, attrs toxiproxy.Attributes) error {
+	if err := nemesis.Toxiproxy("add toxic " + kind + " on " + l.String()); err != nil {
+		return fmt.Errorf("link %s: %s: %w", l, kind, err)
+	}
 	for _, stream := range []string{"upstream", "downstream"} {
 		if _, err := l.proxy.AddToxic(kind+"_"+stream, kind, stream, 1, attrs); err != nil {
 			return fmt.Errorf("link %s: %s (%s): %w", l, kind, stream, err)
@@ -240,13 +245,26 @@ func (l *Link) postInto(ctx context.Context, path string, body map[string]string
 }
 
 // Down closes the link's connections and refuses new ones; Up opens it.
-func (l *Link) Down() error { return l.proxy.Disable() }
+func (l *Link) Down() error {
+	if err := nemesis.Toxiproxy("disable " + l.String()); err != nil {
+		return err
+	}
+	return l.proxy.Disable()
+}
 
 // Up opens the link again after Down.
-func (l *Link) Up() error { return l.proxy.Enable() }
+func (l *Link) Up() error {
+	if err := nemesis.Toxiproxy("enable " + l.String()); err != nil {
+		return err
+	}
+	return l.proxy.Enable()
+}
 
 // Clear removes every toxic and opens the link.
 func (l *Link) Clear() error {
+	if err := nemesis.Toxiproxy("clear " + l.String()); err != nil {
+		return fmt.Errorf("link %s: %w", l, err)
+	}
 	ts, err := l.proxy.Toxics()
 	if err != nil {
 		return fmt.Errorf("link %s: %w", l, err)

@@ -6,6 +6,7 @@ package load
 import (
 	"context"
 	"fmt"
+	"github.com/harp-project/harp/harness/nemesis"
 	"github.com/harp-project/harp/harness/obs"
 	"net/http"
 	"time"
@@ -109,6 +110,9 @@ func Attack(ctx context.Context, o Options) (Result, error) {
 // Get sends one GET to addr ("host:port") on a fresh connection and gives
 // its status, 0 when nothing answered within 3 s: a probe, not load.
 func Get(ctx context.Context, addr string) int {
+	if nemesis.HTTP(addr) != nil {
+		return 0
+	}
 	cl := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+addr+"/", nil)
 	if err != nil {

@@ -205,7 +205,7 @@ type backtrace struct{ text, note string }
 // backtraces reads the cores the crashed processes left (core.<pid> for
 // each, then core) with gdb: the backtraces by pid, or why there are none.
 func (n *Node) backtraces(ctx context.Context, crashes []verdict.Crash) (map[int]backtrace, string) {
-	be, ok := n.be.(*containerRuntime)
+	be, ok := n.containerRuntime()
 	if !ok {
 		return nil, "no backtrace for a local process (its core goes wherever this machine's core_pattern says)"
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/engine"
+	"github.com/harp-project/harp/harness/nemesis"
 	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/images"
 )
@@ -146,7 +147,7 @@ func Start(ctx context.Context, docker *client.Client, o Options) (*Node, error)
 		return nil, fmt.Errorf("starting %s on %s: %w", o.Name, o.Image.Name, err)
 	}
 	be := &containerRuntime{docker: docker, c: c}
-	n := &Node{Name: o.Name, Image: o.Image, be: be}
+	n := &Node{Name: o.Name, Image: o.Image, be: slowed{be}}
 	if n.masterAddr, err = be.addr(ctx, MasterPort); err == nil {
 		n.statsAddr, err = be.addr(ctx, StatsPort)
 	}
@@ -168,10 +169,21 @@ func (n *Node) ready(ctx context.Context, o Options, err error) (*Node, error) {
 
 // ContainerID is the node's container (empty for a local process).
 func (n *Node) ContainerID() string {
-	if b, ok := n.be.(*containerRuntime); ok {
+	if b, ok := n.containerRuntime(); ok {
 		return b.c.GetContainerID()
 	}
 	return ""
+}
+
+// containerRuntime is the node's container runtime, under the nemesis's
+// wrapper (false for a local process).
+func (n *Node) containerRuntime() (*containerRuntime, bool) {
+	be := n.be
+	if s, ok := be.(slowed); ok {
+		be = s.runtime
+	}
+	b, ok := be.(*containerRuntime)
+	return b, ok
 }
 
 // Addr is the loopback address where a published container port is reached.
@@ -230,8 +242,9 @@ func (n *Node) AskSocket(ctx context.Context, port, cmd string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	out, err := cli.Ask(ctx, "tcp", addr, cmd)
-	ex := cli.Exchange{At: time.Now(), Target: "socket " + strings.TrimSuffix(port, "/tcp"), Command: cmd, Output: out}
+	target := "socket " + strings.TrimSuffix(port, "/tcp")
+	out, err := nemesis.CLI(ctx, target, cmd, func() (string, error) { return cli.Ask(ctx, "tcp", addr, cmd) })
+	ex := cli.Exchange{At: time.Now(), Target: target, Command: cmd, Output: out}
 	if err != nil {
 		ex.Err = err.Error()
 	}
@@ -280,7 +293,7 @@ func (n *Node) CurrentWorker(ctx context.Context) (int, error) {
 // exchange sends one command on a fresh connection (the CLI's
 // non-interactive mode) and reads the answer until the server closes.
 func (n *Node) exchange(ctx context.Context, target, addr, cmd string) (string, error) {
-	out, err := roundTrip(ctx, addr, cmd)
+	out, err := nemesis.CLI(ctx, target, cmd, func() (string, error) { return roundTrip(ctx, addr, cmd) })
 	ex := cli.Exchange{At: time.Now(), Target: target, Command: cmd, Output: out}
 	if err != nil {
 		ex.Err = err.Error()

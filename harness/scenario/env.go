@@ -13,6 +13,7 @@ import (
 
 	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/cluster"
+	"github.com/harp-project/harp/harness/nemesis"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/images"
@@ -392,9 +393,13 @@ func (env *Env) runLane(ctx context.Context, numbers []int, mark func() func() [
 			break
 		}
 		t := &Trial{Trial: verdict.Trial{N: i}}
-		since, t0 := mark(), time.Now()
+		since, t0, faults := mark(), time.Now(), nemesis.Mark()
 		err := one(ctx, t)
 		t.Duration, t.Exchanges = time.Since(t0), since()
+		if t.HarnessFaults = nemesis.Since(faults); len(t.HarnessFaults) > 0 {
+			seed, _ := nemesis.Seed()
+			t.Notef("%d harness faults injected while it ran (nemesis seed %d; lanes side by side share them)", len(t.HarnessFaults), seed)
+		}
 		ts := []verdict.Trial{t.Trial}
 		verdict.MarkUnknown(ts) // the progress line already says what Decide will
 		t.Trial = ts[0]

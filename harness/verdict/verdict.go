@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/cli"
+	"github.com/harp-project/harp/harness/nemesis"
 	"github.com/harp-project/harp/harness/obs"
 )
 
@@ -98,12 +99,15 @@ type Trial struct {
 	// Unknown lists the observations in Evidence that harp failed to make
 	// (obs.Unknowns); Decide fills it. A trial with any is inconclusive
 	// whatever its judge said: a harness fault never becomes a verdict.
-	Unknown   []string       `json:"unknown,omitempty"`
-	Duration  time.Duration  `json:"duration_ns"`
-	Notes     []string       `json:"notes,omitempty"`    // what was observed, for the report
-	Blocks    []Block        `json:"blocks,omitempty"`   // runtime output the report shows whole
-	Evidence  any            `json:"evidence,omitempty"` // what the suite observed, typed per suite
-	Exchanges []cli.Exchange `json:"transcript,omitempty"`
+	Unknown []string `json:"unknown,omitempty"`
+	// HarnessFaults are the faults the nemesis injected into harp's own
+	// side while the trial ran (harp --harness-faults).
+	HarnessFaults []nemesis.Fault `json:"harness_faults,omitempty"`
+	Duration      time.Duration   `json:"duration_ns"`
+	Notes         []string        `json:"notes,omitempty"`    // what was observed, for the report
+	Blocks        []Block         `json:"blocks,omitempty"`   // runtime output the report shows whole
+	Evidence      any             `json:"evidence,omitempty"` // what the suite observed, typed per suite
+	Exchanges     []cli.Exchange  `json:"transcript,omitempty"`
 }
 
 // Block is a piece of runtime output a report shows as it was.

@@ -1,0 +1,232 @@
+// Package nemesis injects faults into harp's own side, never HAProxy's:
+// runtime-CLI exchanges that time out, close early or answer seconds late,
+// slow Docker calls, failing toxiproxy API calls, failed HTTP probe
+// requests, and a starved CPU. It proves that harp's faults do not bend
+// verdicts: a build without a suite's bug must never be REPRODUCED under
+// it, a build with the bug never PASS. Off unless Enable is called
+// (harp --harness-faults SEED, or HARP_HARNESS_FAULTS); every fault is
+// recorded, for the evidence. It depends on the standard library only.
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Fault is one injected fault.
+type Fault struct {
+	At     time.Time `json:"at"`
+	Kind   string    `json:"kind"` // cli-timeout, cli-close, cli-late, docker-slow, toxiproxy-fail, http-fail, cpu-starve
+	Target string    `json:"target"`
+	Detail string    `json:"detail,omitempty"`
+}
+
+// ErrInjected marks every error the nemesis makes.
+var ErrInjected = errors.New("harness fault injected by the nemesis")
+
+type state struct {
+	seed   int64
+	mu     sync.Mutex
+	rng    *rand.Rand
+	faults []Fault
+	stop   chan struct{}
+}
+
+var on atomic.Pointer[state]
+
+// Env is the environment variable that enables the nemesis with a seed.
+const Env = "HARP_HARNESS_FAULTS"
+
+// FromEnv enables the nemesis when HARP_HARNESS_FAULTS holds a seed; an
+// unreadable value is an error (never a silent run without faults).
+func FromEnv() (bool, error) {
+	v := os.Getenv(Env)
+	if v == "" {
+		return false, nil
+	}
+	seed, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return false, fmt.Errorf("%s=%q: want an integer seed", Env, v)
+	}
+	Enable(seed)
+	return true, nil
+}
+
+// Enable turns the nemesis on with a seed (and the CPU starver).
+func Enable(seed int64) {
+	s := &state{seed: seed, rng: rand.New(rand.NewSource(seed)), stop: make(chan struct{})}
+	if old := on.Swap(s); old != nil {
+		close(old.stop)
+	}
+	go s.starve()
+}
+
+// Disable turns it off (tests).
+func Disable() {
+	if old := on.Swap(nil); old != nil {
+		close(old.stop)
+	}
+}
+
+// Seed is the seed in force, and whether the nemesis is on.
+func Seed() (int64, bool) {
+	s := on.Load()
+	if s == nil {
+		return 0, false
+	}
+	return s.seed, true
+}
+
+// Faults are the faults injected so far.
+func Faults() []Fault {
+	s := on.Load()
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Fault(nil), s.faults...)
+}
+
+// Since are the faults injected from mark on (see Mark).
+func Since(mark int) []Fault {
+	fs := Faults()
+	if mark > len(fs) {
+		return nil
+	}
+	return fs[mark:]
+}
+
+// Mark is the number of faults injected so far.
+func Mark() int { return len(Faults()) }
+
+// draw says whether a fault of probability p happens, with a number in
+// [0,1) to pick its kind or size.
+func (s *state) draw(p float64) (bool, float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rng.Float64() < p, s.rng.Float64()
+}
+
+func (s *state) record(kind, target, detail string) {
+	s.mu.Lock()
+	s.faults = append(s.faults, Fault{At: time.Now(), Kind: kind, Target: target, Detail: detail})
+	s.mu.Unlock()
+}
+
+// CLI wraps one runtime-CLI exchange: 4% of them time out (wait out the
+// context's deadline, at most 3 s), 3% close before an answer, 5% answer
+// 1 to 3 s late.
+func CLI(ctx context.Context, target, cmd string, do func() (string, error)) (string, error) {
+	s := on.Load()
+	if s == nil {
+		return do()
+	}
+	hit, r := s.draw(0.12)
+	if !hit {
+		return do()
+	}
+	switch {
+	case r < 0.33:
+		wait := 3 * time.Second
+		if dl, ok := ctx.Deadline(); ok {
+			wait = min(wait, time.Until(dl))
+		}
+		s.record("cli-timeout", target, cmd)
+		sleep(ctx, wait)
+		return "", fmt.Errorf("%s: %q: i/o timeout (%w)", target, cmd, ErrInjected)
+	case r < 0.58:
+		s.record("cli-close", target, cmd)
+		return "", fmt.Errorf("%s: the connection closed without an answer to %q (%w)", target, cmd, ErrInjected)
+	}
+	d := time.Second + time.Duration(r*2*float64(time.Second))
+	s.record("cli-late", target, fmt.Sprintf("%s, %s late", cmd, d.Round(time.Millisecond)))
+	sleep(ctx, d)
+	return do()
+}
+
+// Docker delays a Docker call: 10% of them by 0.5 to 2 s.
+func Docker(ctx context.Context, call string) {
+	s := on.Load()
+	if s == nil {
+		return
+	}
+	if hit, r := s.draw(0.10); hit {
+		d := 500*time.Millisecond + time.Duration(r*1.5*float64(time.Second))
+		s.record("docker-slow", call, d.Round(time.Millisecond).String())
+		sleep(ctx, d)
+	}
+}
+
+// Toxiproxy fails 10% of link-proxy API calls.
+func Toxiproxy(call string) error {
+	s := on.Load()
+	if s == nil {
+		return nil
+	}
+	if hit, _ := s.draw(0.10); hit {
+		s.record("toxiproxy-fail", call, "")
+		return fmt.Errorf("toxiproxy API %s: 500 Internal Server Error (%w)", call, ErrInjected)
+	}
+	return nil
+}
+
+// HTTP fails 5% of harp's single HTTP requests (probes, not load).
+func HTTP(target string) error {
+	s := on.Load()
+	if s == nil {
+		return nil
+	}
+	if hit, _ := s.draw(0.05); hit {
+		s.record("http-fail", target, "")
+		return fmt.Errorf("GET %s: connection reset by peer (%w)", target, ErrInjected)
+	}
+	return nil
+}
+
+// starve burns every CPU for 1.5 s out of every 10 s while on: harp's
+// goroutines, HAProxy and Docker then compete for what is left.
+func (s *state) starve() {
+	t := time.NewTicker(10 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		s.record("cpu-starve", "harp", fmt.Sprintf("%d busy goroutines for 1.5s", runtime.NumCPU()))
+		end := time.Now().Add(1500 * time.Millisecond)
+		var wg sync.WaitGroup
+		for range runtime.NumCPU() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for x := 0; time.Now().Before(end); x++ {
+					_ = x * x
+				}
+			}()
+		}
+		wg.Wait()
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

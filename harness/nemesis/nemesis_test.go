@@ -1,0 +1,67 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestOffInjectsNothing(t *testing.T) {
+	Disable()
+	out, err := CLI(context.Background(), "stats", "show info", func() (string, error) { return "ok\n", nil })
+	if out != "ok\n" || err != nil || Faults() != nil || Toxiproxy("clear") != nil || HTTP("x") != nil {
+		t.Fatal("the nemesis is off")
+	}
+}
+
+func TestFaultsAreInjectedAndRecorded(t *testing.T) {
+	Enable(7)
+	defer Disable()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	injected, answered := 0, 0
+	for range 300 {
+		out, err := CLI(ctx, "stats", "show info", func() (string, error) { return "ok\n", nil })
+		switch {
+		case errors.Is(err, ErrInjected):
+			injected++
+		case err == nil && out == "ok\n":
+			answered++
+		default:
+			t.Fatalf("%q %v", out, err)
+		}
+	}
+	kinds := map[string]int{}
+	for _, f := range Faults() {
+		kinds[f.Kind]++
+	}
+	if injected == 0 || answered < 200 || kinds["cli-timeout"] == 0 || kinds["cli-close"] == 0 || kinds["cli-late"] == 0 {
+		t.Fatalf("injected %d answered %d kinds %v", injected, answered, kinds)
+	}
+	if got := kinds["cli-timeout"] + kinds["cli-close"]; got != injected {
+		t.Fatalf("every failed exchange is recorded: %d recorded, %d failed", got, injected)
+	}
+	m := Mark()
+	for range 100 {
+		Toxiproxy("clear node1->node2")
+	}
+	if len(Since(m)) == 0 {
+		t.Fatal("no toxiproxy call failed in 100")
+	}
+}
+
+func TestSeedFromTheEnvironment(t *testing.T) {
+	defer Disable()
+	t.Setenv(Env, "nine")
+	if _, err := FromEnv(); err == nil {
+		t.Fatal("a seed that is no number is an error, not a run without faults")
+	}
+	t.Setenv(Env, "9")
+	if on, err := FromEnv(); !on || err != nil {
+		t.Fatal(on, err)
+	}
+	if s, ok := Seed(); !ok || s != 9 {
+		t.Fatal(s, ok)
+	}
+}
