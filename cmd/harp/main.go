@@ -220,8 +220,12 @@ func cmdRun(ctx context.Context, args []string) int {
 	cpus := fs.Float64("cpus", 0, "limit every HAProxy container to this share of CPU time (e.g. 0.3), to see how verdicts hold on a starved HAProxy")
 	gitBisect := fs.Bool("git-bisect", false, "exit as `git bisect run` reads it: 0 PASS, 1 REPRODUCED, 125 (skip) INCONCLUSIVE or ERROR")
 	pf := paramFlags(fs)
+	hf := harnessFaultsFlag(fs)
 	if !flags(fs, args) {
 		return exitFor(*gitBisect, verdict.Error)
+	}
+	if err := hf.apply(); err != nil {
+		return exitFor(*gitBisect, failV("run: %v", err))
 	}
 	gitBisectMode = *gitBisect
 	if *filter == "" {
@@ -286,8 +290,12 @@ func cmdMatrix(ctx context.Context, args []string) int {
 	shard := fs.String("shard", "1/1", "run shard i of n of the cells (i/n)")
 	reports := fs.String("reports", "reports", "directory for reports")
 	pf := paramFlags(fs)
+	hf := harnessFaultsFlag(fs)
 	if !flags(fs, args) {
 		return 3
+	}
+	if err := hf.apply(); err != nil {
+		return fail("matrix: %v", err)
 	}
 	suites, err := selectSuites(*filter)
 	if err != nil {
