@@ -560,8 +560,22 @@ func healAll(ctx context.Context, c *cluster.Cluster, rec *recorder, logf func(s
 	default:
 		mesh.Down = obs.Value(down)
 	}
-	logf("chaos: after healing: links faulted %v, sessions down %v (waited %s)", mesh.Faulted, mesh.Down, mesh.Waited)
+	logf("chaos: after healing: links faulted: %s; sessions down: %s (waited %s)", describe(mesh.Faulted.Of), describe(mesh.Down), mesh.Waited)
 	return mesh
+}
+
+// describe is a list observation for the log.
+func describe(o obs.Of[[]string]) string {
+	if o.State == "" {
+		return "not read"
+	}
+	if why := o.Unknown(); why != "" {
+		return "unknown (" + why + ")"
+	}
+	if v, _ := o.Get(); len(v) > 0 {
+		return IDs(v, 5)
+	}
+	return "none"
 }
 
 // agree says whether every node's main table holds the same entries.
