@@ -56,9 +56,9 @@ func CrashVerdict(cs []Crash, w CrashWatch, runs int) (v Verdict, violated int, 
 	case failed != "":
 		return Inconclusive, 0, failed
 	case total == 0:
-		return Inconclusive, 0, fmt.Sprintf("no HAProxy node was checked in %d suite runs", runs)
+		return Inconclusive, 0, fmt.Sprintf("no HAProxy node was checked in %d %s", runs, plural(runs, "suite run", "suite runs"))
 	}
-	return Pass, 0, fmt.Sprintf("no HAProxy process died in %d suite runs (%d %s checked)", runs, total, plural(total, "node", "nodes"))
+	return Pass, 0, fmt.Sprintf("no HAProxy process died in %d %s (%d %s checked)", runs, plural(runs, "suite run", "suite runs"), total, plural(total, "node", "nodes"))
 }
 
 // CrashGroups says what died, grouped by signal and signature: "3 old

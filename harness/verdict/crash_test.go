@@ -91,6 +91,9 @@ func TestCrashVerdict(t *testing.T) {
 		t.Errorf("a node harp could not read may have crashed unseen: %s (%s)", v, reason)
 	}
 
+	if v, _, reason = CrashVerdict(nil, CrashWatch{Nodes: 1}, 1); reason != "no HAProxy process died in 1 suite run (1 node checked)" {
+		t.Errorf("one run, one node: %q", reason)
+	}
 	if v, _, reason = CrashVerdict(nil, CrashWatch{}, 3); v != Inconclusive {
 		t.Errorf("no node checked is no pass: %s (%s)", v, reason)
 	}
