@@ -23,16 +23,18 @@ import (
 //     at any time after its start, also after the owner's later writes (a
 //     paused node runs its queued commands when it resumes), up to the
 //     owner's next restart;
-//   - a restart (the restart fault) clears the owner: what it had not yet
+//   - a restart (the restart fault) clears a node: what it had not yet
 //     pushed is gone, and each peer holds the state some prefix of the
 //     owner's writes left (the key may be absent), not the same prefix on
-//     every peer, and the restarted node learns one of them while it
-//     resyncs (which may also overwrite what it writes before its resync
-//     finished). The protocol promises nothing more, so after an owner's
-//     restart a key must again converge only once the owner wrote it
-//     successfully after that restart's resync finished (the owner pushes
-//     the whole entry to every peer); until then each node must only hold
-//     a value some prefix of the writes leaves;
+//     every peer; the restarted node learns one of them from the peer that
+//     teaches it while it resyncs (which may also overwrite what it writes
+//     before its resync finished), and the owner pushes it only what the
+//     old process had not acknowledged. The protocol promises nothing more
+//     (a reconnected peer is not resent what it acknowledged), so after a
+//     restart of any node a key must again converge only once its owner
+//     wrote it successfully after that restart's resync finished (the
+//     owner pushes the whole entry to every peer); until then each node
+//     must only hold a value some prefix of the writes leaves;
 //   - no entry's time left exceeds its table's expire, and no entry
 //     outlives it (last write + expire has passed: gone everywhere);
 //   - a reload taken with the node's resync finished loses no key the
@@ -140,26 +142,27 @@ func Check(h History) Result {
 		for _, v := range held {
 			distinct[v] = true
 		}
-		possible := func(v string) bool {
+		in := func(vs values, v string) bool {
 			if v == "missing" {
-				return m.final.absent
+				return vs.absent
 			}
 			var x int64
 			fmt.Sscan(v, &x)
-			return m.final.has(x)
+			return vs.has(x)
 		}
+		possible := func(v string) bool { return in(m.final, v) }
 		switch {
 		case !m.converges:
-			// After the owner's restart, each node keeps what it was
-			// pushed: only the values are held to the writes.
+			// After a restart, each node keeps what it was pushed or
+			// taught: only the values are held to the writes.
 			var wrong []string
 			for _, n := range h.Nodes {
-				if !possible(held[n]) {
+				if !in(m.any, held[n]) {
 					wrong = append(wrong, n+"="+held[n])
 				}
 			}
 			if len(wrong) > 0 {
-				add(h.Main, k, fmt.Sprintf("%s: no prefix of the owner's writes leaves that (possible after %s: %s)", strings.Join(wrong, " "), m.restart, m.final))
+				add(h.Main, k, fmt.Sprintf("%s: no prefix of the owner's writes leaves that (possible after %s: %s)", strings.Join(wrong, " "), m.restart, m.any))
 			}
 		case len(distinct) > 1:
 			add(h.Main, k, "diverged after healing and the quiet period: "+strings.Join(vals, " "))
@@ -337,8 +340,9 @@ func latest(h History, op Op) time.Time {
 type model struct {
 	final     values
 	wrote     bool   // a write surely happened
+	any       values // every state the writes went through: what a node may keep when the key need not converge
 	converges bool   // every node must hold the same value
-	restart   string // the owner's last restart, when it keeps a key from having to converge
+	restart   string // the last restart, when it keeps a key from having to converge
 }
 
 // replay runs the owner's writes of key k (in the main table) and its
@@ -355,7 +359,7 @@ func replay(h History, k string) model {
 		switch {
 		case op.Key == k && op.Table == h.Main && (op.Kind == SetCLI || op.Kind == IncHTTP):
 			evs = append(evs, event{at: op.Start, op: &h.Ops[i]})
-		case op.Kind == Fault && op.Node == owner && faultKind(op) == "restart":
+		case op.Kind == Fault && faultKind(op) == "restart":
 			evs = append(evs, event{at: op.Start, restart: &h.Ops[i]})
 		}
 	}
@@ -364,10 +368,11 @@ func replay(h History, k string) model {
 	P := values{absent: true} // the key's value now (absent before any write)
 	var D values              // values of failed sets that may still land
 	F := 0                    // failed incs that may still land
-	hist := values{}          // every state since the last restart: what a peer may hold
-	var J values              // after a restart until its resync finished: what the teach may bring back
-	var W time.Time           // that resync's end (zero: no restart; far future: never finished)
+	hist := values{}          // every state so far: what a peer may have been pushed, or taught
+	var J values              // after the owner's restart until its resync finished: what the teach may bring back
+	var W time.Time           // that resync's end (far future: it never finished)
 	jOpen := false
+	var cW time.Time // the last restart's resync end: an OK write after it makes every node converge again
 	slot := func(t time.Time) {
 		if jOpen {
 			P = P.union(J)
@@ -384,15 +389,24 @@ func replay(h History, k string) model {
 	for _, e := range evs {
 		slot(e.at)
 		if r := e.restart; r != nil {
-			// What was not pushed is gone, pending writes died with the
-			// process; the node holds what some peer was pushed.
-			J, P, D, F = hist, hist, values{}, 0
-			W, jOpen = r.End, true
+			end := r.End
 			if !r.OK || !strings.Contains(r.Detail, "resync finished") {
-				W = time.Unix(1<<40, 0)
+				end = time.Unix(1<<40, 0)
 			}
+			if end.After(cW) {
+				cW = end
+			}
+			// The restarted node learns the key from the peer that
+			// teaches it, which may hold an older state, and the owner
+			// pushes it only its later writes.
 			m.converges = false
-			m.restart = fmt.Sprintf("%s's restart (op %d)", owner, r.ID)
+			m.restart = fmt.Sprintf("%s's restart (op %d)", r.Node, r.ID)
+			if r.Node == owner {
+				// What was not pushed is gone, pending writes died with
+				// the process; the owner holds what some peer was pushed.
+				J, P, D, F = hist, hist, values{}, 0
+				W, jOpen = end, true
+			}
 			continue
 		}
 		op := e.op
@@ -408,13 +422,13 @@ func replay(h History, k string) model {
 		}
 		if op.OK {
 			m.wrote = true
-			if !jOpen {
+			if !op.Start.Before(cW) {
 				m.converges, m.restart = true, ""
 			}
 		}
 	}
 	slot(time.Unix(1<<40, 0))
-	m.final = P.plus(F)
+	m.final, m.any = P.plus(F), hist
 	return m
 }
 

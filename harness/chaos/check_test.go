@@ -252,6 +252,16 @@ func TestCheckReported(t *testing.T) {
 			h.Ops = append(h.Ops, Op{ID: 8, Kind: Heal, Detail: "everything", Start: at(*h, 10), End: at(*h, 10), OK: true})
 			h.Mesh = &Mesh{Faulted: seen(), Down: obs.Value([]string{"node1->node3 (last_status=CONN)"}), Waited: "30s"}
 		}, "REPRODUCED", "diverged after healing and the quiet period: node1=8 node2=8 node3=7; sessions node1->node3 (last_status=CONN) were still not established 30s after"},
+		{"a peer restarted and was taught an older value; the owner never wrote again: not promised", func(h *History) {
+			h.Ops = append(h.Ops, Op{ID: 8, Kind: Fault, Node: "node2", Detail: "6.0s restart node2/node1 0 for 2.0s; resync finished", Start: at(*h, 6.02), End: at(*h, 9), OK: true})
+			h.Final["node2"]["tbl"]["a"] = Entry{GPC0: 7, ExpMS: 590000}
+		}, "PASS", ""},
+		{"a peer restarted, then the owner wrote again: it must converge", func(h *History) {
+			h.Ops = append(h.Ops, Op{ID: 8, Kind: Fault, Node: "node2", Detail: "6.0s restart node2/node1 0 for 2.0s; resync finished", Start: at(*h, 6.02), End: at(*h, 9), OK: true},
+				Op{ID: 9, Kind: IncHTTP, Node: "node1", Table: "tbl", Key: "a", Start: at(*h, 10), End: at(*h, 10.01), OK: true})
+			h.Final["node1"]["tbl"]["a"] = Entry{GPC0: 9, ExpMS: 590000}
+			h.Final["node3"]["tbl"]["a"] = Entry{GPC0: 9, ExpMS: 590000}
+		}, "REPRODUCED", "diverged after healing and the quiet period: node1=9 node2=8 node3=9"},
 		{"#29: a count of broken keys never exceeds the keys judged", func(h *History) {
 			for i := 0; i < 3; i++ {
 				h.Final["node1"]["short"] = map[string]Entry{"s": {GPC0: 1, ExpMS: 100}}
