@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -58,5 +59,20 @@ func TestCoreOwner(t *testing.T) {
 	}
 	if _, ok := coreOwner("core", "[New LWP 42]", crashes); ok {
 		t.Error("a core whose threads are no crashed process is nobody's")
+	}
+}
+
+// A local master (make bench's baseline) that dies on a signal reads as
+// 128+signal, as a container's does: Go's ExitCode says -1 for it.
+func TestLocalMasterSignalExitCode(t *testing.T) {
+	b := &processRuntime{args: []string{"sh", "-c", "kill -SEGV $$"}}
+	if err := b.start(); err != nil {
+		t.Skip(err)
+	}
+	_, done := b.current()
+	<-done
+	running, code, err := b.state(context.Background())
+	if running || err != nil || code != 139 || !dumpsCore(code) {
+		t.Errorf("state = %v %d %v, want stopped with 139", running, code, err)
 	}
 }

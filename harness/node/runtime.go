@@ -291,6 +291,10 @@ func (b *processRuntime) state(context.Context) (bool, int, error) {
 	cmd, done := b.current()
 	select {
 	case <-done:
+		// 128+signal, as Docker says it: ExitCode is -1 for a signal.
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return false, 128 + int(ws.Signal()), nil
+		}
 		return false, cmd.ProcessState.ExitCode(), nil
 	default:
 		return true, 0, nil
