@@ -1,9 +1,6 @@
 # harp: make test-<issue> runs one issue suite against a build; make test runs
 # harp's own tests. HAPROXY takes build specs (see README.md).
 HAPROXY ?= deb:latest
-# Recipes read every value a user gives from the environment ("$$HAPROXY"):
-# a quote in a build spec or a path never reaches the shell as code.
-export HAPROXY TRIALS N TARGET SUITE PROPERTY GOOD BAD REPO ISSUE RUN POST BUILDS SUITES JOBS SHARD EXTRA VERSIONS LABELS SOCKETS
 TRIALS  ?=
 LABELS  ?=
 GO      ?= go
@@ -13,7 +10,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches -type f)
 
-.PHONY: conformance report-property repeat test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture vet generate readme
+.PHONY: nemesis conformance report-property repeat test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture vet generate readme
 
 build: $(HARP)
 
@@ -117,6 +114,14 @@ selftest:
 	$(if $(SELFTEST_TOGETHER),$(SELFTEST_RUN) -p 4 $(addprefix ./,$(SELFTEST_TOGETHER)) $(SELFTEST_FILTER) || rc=1;) \
 	exit $$rc
 
+## nemesis: every suite on builds whose verdict is known, under harness faults
+##   (SEEDS seeds each, one cell at a time): prints the verdict histogram and
+##   fails if a build without the bug was REPRODUCED or one with it PASSed
+SEEDS ?= 1,2,3
+NEMESIS_SUITES ?=
+nemesis: deps
+	$(GO) run ./cmd/nemesis -seeds "$$SEEDS" -suites "$$NEMESIS_SUITES" -out reports/nemesis.md
+
 ## fuzz: the peers protocol decoder and encoder, FUZZTIME each (go test -fuzz)
 FUZZTIME ?= 20s
 fuzz:
@@ -154,3 +159,9 @@ EXTRA ?=
 VERSIONS ?=
 nightly: deps $(HARP)
 	$(HARP) nightly --extra "$$EXTRA $$VERSIONS" --jobs "$$JOBS"
+
+# Recipes read every value a user gives from the environment ("$$HAPROXY"):
+# a quote in a build spec or a path never reaches the shell as code. The
+# export comes last: GNU make defines a variable it exports before its
+# `?=` default as empty, and the default would never apply.
+export HAPROXY TRIALS N TARGET SUITE PROPERTY GOOD BAD REPO ISSUE RUN POST BUILDS SUITES JOBS SHARD EXTRA VERSIONS LABELS SOCKETS SEEDS NEMESIS_SUITES

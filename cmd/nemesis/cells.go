@@ -1,0 +1,50 @@
+package main
+
+import "github.com/harp-project/harp/harness/verdict"
+
+// Cell is one suite on one build whose true verdict is known (from the
+// suite's self-test): a build without the suite's bug (Pass) must never be
+// REPRODUCED under harness faults, one with it (Reproduced) never PASS.
+type Cell struct {
+	Suite  string // a suite id
+	Spec   string // a build spec
+	Params []string
+	Truth  verdict.Verdict
+	// Sample: part of the bounded sample make test runs.
+	Sample bool
+}
+
+// Fix and mutant specs are relative to the repository root.
+const (
+	fix3517 = "src:deb:3.0.11,patch=fixtures/patches/3517-peers-dont-stop-per-section.diff"
+	fix3519 = "src:deb:3.0.11,patch=fixtures/patches/3519-peers-alive-flag-owner-only.diff"
+)
+
+// Cells: every suite that can run on 2 CPUs, each on a build without its
+// bug and one with it (Debian's builds where they show it, else harp's fix
+// or a mutant). The listener livelock needs 16 CPUs and is left out.
+var Cells = []Cell{
+	{Suite: "3517", Spec: "deb:bookworm", Truth: verdict.Pass, Sample: true},
+	{Suite: "3517", Spec: "deb:experimental", Truth: verdict.Reproduced, Sample: true},
+	{Suite: "3519", Spec: fix3519, Truth: verdict.Pass},
+	{Suite: "3519", Spec: "deb:experimental", Truth: verdict.Reproduced},
+	{Suite: "conf-failed-reload", Spec: "deb:trixie", Params: []string{"BOUND=5s"}, Truth: verdict.Pass, Sample: true},
+	{Suite: "conf-failed-reload", Spec: "deb:sid", Params: []string{"BOUND=5s"}, Truth: verdict.Reproduced, Sample: true},
+	{Suite: "conf-cli-permissions", Spec: "deb:experimental", Truth: verdict.Pass},
+	{Suite: "conf-cli-permissions", Spec: "deb:trixie", Truth: verdict.Reproduced},
+	{Suite: "conf-runtime-limits", Spec: "deb:trixie", Truth: verdict.Pass},
+	{Suite: "conf-runtime-limits", Spec: "deb:bookworm", Truth: verdict.Reproduced},
+	{Suite: "conf-reload-keeps-entries", Spec: fix3517, Truth: verdict.Pass},
+	{Suite: "conf-reload-keeps-entries", Spec: "deb:bookworm", Params: []string{"KINDS=early,late"}, Truth: verdict.Reproduced},
+	{Suite: "conf-learned-entries-obey-receiver", Spec: "deb:trixie", Truth: verdict.Pass},
+	{Suite: "conf-learned-entries-obey-receiver", Spec: "deb:bookworm", Truth: verdict.Reproduced},
+	{Suite: "conf-many-tables", Spec: "deb:trixie", Truth: verdict.Pass},
+	{Suite: "conf-many-tables", Spec: "deb:bookworm", Params: []string{"BOUND=10s"}, Truth: verdict.Reproduced},
+	{Suite: "conf-updates-both-ways", Spec: "deb:experimental", Truth: verdict.Pass},
+	{Suite: "cluster-convergence", Spec: "deb:experimental", Truth: verdict.Pass},
+	{Suite: "cluster-identity", Spec: "deb:experimental", Truth: verdict.Pass},
+	{Suite: "cluster-partition", Spec: "deb:experimental", Truth: verdict.Pass},
+	{Suite: "cluster-reloads", Spec: "deb:experimental", Truth: verdict.Pass},
+	{Suite: "cluster-tables", Spec: "deb:experimental", Truth: verdict.Pass},
+	{Suite: "chaos", Spec: "deb:experimental", Params: []string{"DURATION=25s", "SEED=5"}, Truth: verdict.Pass},
+}
