@@ -86,7 +86,8 @@ type Timing struct {
 	Sample  time.Duration // between two Idle_pct readings (1 s)
 	Fate    time.Duration // how long a silent worker's exit is waited for (5 s)
 	// Window is how long the spin detector samples after a silent end
-	// (3 s): the spin may start when harp closes, after the silence.
+	// (2 s: two more readings): the spin may start when harp closes, after
+	// the silence.
 	Window time.Duration
 	// Watch is how long a confirmation watches the fresh node after the
 	// input when nothing was seen at once (5 s): a node that dies after
@@ -105,7 +106,7 @@ func (t Timing) with() Timing {
 	def(&t.FinWait, time.Second)
 	def(&t.Sample, time.Second)
 	def(&t.Fate, 5*time.Second)
-	def(&t.Window, 3*time.Second)
+	def(&t.Window, 2*time.Second)
 	def(&t.Watch, 5*time.Second)
 	return t
 }
