@@ -46,9 +46,9 @@ func cmdFuzz(ctx context.Context, args []string) int {
 	if !flags(fs, args) {
 		return 3
 	}
-	specs, err := parseSpecs(*build)
-	if err != nil || len(specs) != 1 {
-		return fail("fuzz: --haproxy takes one build spec (%v)", err)
+	specs, err := oneSpec(*build) // never "(<nil>)" (#29)
+	if err != nil {
+		return fail("fuzz: %v", err)
 	}
 	var in peerfuzz.Input
 	opts := peerfuzz.Options{Seed: *seed, Duration: *duration, MinimizeTries: *tries, Progress: progress.Printf}
