@@ -437,3 +437,15 @@ func TestOptionsCheck(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// #23, 2: the stuck bound is generous, longer on a slow machine, bounded.
+func TestStuckBound(t *testing.T) {
+	tm := Timing{}.with()
+	for _, c := range []struct{ control, want time.Duration }{
+		{time.Millisecond, 15 * time.Second}, {2 * time.Second, 40 * time.Second}, {10 * time.Second, time.Minute},
+	} {
+		if got := tm.stuckBound(c.control); got != c.want {
+			t.Errorf("control %s: bound %s, want %s", c.control, got, c.want)
+		}
+	}
+}
