@@ -548,7 +548,9 @@ func healAll(ctx context.Context, c *cluster.Cluster, rec *recorder, logf func(s
 	var down []string
 	var derr error
 	node.Poll(ctx, cluster.MeshTimeout, 500*time.Millisecond, func() (bool, error) {
-		down, derr = c.SessionsDown(ctx)
+		cctx, cancel := context.WithTimeout(ctx, healCall)
+		defer cancel()
+		down, derr = c.SessionsDown(cctx)
 		return derr == nil && len(down) == 0, nil
 	})
 	mesh.At, mesh.Waited = time.Now(), time.Since(start).Round(100*time.Millisecond).String()
