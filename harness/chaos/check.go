@@ -267,10 +267,11 @@ func unknowns(h History) []string {
 	switch {
 	case final != nil && !final.OK:
 		out = append(out, fmt.Sprintf("harp could not heal every fault after the run (op %d): %s", final.ID, final.Err))
-	case h.Mesh == nil:
+	case h.Mesh == nil || final == nil:
 		// A history from before heals were verified: its final heal
-		// recorded success whatever happened, so a fault's failed heal
-		// may never have been redone (a worker left paused).
+		// recorded success whatever happened (or there is none), so a
+		// fault's failed heal may never have been redone (a worker left
+		// paused).
 		for _, op := range h.Ops {
 			if op.Kind == Heal && !op.OK {
 				out = append(out, fmt.Sprintf("harp could not heal a fault (op %d, %s): %s, and this history does not show it healed after", op.ID, op.Detail, op.Err))
