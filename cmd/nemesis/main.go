@@ -65,7 +65,7 @@ func run() int {
 			}
 			progress.Printf("nemesis: cell %d of %d, seed %d: %s on %s (truth %s)", i+1, len(cells), seed, c.Suite, c.Spec, c.Truth)
 			r := runCell(ctx, docker, builder, id, c, seed)
-			progress.Printf("nemesis: %s on %s, seed %d: %s (%d harness faults)%s", c.Suite, c.Spec, seed, r.Got, r.Faults, map[bool]string{true: " BENT", false: ""}[r.Bent()])
+			progress.Printf("nemesis: %s on %s, seed %d: %s (%d harness faults)%s: %s", c.Suite, c.Spec, seed, r.Got, r.Faults, map[bool]string{true: " BENT", false: ""}[r.Bent()], r.Reason)
 			runs = append(runs, r)
 		}
 	}

@@ -293,13 +293,35 @@ func (n *Node) CurrentWorker(ctx context.Context) (int, error) {
 // exchange sends one command on a fresh connection (the CLI's
 // non-interactive mode) and reads the answer until the server closes.
 func (n *Node) exchange(ctx context.Context, target, addr, cmd string) (string, error) {
-	out, err := nemesis.CLI(ctx, target, cmd, func() (string, error) { return roundTrip(ctx, addr, cmd) })
-	ex := cli.Exchange{At: time.Now(), Target: target, Command: cmd, Output: out}
-	if err != nil {
-		ex.Err = err.Error()
+	for attempt := 1; ; attempt++ {
+		out, err := nemesis.CLI(ctx, target, cmd, func() (string, error) { return roundTrip(ctx, addr, cmd) })
+		ex := cli.Exchange{At: time.Now(), Target: target, Command: cmd, Output: out}
+		if err != nil {
+			ex.Err = err.Error()
+		}
+		n.log.Add(ex)
+		// A read that did not get through (harp's side: a timeout, a
+		// connection closed before an answer) is asked again, twice: one
+		// lost exchange is no observation. Commands that change state are
+		// never repeated.
+		if err == nil || attempt == 3 || !readOnly(cmd) || ctx.Err() != nil {
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return out, err
+		case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
+		}
 	}
-	n.log.Add(ex)
-	return out, err
+}
+
+// readOnly says whether a command only reads (`show ...`, also through
+// the master CLI's @!<pid> prefix): asking it again changes nothing.
+func readOnly(cmd string) bool {
+	if strings.HasPrefix(cmd, "@") {
+		_, cmd, _ = strings.Cut(cmd, " ")
+	}
+	return strings.HasPrefix(cmd, "show ") && !strings.Contains(cmd, ";")
 }
 
 func roundTrip(ctx context.Context, addr, cmd string) (string, error) {

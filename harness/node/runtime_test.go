@@ -44,3 +44,15 @@ func TestLocalPorts(t *testing.T) {
 		t.Errorf("rewritten config:\n%s", out)
 	}
 }
+
+func TestOnlyReadsAreAskedAgain(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"show peers": true, "@!12 show table t": true, "show proc": true,
+		"set table t key k data.gpc0 1": false, "@!12 set maxconn global 1": false,
+		"reload": false, "show info; set maxconn global 1": false, "shutdown session 0x1": false,
+	} {
+		if readOnly(cmd) != want {
+			t.Errorf("%q: %v", cmd, !want)
+		}
+	}
+}
