@@ -3,18 +3,22 @@
 package main_test
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
 
+	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/selftest"
+	"github.com/harp-project/harp/harness/verdict"
 )
 
 // Bad input and faults, as a new user meets them: each fails fast with its
@@ -81,8 +85,88 @@ var _ = Describe("harp under bad input and faults", Label("errors"), func() {
 		Entry("a doctor socket that is an HTTP server's", nil, func() []string {
 			return []string{"doctor", "--socket", httpServer()}
 		}, 3, "not an HAProxy runtime socket"),
+		// issue #29
+		Entry("a merge of shards of two matrices", nil, func() []string {
+			d := GinkgoT().TempDir()
+			a := shard(d, "A", "1/2", "deb:bookworm deb:trixie", "deb:bookworm")
+			b := shard(d, "B", "2/2", "deb:bookworm deb:sid", "deb:sid")
+			return []string{"merge", "--reports", filepath.Join(d, "M"), a, b}
+		}, 3, "is shard 2/2 of another matrix than run A: builds deb:bookworm deb:sid, not deb:bookworm deb:trixie"),
+		Entry("a merge of a shard without its matrix's identity", nil, func() []string {
+			d := GinkgoT().TempDir()
+			a := shard(d, "A", "1/2", "deb:bookworm deb:trixie", "deb:bookworm")
+			Expect(os.MkdirAll(filepath.Join(d, "old"), 0o755)).To(Succeed())
+			Expect(os.WriteFile(filepath.Join(d, "old", "summary.json"), []byte(`{"run_id":"old","shard":"2/2","cells":2,"results":[{"suite":"3517","build_spec":"deb:trixie","verdict":"PASS"}]}`), 0o644)).To(Succeed())
+			return []string{"merge", "--reports", filepath.Join(d, "M"), a, filepath.Join(d, "old")}
+		}, 3, "without its matrix's identity"),
+		Entry("patch=/dev/zero", nil, func() []string {
+			return []string{"images", "--haproxy", "git:" + GinkgoT().TempDir() + "@v3.0.0,patch=/dev/zero"}
+		}, 3, "patch file /dev/zero: not a regular file (a device)"),
+		Entry("a patch that is a FIFO", nil, func() []string {
+			fifo := filepath.Join(GinkgoT().TempDir(), "fix.diff")
+			Expect(syscall.Mkfifo(fifo, 0o644)).To(Succeed())
+			return []string{"run", "--label-filter", "issue:3517", "--haproxy", "src:deb:3.0.11,patch=" + fifo}
+		}, 3, "not a regular file (a FIFO)"),
+		Entry("doctor --settle 100h", nil, func() []string { return []string{"doctor", "--socket", "127.0.0.1:1", "--settle", "100h"} }, 3, "--settle 100h0m0s: want 0 to 1h"),
+		Entry("--cpus 100", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--cpus", "100"} }, 3, "--cpus 100: this machine has"),
+		Entry("--cpus NaN", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--cpus", "NaN"} }, 3, "--cpus NaN: not a number"),
+		Entry("fuzz with two builds", nil, func() []string { return []string{"fuzz", "peers", "--haproxy", "deb:bookworm deb:trixie"} }, 3, "takes one build spec, not 2"),
+		Entry("fuzz with no build", nil, func() []string { return []string{"fuzz", "peers"} }, 3, "no build spec given"),
+		Entry("bin: of a binary that is not HAProxy", nil, func() []string { return []string{"images", "--haproxy", "bin:/bin/true"} }, 3, "does not look like HAProxy: it printed no HAProxy version line"),
+		Entry("a doctor socket that is a regular file", nil, func() []string {
+			f := filepath.Join(GinkgoT().TempDir(), "admin.sock")
+			Expect(os.WriteFile(f, nil, 0o644)).To(Succeed())
+			return []string{"doctor", "--socket", f}
+		}, 3, "is a regular file, not a socket"),
+		Entry("a doctor socket that is a directory", nil, func() []string { return []string{"doctor", "--socket", GinkgoT().TempDir()} }, 3, "is a directory, not a socket"),
+		Entry("8 doctor sockets that stream without end", nil, func() []string {
+			args := []string{"doctor", "--settle", "0"}
+			for range 8 {
+				args = append(args, "--socket", streaming())
+			}
+			return args
+		}, 3, "memory budget of 256 MiB"),
 	)
 })
+
+// shard writes a one-cell shard of a matrix of builds x #3517 and returns
+// its run directory.
+func shard(root, id, which, builds, build string) string {
+	GinkgoHelper()
+	run := report.Run{ID: id, Shard: which, Cells: 2, Started: time.Now(),
+		Matrix:  report.NewIdentity(strings.Fields(builds), "issue:3517", []string{"3517"}, nil, 0),
+		Results: []report.Result{{Suite: "3517", Build: build, Name: build, Verdict: verdict.Pass}}}
+	dir, err := report.Write(root, run)
+	Expect(err).NotTo(HaveOccurred())
+	return dir
+}
+
+// streaming is a UNIX socket that answers every command with bytes
+// without end.
+func streaming() string {
+	path := filepath.Join(GinkgoT().TempDir(), "s.sock")
+	l, err := net.Listen("unix", path)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(l.Close)
+	junk := []byte(strings.Repeat("x", 64<<10))
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				for {
+					if _, err := c.Write(junk); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return path
+}
 
 // httpServer is a plain HTTP server on loopback, for the doctor probe.
 func httpServer() string {
