@@ -15,6 +15,7 @@ import (
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
 )
@@ -121,7 +122,7 @@ type Evidence struct {
 	Reload      node.Reload           `json:"reload"`
 	PeersBefore []cliout.PeersSection `json:"peers_before,omitempty"`
 	PeersAfter  []cliout.PeersSection `json:"peers_after,omitempty"`
-	Markers     map[string]Marker     `json:"markers_after,omitempty"`
+	Facts       *Facts                `json:"facts,omitempty"` // what the new worker held
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -161,8 +162,8 @@ func round(ctx context.Context, n *node.Node, t *scenario.Trial, sections, table
 		} else if err != nil {
 			return err
 		}
-		if m := ReadMarker(ctx, n, old, tb); !m.ok() {
-			t.Unmet = fmt.Sprintf("before reload: %s: %s", tb, m)
+		if bad := bad(ReadMarker(ctx, n, old, tb)); bad != "" {
+			t.Unmet = fmt.Sprintf("before reload: %s: %s", tb, bad)
 			return nil
 		}
 	}
@@ -186,12 +187,8 @@ func round(ctx context.Context, n *node.Node, t *scenario.Trial, sections, table
 		// holds still tells the bug's asymmetry apart (Weak).
 		t.Unmet, t.Lasting = "after reload: "+w.Unmet, w.Stuck
 		if w.Err == nil {
-			f := Facts{OldPID: r.OldPID, OldExited: r.OldExited, Tables: tables, Markers: map[string]Marker{}}
-			for _, tb := range tables {
-				f.Markers[tb] = ReadMarker(ctx, n, r.NewPID, tb)
-			}
-			ev.Markers = f.Markers
-			t.Weak = Weak(f)
+			ev.Facts = after(ctx, n, r, tables)
+			t.Weak = Weak(*ev.Facts)
 		}
 		return w.Err
 	}
@@ -200,16 +197,11 @@ func round(ctx context.Context, n *node.Node, t *scenario.Trial, sections, table
 			t.Notef("%s: flags=0x%x, local peer last_status=%s last_hdshk=%s", s.Name, s.Flags, p.LastStatus, p.LastHdshk)
 		}
 	}
-	f := Facts{OldPID: r.OldPID, OldExited: r.OldExited, Tables: tables, Markers: map[string]Marker{}}
-	for _, tb := range tables {
-		f.Markers[tb] = ReadMarker(ctx, n, r.NewPID, tb)
+	ev.Facts = after(ctx, n, r, tables)
+	if crash, _ := ev.Facts.exits(); crash != "" {
+		t.Notef("%s", crash)
 	}
-	ev.Markers = f.Markers
-	f.OldCrash, f.Died = exitsOf(ctx, n, r.OldPID) // after the tables: a crash during the checks is seen
-	if f.OldCrash != "" {
-		t.Notef("%s", f.OldCrash)
-	}
-	t.Violation, t.Unmet, t.Remark = Judge(f)
+	t.Violation, t.Unmet, t.Remark = Judge(*ev.Facts)
 	if running, _, err := n.Running(ctx); err == nil && !running {
 		return scenario.Stop // the master is gone: later rounds would say nothing new
 	}
@@ -220,41 +212,49 @@ func round(ctx context.Context, n *node.Node, t *scenario.Trial, sections, table
 type Marker struct {
 	Present bool   `json:"present"`
 	GPC0    string `json:"gpc0,omitempty"`
-	Err     string `json:"error,omitempty"` // the table could not be read
 }
 
-func (m Marker) ok() bool { return m.Err == "" && m.Present && m.GPC0 == "1" }
-
-func (m Marker) String() string {
-	switch {
-	case m.Err != "":
-		return m.Err
-	case !m.Present:
+// bad is why a marker is not the one set ("" when it is).
+func bad(m obs.Of[Marker]) string {
+	switch v, seen := m.Get(); {
+	case !seen:
+		return m.Why // the read's error, or HAProxy's refusal
+	case !v.Present:
 		return "marker absent"
+	case v.GPC0 != "1":
+		return "gpc0=" + v.GPC0
 	}
-	return "gpc0=" + m.GPC0
+	return ""
 }
 
 // ReadMarker reads the marker entry of one table on one worker.
-func ReadMarker(ctx context.Context, n *node.Node, pid int, table string) Marker {
+func ReadMarker(ctx context.Context, n *node.Node, pid int, table string) obs.Of[Marker] {
 	tb, err := n.Table(ctx, pid, table)
 	if err != nil {
-		return Marker{Err: err.Error()}
+		return obs.From(Marker{}, err)
 	}
-	if e, ok := tb.Lookup(key); ok {
-		return Marker{Present: true, GPC0: e.Data["gpc0"]}
+	e, present := tb.Lookup(key)
+	return obs.Value(Marker{Present: present, GPC0: e.Data["gpc0"]})
+}
+
+// after reads what the new worker holds, then the master's log (after the
+// tables: a crash during the checks is seen).
+func after(ctx context.Context, n *node.Node, r node.Reload, tables []string) *Facts {
+	f := &Facts{OldPID: r.OldPID, OldExited: r.OldExited, Tables: tables, Markers: map[string]obs.Of[Marker]{}}
+	for _, tb := range tables {
+		f.Markers[tb] = ReadMarker(ctx, n, r.NewPID, tb)
 	}
-	return Marker{}
+	f.Exits = obs.From(n.Exits(ctx))
+	return f
 }
 
 // Facts are what one round observed after the reload.
 type Facts struct {
 	OldPID    int
 	OldExited bool
-	OldCrash  string   // the old worker died on a signal
-	Died      string   // the current worker died
-	Tables    []string // the marker tables the round set (nil: the issue's two)
-	Markers   map[string]Marker
+	Exits     obs.Of[[]cliout.WorkerExit] // the master's log, read after the tables
+	Tables    []string                    // the marker tables the round set (nil: the issue's two)
+	Markers   map[string]obs.Of[Marker]
 }
 
 func (f Facts) tables() []string {
@@ -266,6 +266,7 @@ func (f Facts) tables() []string {
 
 // Judge decides one round from its facts: a violation of the expectation,
 // an unmet precondition, or a remark that does not change the verdict.
+// Unknown readings are left to the one rule on observations.
 func Judge(f Facts) (violation, unmet, remark string) {
 	var tables, lost, wrong []string
 	for t := range f.Markers {
@@ -273,20 +274,20 @@ func Judge(f Facts) (violation, unmet, remark string) {
 	}
 	sort.Strings(tables)
 	for _, t := range tables {
-		switch m := f.Markers[t]; {
-		case m.Err != "":
-			return "", fmt.Sprintf("after reload: %s could not be read: %s", t, m.Err), ""
+		switch m, seen := f.Markers[t].Get(); {
+		case !seen:
 		case !m.Present:
 			lost = append(lost, t)
 		case m.GPC0 != "1":
 			wrong = append(wrong, fmt.Sprintf("%s gpc0=%s (want 1)", t, m.GPC0))
 		}
 	}
+	oldCrash, died := f.exits()
 	switch {
 	case len(tables) < len(f.tables()):
 		return "", fmt.Sprintf("after reload: only %d of %d marker tables were read", len(tables), len(f.tables())), ""
-	case f.Died != "":
-		return "", f.Died, ""
+	case died != "":
+		return "", died, ""
 	case !f.OldExited:
 		return "", fmt.Sprintf("old worker %d still running %s after SIGUSR2: how it ended cannot be judged", f.OldPID, reloadTimeout), ""
 	case len(lost) == len(tables):
@@ -295,11 +296,11 @@ func Judge(f Facts) (violation, unmet, remark string) {
 		return "", "every marker lost: the old process taught no section, which is not this issue's signature", ""
 	}
 	violation = strings.Join(append(joinLost(lost, len(tables)), wrong...), "; ")
-	if f.OldCrash != "" {
+	if oldCrash != "" {
 		if violation != "" {
 			// A crash while teaching loses tables too: this round cannot
 			// tell the issue from the crash.
-			return "", fmt.Sprintf("%s, and %s: the loss may come from the crash", f.OldCrash, violation), ""
+			return "", fmt.Sprintf("%s, and %s: the loss may come from the crash", oldCrash, violation), ""
 		}
 		remark = "old worker crashed after teaching its tables"
 	}
@@ -314,15 +315,15 @@ func Judge(f Facts) (violation, unmet, remark string) {
 // only a lead a bisect may follow. Both markers held, both lost, a wrong
 // value or an unreadable table say nothing.
 func Weak(f Facts) string {
-	if !f.OldExited || f.Died != "" || f.OldCrash != "" || len(f.Markers) != len(f.tables()) {
+	if crash, died := f.exits(); f.Exits.State != obs.Seen || !f.OldExited || died != "" || crash != "" || len(f.Markers) != len(f.tables()) {
 		return ""
 	}
 	var held, lost []string
 	for _, t := range f.tables() {
-		switch m := f.Markers[t]; {
-		case m.ok():
+		switch m, seen := f.Markers[t].Get(); {
+		case bad(f.Markers[t]) == "":
 			held = append(held, t)
-		case m.Err == "" && !m.Present:
+		case seen && !m.Present:
 			lost = append(lost, t)
 		default:
 			return ""
@@ -344,18 +345,16 @@ func joinLost(lost []string, of int) []string {
 	return []string{strings.Join(lost, " and ") + " lost"}
 }
 
-// exitsOf reads the master's log: whether the old worker died on a signal
-// during its soft-stop, and whether a current worker died.
-func exitsOf(ctx context.Context, n *node.Node, oldPID int) (oldCrash, died string) {
-	exits, err := n.Exits(ctx)
-	if err != nil {
-		return "", "reading the master's log: " + err.Error()
-	}
+// exits are what the master's log says of the round: whether the old
+// worker died on a signal during its soft-stop, and whether a current
+// worker died.
+func (f Facts) exits() (oldCrash, died string) {
+	exits, _ := f.Exits.Get()
 	for _, e := range exits {
 		switch {
 		case e.Current:
 			died = fmt.Sprintf("current worker %d exited with code %d (%s)", e.PID, e.Code, e.Reason)
-		case e.PID == oldPID && e.Code >= 128:
+		case e.PID == f.OldPID && e.Code >= 128:
 			oldCrash = fmt.Sprintf("old worker %d exited with code %d (%s) during soft-stop", e.PID, e.Code, e.Reason)
 		}
 	}
