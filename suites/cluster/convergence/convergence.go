@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/cluster"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
 )
@@ -42,6 +43,7 @@ type Evidence struct {
 	Converged int   `json:"converged"` // on every node within the bound of their own write
 	MedianMs  int64 `json:"median_ms"`
 	MaxMs     int64 `json:"max_ms"`
+	Facts     Facts `json:"facts"`
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -72,16 +74,12 @@ func round(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error {
 	f.Delays = Since(at, written)
 	// Re-read before declaring a key missing: only keys still missing count.
 	if len(at) < len(f.Keys) {
-		if f.StillMissing, err = cluster.Missing(ctx, c.Members, cluster.DefaultTable, f.Keys); err != nil {
-			return err
-		}
+		f.StillMissing = obs.Opt(obs.From(cluster.Missing(ctx, c.Members, cluster.DefaultTable, f.Keys)))
 	}
-	if f.WrongData, err = cluster.SettledData(ctx, c.Members, cluster.DefaultTable,
-		map[string]cluster.Want{"gpc0": {Keys: cli, Value: strconv.Itoa(r)}, "http_req_cnt": {Keys: web, Value: "3"}}, 5*time.Second); err != nil {
-		return err
-	}
+	f.WrongData = obs.From(cluster.SettledData(ctx, c.Members, cluster.DefaultTable,
+		map[string]cluster.Want{"gpc0": {Keys: cli, Value: strconv.Itoa(r)}, "http_req_cnt": {Keys: web, Value: "3"}}, 5*time.Second))
 	med, worst := Durations(f.Delays)
-	t.Evidence = &Evidence{Keys: len(f.Keys), Converged: len(f.Delays), MedianMs: med.Milliseconds(), MaxMs: worst.Milliseconds()}
+	t.Evidence = &Evidence{Keys: len(f.Keys), Converged: len(f.Delays), MedianMs: med.Milliseconds(), MaxMs: worst.Milliseconds(), Facts: f}
 	t.Notef("40 keys set on %s, 10 keys tracked by 30 requests on %s: %d of %d on every node within %s of their write; median %s, max %s",
 		writer.Name, tracker.Name, len(f.Delays), len(f.Keys), cluster.ConvergeTimeout, med.Round(time.Millisecond), worst.Round(time.Millisecond))
 	t.Violation, t.Remark = Judge(f)
@@ -93,18 +91,20 @@ func round(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error {
 
 // Facts are what one round observed.
 type Facts struct {
-	Keys         []string
-	Delays       map[string]time.Duration // keys on every node within the bound: write to seen everywhere
-	StillMissing map[string][]string      // re-read after the deadlines: node -> keys it lacks
-	WrongData    string                   // entries holding other data once it settled
+	Keys         []string                          `json:"keys"`
+	Delays       map[string]time.Duration          `json:"delays_ns"`     // keys on every node within the bound: write to seen everywhere
+	StillMissing obs.Optional[map[string][]string] `json:"still_missing"` // re-read after the deadlines: node -> keys it lacks
+	WrongData    obs.Of[string]                    `json:"wrong_data"`    // entries holding other data once it settled ("" none)
 }
 
 // Judge: a key missing from a node after its deadline and at the re-read,
 // or data other than written once settled, is a violation; a key that
-// arrived late but before the re-read is a remark.
+// arrived late but before the re-read is a remark. Unknown readings are
+// left to the one rule on observations.
 func Judge(f Facts) (violation, remark string) {
 	missing := map[string]bool{}
-	for _, ks := range f.StillMissing {
+	still, _ := f.StillMissing.Get()
+	for _, ks := range still {
 		for _, k := range ks {
 			missing[k] = true
 		}
@@ -112,12 +112,12 @@ func Judge(f Facts) (violation, remark string) {
 	late := len(f.Keys) - len(f.Delays) - len(missing)
 	var parts []string
 	if len(missing) > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d keys not on every node %s after their write (%s)", len(missing), len(f.Keys), cluster.ConvergeTimeout, cluster.MissingCounts(f.StillMissing)))
+		parts = append(parts, fmt.Sprintf("%d of %d keys not on every node %s after their write (%s)", len(missing), len(f.Keys), cluster.ConvergeTimeout, cluster.MissingCounts(still)))
 	}
-	if f.WrongData != "" {
-		parts = append(parts, f.WrongData)
+	if wrong, _ := f.WrongData.Get(); wrong != "" {
+		parts = append(parts, wrong)
 	}
-	if late > 0 {
+	if late > 0 && f.StillMissing.State == obs.Seen {
 		remark = "keys on every node only after their deadline"
 	}
 	return strings.Join(parts, "; "), remark
