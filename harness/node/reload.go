@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"syscall"
 	"time"
+
+	"github.com/harp-project/harp/harness/obs"
 )
 
 // Reload is what was observed around one SIGUSR2.
@@ -18,6 +20,24 @@ type Reload struct {
 	// Sent is when the signal (or the master CLI command) had surely
 	// reached the master: its call had returned.
 	Sent time.Time `json:"sent_at"`
+}
+
+// ReloadFailed is a reload HAProxy did not carry out: the master exited
+// during it, or `show proc` kept answering and never listed a new worker.
+// Harp's own failures (show proc unreadable, the signal not sent) are
+// other errors: a caller tells them apart with errors.As.
+type ReloadFailed struct {
+	How     How
+	Exit    *obs.Exit     // the master exited during the reload
+	Within  time.Duration // how long show proc was watched
+	Current int           // the current worker show proc listed last (0: none)
+}
+
+func (e *ReloadFailed) Error() string {
+	if e.Exit != nil {
+		return fmt.Sprintf("the master exited with code %d during the reload (%s)", e.Exit.Code, e.How)
+	}
+	return fmt.Sprintf("no new worker after %s: show proc answered for %s and listed worker %d as current throughout", e.How, e.Within, e.Current)
 }
 
 // How a reload is asked for.
@@ -57,21 +77,35 @@ func (n *Node) ReloadBy(ctx context.Context, how How, timeout time.Duration) (Re
 		return r, fmt.Errorf("unknown way to reload: %q", how)
 	}
 	r.Sent = time.Now()
+	var lastErr error
+	lastCurrent := 0
 	err = Poll(ctx, timeout, 50*time.Millisecond, func() (bool, error) {
-		if running, code, err := n.Running(ctx); err == nil && !running {
-			return false, fmt.Errorf("the master exited with code %d during the reload", code)
+		if e := n.MasterExit(ctx); e.State == obs.Seen && e.Value.Process != "" {
+			return false, &ReloadFailed{How: how, Exit: &e.Value}
 		}
 		procs, err := n.Procs(ctx)
-		if err != nil {
+		if lastErr = err; err != nil {
 			return false, nil // the master is busy re-executing
 		}
-		if w, ok := procs.Current(); ok && w.PID != old {
+		w, ok := procs.Current()
+		if ok && w.PID != old {
 			r.NewPID = w.PID
 			return true, nil
 		}
+		lastCurrent = w.PID
 		return false, nil
 	})
-	if err != nil {
+	var failed *ReloadFailed
+	switch {
+	case errors.As(err, &failed):
+		return r, err
+	case errors.Is(err, ErrDeadline) && lastErr == nil:
+		// show proc answered to the end and listed no new worker: the
+		// master did not reload.
+		return r, &ReloadFailed{How: how, Within: timeout, Current: lastCurrent}
+	case errors.Is(err, ErrDeadline):
+		return r, fmt.Errorf("no new worker seen after %s: show proc kept failing (%v)", how, lastErr)
+	case err != nil:
 		return r, fmt.Errorf("no new worker after %s: %w", how, err)
 	}
 	r.NewUp = time.Since(t0)

@@ -6,6 +6,7 @@ package failedreload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"syscall"
@@ -211,8 +212,11 @@ func cycle(ctx context.Context, n *node.Node, web string, t *scenario.Trial, b B
 	}
 	r, err := n.ReloadBy(ctx, how, bound)
 	ev.Reload = r
-	if err != nil && (strings.HasPrefix(err.Error(), "before reload:") || strings.HasPrefix(err.Error(), "sending SIGUSR2:")) {
-		f.HarnessErr = "the recovery reload could not be asked for: " + err.Error()
+	var failed *node.ReloadFailed
+	if err != nil && !errors.As(err, &failed) {
+		// Not HAProxy's answer: harp could not ask, or show proc kept
+		// failing while it watched.
+		f.HarnessErr = "the recovery reload could not be observed: " + err.Error()
 		return nil
 	}
 	if err != nil {
