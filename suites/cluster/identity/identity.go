@@ -14,6 +14,7 @@ import (
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/doctor"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
 )
@@ -43,9 +44,9 @@ var identities = []cluster.Identity{cluster.ByLocalpeer, cluster.ByFlag, cluster
 // Evidence is what one identity trial recorded.
 type Evidence struct {
 	IdentityBy          cluster.Identity `json:"identity_by"`
-	KeysOnGhost         int              `json:"keys_on_ghost"`
 	DoctorNamedIdentity bool             `json:"doctor_named_identity"`
 	DoctorCodes         []doctor.Code    `json:"doctor_codes,omitempty"`
+	Facts               Facts            `json:"facts"`
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -89,28 +90,36 @@ func control(ctx context.Context, env *scenario.Env) (unmet string, err error) {
 
 // Facts are what one identity trial observed.
 type Facts struct {
-	How          cluster.Identity
-	Ghost        string
-	Control      string // unmet: the well-named nodes did not replicate
-	Misnamed     string // unmet: the ghost runs the section under another name (the setup failed)
-	GhostCanSync bool   // the ghost still runs the section with a local peer and a link up
-	KeysOnGhost  int
-	Keys         int
+	How         cluster.Identity      `json:"how"`
+	Ghost       string                `json:"ghost"`
+	Control     string                `json:"control,omitempty"` // unmet: the well-named nodes did not replicate
+	Peering     obs.Optional[Peering] `json:"peering"`           // how the ghost runs the section
+	KeysOnGhost obs.Optional[int]     `json:"keys_on_ghost"`
+	Keys        int                   `json:"keys"`
+}
+
+// Peering is how a node runs the section: its local peer's name ("": none,
+// or no section), and whether a link is up (it can sync).
+type Peering struct {
+	Local   string `json:"local,omitempty"`
+	CanSync bool   `json:"can_sync"`
 }
 
 // Judge: keys on the ghost are the violation. Absence counts only when the
 // ghost cannot sync by construction (HAProxy removed its section, or it has
 // no local peer and no link): then nothing can arrive later, and no wait
-// decides it.
+// decides it. Unknown readings are left to the one rule on observations.
 func Judge(f Facts) (violation, unmet string) {
+	p, _ := f.Peering.Get()
+	keys, _ := f.KeysOnGhost.Get()
 	switch {
 	case f.Control != "":
 		return "", f.Control
-	case f.Misnamed != "":
-		return "", f.Misnamed
-	case f.KeysOnGhost > 0:
-		return fmt.Sprintf("%d of %d keys reached %s although its local peer name (ghost, by %s) matches no peer line", f.KeysOnGhost, f.Keys, f.Ghost, f.How), ""
-	case f.GhostCanSync:
+	case p.Local != "" && p.Local != "ghost": // the setup failed
+		return "", fmt.Sprintf("%s runs the section as %s, not ghost: the setup (%s) did not take", f.Ghost, p.Local, f.How)
+	case keys > 0:
+		return fmt.Sprintf("%d of %d keys reached %s although its local peer name (ghost, by %s) matches no peer line", keys, f.Keys, f.Ghost, f.How), ""
+	case p.CanSync:
 		return "", fmt.Sprintf("%s runs the peers section with a link up yet received none of the keys: absence cannot be told from delay", f.Ghost)
 	}
 	return "", ""
@@ -120,8 +129,9 @@ func trial(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, how clust
 	ev := &Evidence{IdentityBy: how}
 	t.Evidence = ev
 	a, ghost := c.Members[0], c.Members[len(c.Members)-1]
-	f := Facts{How: how, Ghost: ghost.Name}
-	defer func() { t.Violation, t.Unmet = Judge(f) }()
+	f := &ev.Facts
+	f.How, f.Ghost = how, ghost.Name
+	defer func() { t.Violation, t.Unmet = Judge(*f) }()
 	t.Notef("%s takes its name from %s: ghost", ghost.Name, how)
 	ks := cluster.Keys(fmt.Sprintf("i%d-", t.N), 10)
 	f.Keys = len(ks)
@@ -132,20 +142,15 @@ func trial(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, how clust
 		f.Control = fmt.Sprintf("control failed: only %d of %d keys set on %s reached every other well-named node within %s", len(seen), len(ks), a.Name, cluster.MeshTimeout)
 		return nil
 	}
-	local, canSync, err := peering(ctx, c, ghost)
-	if err != nil {
-		return err
-	}
-	if f.GhostCanSync = canSync; local != "" && local != "ghost" {
-		f.Misnamed = fmt.Sprintf("%s runs the section as %s, not ghost: the setup (%s) did not take", ghost.Name, local, how)
+	f.Peering = obs.Opt(peering(ctx, c, ghost))
+	if p, seen := f.Peering.Get(); !seen || (p.Local != "" && p.Local != "ghost") {
 		return nil
+	} else if p.CanSync { // keys may still arrive: a positive arrival ends the wait early
+		f.KeysOnGhost = obs.Opt(obs.Value(len(cluster.Spread(ctx, []*cluster.Member{ghost}, cluster.DefaultTable, ks, cluster.MeshTimeout))))
+	} else { // read once: a table that cannot be read is unknown, never an absence
+		f.KeysOnGhost = obs.Opt(holds(ctx, ghost, ks))
 	}
-	if canSync { // keys may still arrive: a positive arrival ends the wait early
-		ev.KeysOnGhost = len(cluster.Spread(ctx, []*cluster.Member{ghost}, cluster.DefaultTable, ks, cluster.MeshTimeout))
-	} else if ev.KeysOnGhost, err = holds(ctx, ghost, ks); err != nil {
-		return err // a table that cannot be read is harp's problem, never an absence
-	}
-	f.KeysOnGhost = ev.KeysOnGhost
+	keys, seen := f.KeysOnGhost.Get()
 	d, err := c.Diagnose(ctx)
 	if err != nil {
 		return err
@@ -154,43 +159,38 @@ func trial(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, how clust
 	for _, fd := range d.Findings {
 		ev.DoctorCodes = append(ev.DoctorCodes, fd.Code)
 	}
-	if _, ev.DoctorNamedIdentity = d.Find(doctor.Identity, ghost.Name, ""); !ev.DoctorNamedIdentity && f.KeysOnGhost == 0 {
+	if _, ev.DoctorNamedIdentity = d.Find(doctor.Identity, ghost.Name, ""); !ev.DoctorNamedIdentity && seen && keys == 0 {
 		// harp's own failure, not HAProxy's: an error, never REPRODUCED.
 		return fmt.Errorf("%s did not sync, but harp's doctor did not name its identity (likely cause given: %q)", ghost.Name, d.Cause)
 	}
-	t.Notef("%s holds %d of the keys; doctor: %s", ghost.Name, f.KeysOnGhost, d.Cause)
+	t.Notef("%s holds %d of the keys; doctor: %s", ghost.Name, keys, d.Cause)
 	return nil
 }
 
-// peering says under which local peer name a node runs the section ("" when
-// HAProxy removed it or it has no local peer), and whether it can sync: a
-// local peer and at least one link established.
-func peering(ctx context.Context, c *cluster.Cluster, m *cluster.Member) (local string, canSync bool, err error) {
+// peering reads how a member runs the section.
+func peering(ctx context.Context, c *cluster.Cluster, m *cluster.Member) obs.Of[Peering] {
 	secs, err := m.Node.Peers(ctx, node.StatsSocket)
 	if err != nil {
-		return "", false, err
+		return obs.From(Peering{}, err)
 	}
-	s, ok := cliout.FindSection(secs, c.Section)
-	if !ok {
-		return "", false, nil
-	}
+	s, _ := cliout.FindSection(secs, c.Section) // none: no local peer either
 	p, ok := s.Local()
 	if !ok {
-		return "", false, nil
+		return obs.Value(Peering{})
 	}
 	for _, r := range s.Peers {
 		if !r.Local && r.Established() {
-			return p.Name, true, nil
+			return obs.Value(Peering{p.Name, true})
 		}
 	}
-	return p.Name, false, nil
+	return obs.Value(Peering{Local: p.Name})
 }
 
 // holds counts the keys a member holds, read once.
-func holds(ctx context.Context, m *cluster.Member, ks []string) (int, error) {
+func holds(ctx context.Context, m *cluster.Member, ks []string) obs.Of[int] {
 	tb, err := m.Table(ctx, cluster.DefaultTable)
 	if err != nil {
-		return 0, err
+		return obs.From(0, err)
 	}
 	n := 0
 	for _, k := range ks {
@@ -198,5 +198,5 @@ func holds(ctx context.Context, m *cluster.Member, ks []string) (int, error) {
 			n++
 		}
 	}
-	return n, nil
+	return obs.Value(n)
 }

@@ -23,7 +23,7 @@ var _ = selftest.Describe(identity.Suite, func() {
 		for i, how := range []string{"localpeer", "-L", "hostname"} {
 			ev := r.Trials[i].Evidence.(*identity.Evidence)
 			Expect(string(ev.IdentityBy)).To(Equal(how))
-			Expect(ev.KeysOnGhost).To(BeZero())
+			Expect(ev.Facts.KeysOnGhost.Value).To(BeZero())
 			Expect(ev.DoctorNamedIdentity).To(BeTrue())
 		}
 	},
