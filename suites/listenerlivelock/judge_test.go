@@ -134,6 +134,10 @@ func TestJudge(t *testing.T) {
 		{"the control stalled: the machine's, not HAProxy's", func(f *Facts) { f.Control.Stalls, f.Attack.Stalls = onPath, onPath }, "", "the control (same load, limit never reached) stalled too", ""},
 		{"a control that reached its limit is no control", func(f *Facts) { f.Control.Peaks.Frontend = 800 }, "", "the control reached its limit", ""},
 		{"3.0 cannot show stalls", func(f *Facts) { f.Version = "3.0.11" }, "", "emits no stall warnings", ""},
+		{"a panic under the attack counts though the sampling never saw the limit", func(f *Facts) {
+			f.Attack.Peaks.Frontend, f.Attack.Panics = 60, []cliout.Panic{{Thread: 1}}
+		}, "1 panics", "", ""},
+		{"connections that never drained: no attack", func(f *Facts) { f.Undrained = "the control's 40 connections never drained" }, "", "would not start from an idle process", ""},
 		{"fewer listeners than the layout asks", func(f *Facts) { f.Listeners = 1 }, "", "the frontend has 1 listeners", ""},
 		{"no attack is never a pass", func(f *Facts) { f.Attack.Ran = false }, "", "the attack never ran", ""},
 	} {
@@ -158,4 +162,17 @@ func contains(got, want string) bool {
 		return got == ""
 	}
 	return strings.Contains(got, want)
+}
+
+// Only the parser's alert on the layout's keywords makes a build one that
+// lacks thread groups; any other start failure is no such build.
+func TestLayoutRefused(t *testing.T) {
+	refused := "node1 on 2.2.0 did not become ready: the master exited with code 1\nlast log lines:\n[ALERT]    (1) : config : parsing [/etc/harp/haproxy.cfg:4] : unknown keyword 'thread-groups' in 'global' section\n[ALERT]    (1) : config : Fatal errors found in configuration."
+	if got := layoutRefused(refused); !strings.Contains(got, "unknown keyword 'thread-groups'") {
+		t.Fatalf("%q", got)
+	}
+	crashed := "node1 on 3.4.7 did not become ready: the master exited with code 139\nlast log lines:\n[NOTICE]   (1) : haproxy version is 3.4.7 with thread-groups 2\nSegmentation fault"
+	if got := layoutRefused(crashed); got != "" {
+		t.Fatalf("a crash whose log mentions thread-groups is not a refused layout: %q", got)
+	}
 }
