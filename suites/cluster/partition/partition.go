@@ -12,6 +12,7 @@ import (
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/doctor"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
 )
@@ -49,6 +50,7 @@ type Evidence struct {
 	DivergencePct      float64       `json:"divergence_pct"`
 	ReconvergeMs       int64         `json:"reconverge_ms,omitempty"`
 	Reconverged        bool          `json:"reconverged"`
+	Facts              Facts         `json:"facts"`
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -61,31 +63,33 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 
 // Facts are what one partition observed.
 type Facts struct {
-	MeshBefore   string              // unmet: the cluster had not meshed before the cut
-	SawCut       bool                // the doctor saw the links to the cut node down
-	Leaked       int                 // keys written on the cut side that reached the other side during the cut
-	LinksBack    string              // unmet: the links never came back after the heal (with Docker's view)
-	Keys         int                 // written on both sides
-	StillMissing map[string][]string // after the heal and the re-read: node -> keys it lacks
-	Cut          string              // the cut node
+	MeshBefore   string                            `json:"mesh_before,omitempty"` // unmet: the cluster had not meshed before the cut
+	SawCut       bool                              `json:"saw_cut"`               // the doctor saw the links to the cut node down
+	Leaked       obs.Optional[int]                 `json:"leaked"`                // keys written on the cut side that reached the other side during the cut
+	LinksBack    string                            `json:"links_back,omitempty"`  // unmet: the links never came back after the heal (with Docker's view)
+	Keys         int                               `json:"keys"`                  // written on both sides
+	StillMissing obs.Optional[map[string][]string] `json:"still_missing"`         // after the heal and the re-read: node -> keys it lacks
+	Cut          string                            `json:"cut"`                   // the cut node
 }
 
 // Judge: keys missing once every link is back is the violation; a cut that
 // did not take, or links that did not come back, are the harness's or the
-// network's, never HAProxy's.
+// network's, never HAProxy's. Unknown readings are left to the one rule.
 func Judge(f Facts) (violation, unmet string) {
+	leaked, _ := f.Leaked.Get()
+	still, _ := f.StillMissing.Get()
 	switch {
 	case f.MeshBefore != "":
 		return "", "before the cut: " + f.MeshBefore
 	case !f.SawCut:
 		return "", fmt.Sprintf("the cut did not take: harp doctor still saw the links to %s up %s after it", f.Cut, partitionSeen)
-	case f.Leaked > 0:
-		return "", fmt.Sprintf("the cut did not take: %d keys written on %s during the cut reached the other side", f.Leaked, f.Cut)
+	case leaked > 0:
+		return "", fmt.Sprintf("the cut did not take: %d keys written on %s during the cut reached the other side", leaked, f.Cut)
 	case f.LinksBack != "":
 		return "", "after the heal: " + f.LinksBack
 	}
-	if missing := countKeys(f.StillMissing); missing > 0 {
-		return fmt.Sprintf("%d of %d keys not on every node %s after the heal, with every link up (%s)", missing, f.Keys, healTimeout, cluster.MissingCounts(f.StillMissing)), ""
+	if missing := countKeys(still); missing > 0 {
+		return fmt.Sprintf("%d of %d keys not on every node %s after the heal, with every link up (%s)", missing, f.Keys, healTimeout, cluster.MissingCounts(still)), ""
 	}
 	return "", ""
 }
@@ -104,8 +108,9 @@ func partition(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error
 	ev := &Evidence{}
 	t.Evidence = ev
 	a, cut := c.Members[0], c.Members[len(c.Members)-1]
-	f := Facts{Cut: cut.Name}
-	defer func() { t.Violation, t.Unmet = Judge(f) }()
+	f := &ev.Facts
+	f.Cut = cut.Name
+	defer func() { t.Violation, t.Unmet = Judge(*f) }()
 	if f.MeshBefore = c.WaitMesh(ctx, cluster.MeshTimeout); f.MeshBefore != "" {
 		return nil
 	}
@@ -142,11 +147,12 @@ func partition(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error
 	}
 	t.Notef("harp doctor saw the links to %s down %s after the cut", cut.Name, time.Since(tCut).Round(100*time.Millisecond))
 	// The cut is real only if what was written on the cut side stayed there.
-	leaked, err := cluster.Missing(ctx, []*cluster.Member{a}, cluster.DefaultTable, right)
-	if err != nil {
-		return err
+	leaked := obs.From(cluster.Missing(ctx, []*cluster.Member{a}, cluster.DefaultTable, right))
+	f.Leaked = obs.Opt(obs.Failure[int]("%s", leaked.Why))
+	if m, ok := leaked.Get(); ok {
+		f.Leaked = obs.Opt(obs.Value(len(right) - len(m[a.Name])))
 	}
-	if f.Leaked = len(right) - len(leaked[a.Name]); f.Leaked > 0 {
+	if n, ok := f.Leaked.Get(); !ok || n > 0 {
 		return nil
 	}
 	for _, tv := range during.Tables {
@@ -160,7 +166,7 @@ func partition(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error
 		return err
 	}
 	healed = true
-	return reconverge(ctx, c, cut, t, ev, &f, all)
+	return reconverge(ctx, c, cut, t, ev, f, all)
 }
 
 // reconverge waits for the links to come back, then for every key on
@@ -169,10 +175,13 @@ func reconverge(ctx context.Context, c *cluster.Cluster, cut *cluster.Member, t 
 	tHeal := time.Now()
 	if unmet := c.WaitMesh(ctx, healTimeout); unmet != "" {
 		probe, err := c.Attached(ctx, cut)
-		if err != nil {
-			return err
+		switch { // unmet either way: the probe only says why
+		case err != nil:
+			probe = "it failed: " + err.Error()
+		case probe == "":
+			probe = "Docker shows " + cut.Name + " back on the cluster network at its own address"
 		}
-		f.LinksBack = fmt.Sprintf("%s (network probe: %s)", unmet, orText(probe, "Docker shows "+cut.Name+" back on the cluster network at its own address"))
+		f.LinksBack = fmt.Sprintf("%s (network probe: %s)", unmet, probe)
 		return nil
 	}
 	t.Notef("every link established again %s after the heal", time.Since(tHeal).Round(100*time.Millisecond))
@@ -184,10 +193,7 @@ func reconverge(ctx context.Context, c *cluster.Cluster, cut *cluster.Member, t 
 		}
 	}
 	if len(at) < len(all) {
-		var err error
-		if f.StillMissing, err = cluster.Missing(ctx, c.Members, cluster.DefaultTable, all); err != nil {
-			return err
-		}
+		f.StillMissing = obs.Opt(obs.From(cluster.Missing(ctx, c.Members, cluster.DefaultTable, all)))
 	} else {
 		ev.Reconverged, ev.ReconvergeMs = true, last.Sub(tHeal).Milliseconds()
 		t.Notef("reconverged %s after the heal: all %d keys on every node", last.Sub(tHeal).Round(10*time.Millisecond), len(all))
@@ -196,13 +202,6 @@ func reconverge(ctx context.Context, c *cluster.Cluster, cut *cluster.Member, t 
 		t.Show("harp doctor after the heal", d.Text())
 	}
 	return nil
-}
-
-func orText(s, otherwise string) string {
-	if s == "" {
-		return otherwise
-	}
-	return s
 }
 
 // seePartition polls the doctor until it sees the links to the cut node
