@@ -26,7 +26,9 @@ func TestJudge(t *testing.T) {
 		}, "", "after the heal: the cluster never meshed and synced within 30s: node1->node3 (last_status=CONN) (network probe: Docker shows node3 off the cluster network)", verdict.Inconclusive},
 		{"a cut the doctor never saw", func(f *Facts) { f.SawCut, f.Leaked = false, obs.Optional[int]{} }, "", "the cut did not take: harp doctor still saw the links to node3 up 20s after it", verdict.Inconclusive},
 		{"keys that crossed the cut", func(f *Facts) { f.Leaked = obs.Opt(obs.Value(3)) }, "", "the cut did not take: 3 keys written on node3 during the cut reached the other side", verdict.Inconclusive},
-		{"no mesh before the cut", func(f *Facts) { f.MeshBefore, f.SawCut, f.Leaked = "node1->node3 (last_status=CONN)", false, obs.Optional[int]{} },
+		{"no mesh before the cut", func(f *Facts) {
+			f.MeshBefore, f.SawCut, f.Leaked = "node1->node3 (last_status=CONN)", false, obs.Optional[int]{}
+		},
 			"", "before the cut: node1->node3 (last_status=CONN)", verdict.Inconclusive},
 		// Harness faults, which today's code called an ERROR: unknown.
 		{"node1's table unread during the cut", func(f *Facts) { f.Leaked = obs.Opt(obs.Failure[int]("show table cluster/tbl: EOF")) }, "", "", verdict.Inconclusive},
