@@ -13,6 +13,7 @@ import (
 
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/load"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
@@ -58,6 +59,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 // Evidence is how one round reloaded.
 type Evidence struct {
 	Reloads string `json:"reloads"` // one after another, all at once
+	Facts   Facts  `json:"facts"`
 }
 
 func round(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, pre []string) error {
@@ -65,13 +67,12 @@ func round(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, pre []str
 	if t.N%2 == 0 {
 		how = "all at once"
 	}
-	t.Evidence = &Evidence{Reloads: how}
+	ev := &Evidence{Reloads: how}
+	t.Evidence = ev
 	// Every key must be on every node before the round, or a loss found
 	// after it could be an earlier round's, counted twice.
-	if miss, err := cluster.Missing(ctx, c.Members, cluster.DefaultTable, pre); err != nil {
-		return err
-	} else if u := unmetBefore(miss, len(pre)); u != "" {
-		t.Unmet = u
+	if miss, err := cluster.Missing(ctx, c.Members, cluster.DefaultTable, pre); err != nil || len(miss) > 0 {
+		t.Unmet = unmetBefore(miss, err, len(pre))
 		return nil
 	}
 	stop := writeLoad(ctx, c)
@@ -106,7 +107,8 @@ func round(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, pre []str
 			errs = append(errs, fmt.Sprintf("no write load reached %s (%s)", c.Members[i].Name, res))
 		}
 	}
-	return survived(ctx, c, t, Facts{How: how, Problems: errs}, pre)
+	ev.Facts = Facts{How: how, Problems: errs}
+	return survived(ctx, c, t, &ev.Facts, pre)
 }
 
 // writeLoad sends vegeta load to every node, each tracking keys of its
@@ -169,49 +171,52 @@ func reload(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, simultan
 }
 
 // unmetBefore says which keys written before the reloads were not on
-// every node when a round began.
-func unmetBefore(miss map[string][]string, n int) string {
-	if len(miss) == 0 {
-		return ""
+// every node when a round began, or could not be read.
+func unmetBefore(miss map[string][]string, err error, n int) string {
+	if err != nil {
+		return "before the round, the keys written before the reloads could not be read: " + err.Error()
 	}
 	return fmt.Sprintf("before the round, keys written before the reloads were already missing (%s of %d): a loss now could not be told from an earlier one", cluster.MissingCounts(miss), n)
 }
 
 // Facts are what a round saw once its reloads were done.
 type Facts struct {
-	How          string              // one after another, all at once
-	Problems     []string            // reloads that failed, load that never arrived
-	MeshAfter    string              // unmet: the cluster never meshed again
-	StillMissing map[string][]string // node -> keys written before it lacks
-	Keys         int
-	WrongData    string
+	How          string                            `json:"how"`                  // one after another, all at once
+	Problems     []string                          `json:"problems,omitempty"`   // reloads that failed, load that never arrived
+	MeshAfter    string                            `json:"mesh_after,omitempty"` // unmet: the cluster never meshed again
+	StillMissing obs.Optional[map[string][]string] `json:"still_missing"`        // node -> keys written before it lacks
+	Keys         int                               `json:"keys"`
+	WrongData    obs.Optional[string]              `json:"wrong_data"` // "" none
 }
 
 // Judge: keys written before the reloads missing on a node once the
 // cluster has meshed again, or holding other data, is the violation.
+// Unknown readings are left to the one rule on observations.
 func Judge(f Facts) (violation, unmet string) {
+	still, _ := f.StillMissing.Get()
+	wrong, _ := f.WrongData.Get()
 	switch {
 	case len(f.Problems) > 0:
 		return "", "reloads " + f.How + ": " + strings.Join(f.Problems, "; ")
 	case f.MeshAfter != "":
 		return "", "after the reloads: " + f.MeshAfter
-	case len(f.StillMissing) > 0:
+	case len(still) > 0:
 		lost := map[string]bool{}
-		for _, ks := range f.StillMissing {
+		for _, ks := range still {
 			for _, k := range ks {
 				lost[k] = true
 			}
 		}
-		return fmt.Sprintf("after reloading %s, %d of %d keys written before are not on every node (%s)", f.How, len(lost), f.Keys, cluster.MissingCounts(f.StillMissing)), ""
+		return fmt.Sprintf("after reloading %s, %d of %d keys written before are not on every node (%s)", f.How, len(lost), f.Keys, cluster.MissingCounts(still)), ""
 	}
-	return f.WrongData, ""
+	return wrong, ""
 }
 
 // survived checks, once the cluster has meshed again, that every key
 // written before is on every node with its data.
-func survived(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, f Facts, pre []string) error {
+func survived(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, f *Facts, pre []string) error {
 	f.Keys = len(pre)
-	defer func() { t.Violation, t.Unmet = Judge(f) }()
+	defer func() { t.Violation, t.Unmet = Judge(*f) }()
 	if len(f.Problems) > 0 {
 		return nil
 	}
@@ -221,16 +226,10 @@ func survived(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, f Fact
 	// The new processes have learnt what they will learn once meshed; give
 	// a resync its bounded time before counting losses, then re-read.
 	if seen := cluster.Spread(ctx, c.Members, cluster.DefaultTable, pre, cluster.ConvergeTimeout); len(seen) < len(pre) {
-		var err error
-		if f.StillMissing, err = cluster.Missing(ctx, c.Members, cluster.DefaultTable, pre); err != nil {
-			return err
-		}
+		f.StillMissing = obs.Opt(obs.From(cluster.Missing(ctx, c.Members, cluster.DefaultTable, pre)))
 	}
-	var err error
-	if f.WrongData, err = cluster.SettledData(ctx, c.Members, cluster.DefaultTable, map[string]cluster.Want{"gpc0": {Keys: pre, Value: "7"}}, 5*time.Second); err != nil {
-		return err
-	}
-	if len(f.StillMissing) == 0 && f.WrongData == "" {
+	f.WrongData = obs.Opt(obs.From(cluster.SettledData(ctx, c.Members, cluster.DefaultTable, map[string]cluster.Want{"gpc0": {Keys: pre, Value: "7"}}, 5*time.Second)))
+	if f.StillMissing.State == "" && f.WrongData.Of == obs.Value("") { // every key seen, its data read
 		t.Notef("after reloading %s: all %d keys on every node with gpc0 7", f.How, len(pre))
 	}
 	if d, err := c.Diagnose(ctx); err == nil {
