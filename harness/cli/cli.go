@@ -8,6 +8,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -46,14 +47,14 @@ func AskWith(ctx context.Context, network, addr, cmd string, read func(io.Reader
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, network, addr)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%w: %w", ErrNotSent, err)
 	}
 	defer conn.Close()
 	if dl, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(dl)
 	}
 	if _, err := io.WriteString(conn, cmd+"\n"); err != nil {
-		return "", err
+		return "", fmt.Errorf("%w: %w", ErrNotSent, err)
 	}
 	// The master CLI answers only once the client has finished sending.
 	if cw, ok := conn.(interface{ CloseWrite() error }); ok {
@@ -61,6 +62,11 @@ func AskWith(ctx context.Context, network, addr, cmd string, read func(io.Reader
 	}
 	return read(conn)
 }
+
+// ErrNotSent marks an exchange whose command never reached the socket (the
+// connection or the write failed): HAProxy did not see it, so a command
+// that changes state may be sent again.
+var ErrNotSent = errors.New("the command was not sent")
 
 // MaxAnswer bounds what one command's answer may take in memory: a socket
 // that streams without end must not exhaust harp.

@@ -5,7 +5,9 @@
 // verdicts: a build without a suite's bug must never be REPRODUCED under
 // it, a build with the bug never PASS. Off unless Enable is called
 // (harp --harness-faults SEED, or HARP_HARNESS_FAULTS); every fault is
-// recorded, for the evidence. It depends on the standard library only.
+// recorded, for the evidence. Its CLI faults stand for commands that never
+// reached HAProxy (cli.ErrNotSent). It depends on the standard library and
+// harness/cli only.
 package nemesis
 
 import (
@@ -19,6 +21,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/harp-project/harp/harness/cli"
 )
 
 // Fault is one injected fault.
@@ -142,10 +146,10 @@ func CLI(ctx context.Context, target, cmd string, do func() (string, error)) (st
 		}
 		s.record("cli-timeout", target, cmd)
 		sleep(ctx, wait)
-		return "", fmt.Errorf("%s: %q: i/o timeout (%w)", target, cmd, ErrInjected)
+		return "", fmt.Errorf("%s: %q: i/o timeout (%w; %w)", target, cmd, ErrInjected, cli.ErrNotSent)
 	case r < 0.58:
 		s.record("cli-close", target, cmd)
-		return "", fmt.Errorf("%s: the connection closed without an answer to %q (%w)", target, cmd, ErrInjected)
+		return "", fmt.Errorf("%s: the connection closed without an answer to %q (%w; %w)", target, cmd, ErrInjected, cli.ErrNotSent)
 	}
 	d := time.Second + time.Duration(r*2*float64(time.Second))
 	s.record("cli-late", target, fmt.Sprintf("%s, %s late", cmd, d.Round(time.Millisecond)))

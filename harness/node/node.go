@@ -5,6 +5,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"os"
@@ -302,9 +303,9 @@ func (n *Node) exchange(ctx context.Context, target, addr, cmd string) (string, 
 		n.log.Add(ex)
 		// A read that did not get through (harp's side: a timeout, a
 		// connection closed before an answer) is asked again, twice: one
-		// lost exchange is no observation. Commands that change state are
-		// never repeated.
-		if err == nil || attempt == 3 || !readOnly(cmd) || ctx.Err() != nil {
+		// lost exchange is no observation. A command that changes state is
+		// sent again only when it never reached the socket.
+		if err == nil || attempt == 3 || !(readOnly(cmd) || errors.Is(err, cli.ErrNotSent)) || ctx.Err() != nil {
 			return out, err
 		}
 		select {

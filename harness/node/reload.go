@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/obs"
 )
 
@@ -72,7 +73,15 @@ func (n *Node) ReloadBy(ctx context.Context, how How, timeout time.Duration) (Re
 	case ByMasterCLI:
 		// The master re-executes and may close the connection before it
 		// answers: the new worker in `show proc` is the answer that counts.
-		n.Master(ctx, "reload")
+		// A command that never reached the socket is sent again (twice):
+		// a reload HAProxy never got is not one it refused.
+		_, err := n.Master(ctx, "reload")
+		for try := 1; errors.Is(err, cli.ErrNotSent) && try < 3 && ctx.Err() == nil; try++ {
+			_, err = n.Master(ctx, "reload")
+		}
+		if errors.Is(err, cli.ErrNotSent) {
+			return r, fmt.Errorf("the master CLI's reload could not be sent: %w", err)
+		}
 	default:
 		return r, fmt.Errorf("unknown way to reload: %q", how)
 	}

@@ -79,6 +79,10 @@ func TestHarnessFaultsAreNotHangs(t *testing.T) {
 		{"the worker never answered while the master did: stuck", func(f *Facts) {
 			f.CLI = append(f.CLI, CLICall{Command: "set maxconn global 1000", Took: 15 * time.Second, Err: "i/o timeout", Control: obs.Opt(obs.Value(true))})
 		}, verdict.Reproduced},
+		{"a command that never reached the socket says nothing", func(f *Facts) {
+			f.CLI = append(f.CLI, CLICall{Command: "set maxconn global 1000", Took: time.Millisecond, Err: notSent + "dial tcp: connection refused",
+				Control: obs.Opt(obs.Failure[bool]("\"set maxconn global 1000\" never reached the socket"))})
+		}, verdict.Inconclusive},
 		{"no request and no CLI answer: unknown, not traffic lost", func(f *Facts) {
 			f.Resumed = []obs.Of[time.Duration]{obs.Failure[time.Duration]("no request served for 15s and the worker's CLI did not answer either")}
 		}, verdict.Inconclusive},

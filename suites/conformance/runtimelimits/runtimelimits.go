@@ -9,12 +9,14 @@ package runtimelimits
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/load"
@@ -191,6 +193,11 @@ func round(ctx context.Context, n *node.Node, web string, t *scenario.Trial, k K
 			// a hung worker never (or its watchdog kills it).
 			took, answer, err := ask(ctx, n, cmd, hangBound(bound))
 			call := CLICall{Command: cmd, Took: took, Answer: answer, Err: err}
+			if strings.HasPrefix(err, notSent) {
+				call.Control = obs.Opt(obs.Failure[bool]("%q %s", cmd, err))
+				f.CLI = append(f.CLI, call)
+				break
+			}
 			if err != "" || took > bound {
 				t.Notef("cycle %d: %q did not answer within %s: took %s %s", c, cmd, bound, took.Round(time.Millisecond), err)
 				// The control: the master's CLI, another process on the
@@ -303,10 +310,17 @@ func ask(ctx context.Context, n *node.Node, cmd string, bound time.Duration) (ti
 		if ctx.Err() != nil {
 			return took, "", "the run ended"
 		}
+		if errors.Is(err, cli.ErrNotSent) {
+			return took, out, notSent + err.Error()
+		}
 		return took, out, err.Error()
 	}
 	return took, strings.TrimSpace(out), ""
 }
+
+// notSent begins the error of a command that never reached the socket
+// (even when sent again): HAProxy never saw it, so it says nothing.
+const notSent = "never reached the socket: "
 
 // hangBound is how long a command is waited for before it counts as
 // never answered: a hung worker never answers (HAProxy's watchdog kills it
