@@ -243,14 +243,7 @@ func (n *Node) AskSocket(ctx context.Context, port, cmd string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	target := "socket " + strings.TrimSuffix(port, "/tcp")
-	out, err := nemesis.CLI(ctx, target, cmd, func() (string, error) { return cli.Ask(ctx, "tcp", addr, cmd) })
-	ex := cli.Exchange{At: time.Now(), Target: target, Command: cmd, Output: out}
-	if err != nil {
-		ex.Err = err.Error()
-	}
-	n.log.Add(ex)
-	return out, err
+	return n.ask(ctx, "socket "+strings.TrimSuffix(port, "/tcp"), cmd, func() (string, error) { return cli.Ask(ctx, "tcp", addr, cmd) })
 }
 
 // Stats runs a command on the stats socket of whichever worker holds it.
@@ -294,17 +287,21 @@ func (n *Node) CurrentWorker(ctx context.Context) (int, error) {
 // exchange sends one command on a fresh connection (the CLI's
 // non-interactive mode) and reads the answer until the server closes.
 func (n *Node) exchange(ctx context.Context, target, addr, cmd string) (string, error) {
+	return n.ask(ctx, target, cmd, func() (string, error) { return roundTrip(ctx, addr, cmd) })
+}
+
+// ask runs one exchange into the transcript. A read that did not get
+// through (harp's side: a timeout, a connection closed before an answer)
+// is asked again, twice: one lost exchange is no observation. A command
+// that changes state is sent again only when it never reached the socket.
+func (n *Node) ask(ctx context.Context, target, cmd string, do func() (string, error)) (string, error) {
 	for attempt := 1; ; attempt++ {
-		out, err := nemesis.CLI(ctx, target, cmd, func() (string, error) { return roundTrip(ctx, addr, cmd) })
+		out, err := nemesis.CLI(ctx, target, cmd, do)
 		ex := cli.Exchange{At: time.Now(), Target: target, Command: cmd, Output: out}
 		if err != nil {
 			ex.Err = err.Error()
 		}
 		n.log.Add(ex)
-		// A read that did not get through (harp's side: a timeout, a
-		// connection closed before an answer) is asked again, twice: one
-		// lost exchange is no observation. A command that changes state is
-		// sent again only when it never reached the socket.
 		if err == nil || attempt == 3 || !(readOnly(cmd) || errors.Is(err, cli.ErrNotSent)) || ctx.Err() != nil {
 			return out, err
 		}
