@@ -12,6 +12,7 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/harp-project/harp/harness/nemesis"
 	"github.com/harp-project/harp/harness/node"
 )
 
@@ -39,6 +40,9 @@ type proxyState struct {
 }
 
 func (l *Link) apiCall(ctx context.Context, method, path string, body io.Reader, out any) error {
+	if err := nemesis.Toxiproxy(method + " " + l.String() + path); err != nil {
+		return fmt.Errorf("link %s: %w", l, err)
+	}
 	req, err := http.NewRequestWithContext(ctx, method, l.api+"/proxies/"+l.String()+path, body)
 	if err != nil {
 		return err
