@@ -17,6 +17,7 @@ import (
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/doctor"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
 )
@@ -44,9 +45,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 
 // Evidence is what the odd node received.
 type Evidence struct {
-	KeytypeOnOddNode      int  `json:"keytype_on_odd_node"`
-	StoreOnOddNode        int  `json:"store_on_odd_node"`
-	DoctorNamedDefinition bool `json:"doctor_named_definition"`
+	DoctorNamedDefinition bool  `json:"doctor_named_definition"`
+	Facts                 Facts `json:"facts"`
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -66,23 +66,24 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 
 // Facts are what the odd node received.
 type Facts struct {
-	Odd     string
-	Control string // unmet: the nodes defined as node1 did not get every table, or node1 never pushed
-	Marker  string // unmet: the identical table's keys, written last, never reached the odd node
-	Keytype int    // keytype keys the odd node holds
-	Keys    int
+	Odd     string            `json:"odd"`
+	Control string            `json:"control,omitempty"` // unmet: the nodes defined as node1 did not get every table, or node1 never pushed
+	Marker  string            `json:"marker,omitempty"`  // unmet: the identical table's keys, written last, never reached the odd node
+	Keytype obs.Optional[int] `json:"keytype"`           // keytype keys the odd node holds
+	Store   obs.Optional[int] `json:"store"`             // store keys it holds (recorded, not judged)
+	Keys    int               `json:"keys"`
 }
 
 // Judge: the odd node applying updates of a table whose key type differs
 // is the violation. Its absence counts only once keys written after those
 // updates, on the same sessions, have arrived there (the marker), and the
-// control nodes got every table.
+// control nodes got every table. Unknown readings are left to the one rule.
 func Judge(f Facts) (violation, unmet string) {
-	switch {
+	switch keys, _ := f.Keytype.Get(); {
 	case f.Control != "":
 		return "", f.Control
-	case f.Keytype > 0:
-		return fmt.Sprintf("%s applied %d of %d updates of cluster/keytype although its key type (ip) differs from the sender's (string)", f.Odd, f.Keytype, f.Keys), ""
+	case keys > 0:
+		return fmt.Sprintf("%s applied %d of %d updates of cluster/keytype although its key type (ip) differs from the sender's (string)", f.Odd, keys, f.Keys), ""
 	case f.Marker != "":
 		return "", f.Marker
 	}
@@ -93,8 +94,9 @@ func trial(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error {
 	ev := &Evidence{}
 	t.Evidence = ev
 	a, odd, others := c.Members[0], c.Members[len(c.Members)-1], c.Members[:len(c.Members)-1]
-	f := Facts{Odd: odd.Name}
-	defer func() { t.Violation, t.Unmet = Judge(f) }()
+	f := &ev.Facts
+	f.Odd = odd.Name
+	defer func() { t.Violation, t.Unmet = Judge(*f) }()
 	ks := map[string][]string{}
 	for _, name := range []string{"keytype", "store", "tbl"} {
 		for i := range 10 {
@@ -130,18 +132,8 @@ func trial(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error {
 	if seen := cluster.Spread(ctx, c.Members, cluster.DefaultTable, ks["tbl"], cluster.ConvergeTimeout); len(seen) < len(ks["tbl"]) {
 		f.Marker = fmt.Sprintf("the identical table %s, written last: only %d of %d keys on every node, so what %s got before cannot be judged", cluster.DefaultTable, len(seen), len(ks["tbl"]), odd.Name)
 	}
-	for _, name := range []string{"keytype", "store"} {
-		got, fields, err := received(ctx, odd, "cluster/"+name, ks[name])
-		if err != nil {
-			return err
-		}
-		t.Notef("cluster/%s: %s holds %d of %d keys written on %s (data seen: %s)", name, odd.Name, got, len(ks[name]), a.Name, fields)
-		if name == "keytype" {
-			ev.KeytypeOnOddNode, f.Keytype = got, got
-		} else {
-			ev.StoreOnOddNode = got
-		}
-	}
+	f.Keytype = obs.Opt(received(ctx, t, odd, a, "keytype", ks["keytype"]))
+	f.Store = obs.Opt(received(ctx, t, odd, a, "store", ks["store"]))
 	d, err := c.Diagnose(ctx)
 	if err != nil {
 		return err
@@ -177,11 +169,13 @@ func pushedAll(ctx context.Context, m *cluster.Member, section, peer string, tab
 	return err == nil
 }
 
-// received counts the keys a member holds and the non-zero data with them.
-func received(ctx context.Context, m *cluster.Member, table string, ks []string) (int, string, error) {
-	tb, err := m.Table(ctx, table)
+// received counts the keys a member holds, and notes the non-zero data
+// with them.
+func received(ctx context.Context, t *scenario.Trial, m, from *cluster.Member, table string, ks []string) obs.Of[int] {
+	tb, err := m.Table(ctx, "cluster/"+table)
 	if err != nil {
-		return 0, "", err
+		t.Notef("cluster/%s on %s could not be read: %v", table, m.Name, err)
+		return obs.From(0, err)
 	}
 	got, fields := 0, map[string]bool{}
 	for _, k := range ks {
@@ -198,9 +192,9 @@ func received(ctx context.Context, m *cluster.Member, table string, ks []string)
 	for f := range fields {
 		fl = append(fl, f)
 	}
-	sort.Strings(fl)
-	if len(fl) == 0 {
-		return got, "none", nil
+	if sort.Strings(fl); len(fl) == 0 {
+		fl = []string{"none"}
 	}
-	return got, strings.Join(fl, " "), nil
+	t.Notef("cluster/%s: %s holds %d of %d keys written on %s (data seen: %s)", table, m.Name, got, len(ks), from.Name, strings.Join(fl, " "))
+	return obs.Value(got)
 }
