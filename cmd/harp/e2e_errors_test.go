@@ -104,7 +104,7 @@ var _ = Describe("bad input gets a clear error and leaves nothing running", Labe
 		Eventually(func() int { return containersOf(ctx, pid) }).WithTimeout(time.Minute).WithPolling(100 * time.Millisecond).Should(Equal(1))
 		s.Signal(syscall.SIGINT)
 		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(3))
-		Expect(s.Out).To(gbytes.Say("ERROR"))
+		Expect(s.Out).To(gbytes.Say(`ERROR \(interrupted \(SIGINT\)`)) // not "context canceled"
 		Expect(containersOf(ctx, pid)).To(BeZero())
 	})
 

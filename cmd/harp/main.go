@@ -495,7 +495,7 @@ func cmdImages(ctx context.Context, args []string) int {
 	for _, s := range specs {
 		img, err := builder.Ensure(ctx, s)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "harp: %v\n", err)
+			fmt.Fprintf(os.Stderr, "harp: %v\n", runner.Stopped(ctx, err))
 			code = 3
 			continue
 		}
@@ -550,7 +550,7 @@ func interrupts() (context.Context, func()) {
 	go func() {
 		s := <-sig
 		fmt.Fprintf(os.Stderr, "harp: %v: stopping and cleaning up (again to quit at once)\n", s)
-		cancel(fmt.Errorf("interrupted (%v)", s))
+		cancel(fmt.Errorf("interrupted (%s)", signalName(s)))
 		select {
 		case s = <-sig:
 			fmt.Fprintf(os.Stderr, "harp: %v again: quitting; the next harp removes what is left\n", s)
@@ -560,6 +560,14 @@ func interrupts() (context.Context, func()) {
 		os.Exit(exitFor(gitBisectMode, verdict.Error))
 	}()
 	return ctx, func() { signal.Stop(sig); cancel(nil) }
+}
+
+// signalName is a signal as a user sends it (kill -INT, Ctrl-C).
+func signalName(s os.Signal) string {
+	if n, ok := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}[s]; ok {
+		return n
+	}
+	return s.String()
 }
 
 // cleanupDeadline bounds how long harp cleans up after an interrupt.
