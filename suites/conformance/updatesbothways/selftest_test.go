@@ -31,7 +31,7 @@ var _ = selftest.Describe(updatesbothways.Suite, func() {
 		}
 		for _, t := range r.Trials {
 			f := t.Evidence.(*updatesbothways.Evidence).Facts
-			Expect(f.OnA).To(Equal("2"), r.Line())
+			Expect(f.OnA.Value).To(Equal("2"), r.Line())
 			Expect(f.Latency).To(BeNumerically("<", f.Bound))
 		}
 	},

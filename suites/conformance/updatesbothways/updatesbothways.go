@@ -13,6 +13,7 @@ import (
 
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
 )
@@ -95,9 +96,9 @@ func update(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, k Kind, 
 		f.WriteErr = "writing on A: " + err.Error()
 		return nil
 	}
-	f.Learned, f.LearnedIn = waitValue(ctx, b, key, "1", bound, &f.ReadErr)
-	t.Notef("%s: B holds %s gpc0=%s %s after A's write", k.Name, key, f.Learned, f.LearnedIn.Round(time.Millisecond))
-	if f.Learned != "1" {
+	f.Learned, f.LearnedIn = waitValue(ctx, b, key, "1", bound)
+	t.Notef("%s: B holds %s gpc0=%s %s after A's write", k.Name, key, text(f.Learned), f.LearnedIn.Round(time.Millisecond))
+	if v, _ := f.Learned.Get(); v != "1" {
 		return nil
 	}
 	switch k.Before {
@@ -116,23 +117,27 @@ func update(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, k Kind, 
 	}
 	if k.Before != "" && f.BeforeErr == "" {
 		if f.BeforeErr = c.WaitMesh(ctx, cluster.MeshTimeout); f.BeforeErr == "" {
-			f.Kept, _ = waitValue(ctx, b, key, "1", bound, &f.ReadErr)
+			f.Kept, _ = waitValue(ctx, b, key, "1", bound)
 		}
 	}
-	if f.BeforeErr != "" || (k.Before != "" && f.Kept != "1") {
+	if v, _ := f.Kept.Get(); f.BeforeErr != "" || (k.Before != "" && v != "1") {
 		return nil
 	}
 	if err := write(ctx, b, k, key, "2"); err != nil {
 		f.WriteErr = "updating on B: " + err.Error()
 		return nil
 	}
-	f.OnA, f.Latency = waitValue(ctx, a, key, "2", bound, &f.ReadErr) // from the moment B answered
-	if f.ReadErr != "" {
-		return nil
-	}
-	f.OnB, _ = waitValue(ctx, b, key, "2", 0, &f.ReadErr)
-	t.Notef("%s: after B's update, A holds gpc0=%s (%s after the update), B holds gpc0=%s", k.Name, f.OnA, f.Latency.Round(time.Millisecond), f.OnB)
+	f.OnA, f.Latency = waitValue(ctx, a, key, "2", bound) // from the moment B answered
+	f.OnB, _ = waitValue(ctx, b, key, "2", 0)
+	t.Notef("%s: after B's update, A holds gpc0=%s (%s after the update), B holds gpc0=%s", k.Name, text(f.OnA), f.Latency.Round(time.Millisecond), text(f.OnB))
 	return nil
+}
+
+func text(o obs.Optional[string]) string {
+	if o.State == obs.Seen {
+		return o.Value
+	}
+	return "unknown (" + o.Why + ")"
 }
 
 // write sets the key's gpc0 on a member: by the CLI, or by one request
@@ -145,22 +150,15 @@ func write(ctx context.Context, m *cluster.Member, k Kind, key, want string) err
 }
 
 // waitValue polls a member until the key's gpc0 is want or timeout
-// passed; it gives the last value seen ("" absent) and how long it took.
-func waitValue(ctx context.Context, m *cluster.Member, key, want string, timeout time.Duration, readErr *string) (string, time.Duration) {
+// passed; it gives the last reading ("" absent: unknown when it failed)
+// and how long it took.
+func waitValue(ctx context.Context, m *cluster.Member, key, want string, timeout time.Duration) (last obs.Optional[string], took time.Duration) {
 	t0 := time.Now()
-	last := ""
 	node.Poll(ctx, timeout, 20*time.Millisecond, func() (bool, error) {
 		tb, err := m.Table(ctx, table)
-		if err != nil {
-			*readErr = fmt.Sprintf("reading %s's table kept failing: %v", m.Name, err)
-			return false, nil
-		}
-		*readErr = "" // the last reading counts
-		last = ""
-		if e, ok := tb.Lookup(key); ok {
-			last = e.Data["gpc0"]
-		}
-		return last == want, nil
+		e, _ := tb.Lookup(key)
+		last = obs.Opt(obs.From(e.Data["gpc0"], err))
+		return err == nil && e.Data["gpc0"] == want, nil
 	})
 	return last, time.Since(t0)
 }
@@ -172,42 +170,44 @@ type Facts struct {
 	Bound      time.Duration `json:"bound_ns"`
 	MeshBefore string        `json:"mesh_before,omitempty"`
 	WriteErr   string        `json:"write_error,omitempty"`
-	Learned    string        `json:"learned"` // B's gpc0 after A's write ("" absent)
-	LearnedIn  time.Duration `json:"learned_in_ns"`
-	BeforeErr  string        `json:"before_error,omitempty"` // the reload or restart failed, or the mesh never came back
-	Kept       string        `json:"kept,omitempty"`         // B's gpc0 after its reload or restart
-	OnA        string        `json:"on_a"`                   // A's gpc0 after B's update
-	Latency    time.Duration `json:"latency_ns"`
-	OnB        string        `json:"on_b"`
-	ReadErr    string        `json:"read_error,omitempty"` // the last reading failed: nothing to judge
+	// B's gpc0 ("" absent) after A's write, its reload or restart (Kept), its update (OnB); A's after it (OnA).
+	Learned   obs.Optional[string] `json:"learned"`
+	LearnedIn time.Duration        `json:"learned_in_ns"`
+	BeforeErr string               `json:"before_error,omitempty"` // the reload or restart failed, or the mesh never came back
+	Kept      obs.Optional[string] `json:"kept"`
+	OnA       obs.Optional[string] `json:"on_a"`
+	Latency   time.Duration        `json:"latency_ns"`
+	OnB       obs.Optional[string] `json:"on_b"`
 }
 
 // Judge decides one update. A's write not reaching B is a violation of
 // the same property the other way; B losing the key on its own reload or
 // restart is another property's (conf-reload-keeps-entries), so the
-// update after it is not judged.
+// update after it is not judged. Facts with an unknown reading decide
+// nothing: they are left to the one rule on observations.
 func Judge(f Facts) (violation, unmet string) {
+	learned, kept, onA, onB := f.Learned.Value, f.Kept.Value, f.OnA.Value, f.OnB.Value
 	switch {
 	case f.MeshBefore != "":
 		return "", f.Kind + ": before the update: " + f.MeshBefore
-	case f.ReadErr != "":
-		return "", f.Kind + ": " + f.ReadErr
-	case f.WriteErr != "" && f.Learned == "":
+	case obs.Unknowns(f) != nil:
+		return "", ""
+	case f.WriteErr != "" && f.Learned.State == "":
 		return "", f.Kind + ": " + f.WriteErr
-	case f.Learned != "1" && f.Learned != "":
-		return f.Kind + fmt.Sprintf(": B learnt gpc0=%s from A's write of 1", f.Learned), ""
-	case f.Learned != "1":
+	case learned != "1" && learned != "":
+		return f.Kind + fmt.Sprintf(": B learnt gpc0=%s from A's write of 1", learned), ""
+	case learned != "1":
 		return f.Kind + fmt.Sprintf(": A's write never reached B within %s", f.Bound), ""
 	case f.BeforeErr != "":
 		return "", f.Kind + ": " + f.BeforeErr
-	case f.Before != "" && f.Kept != "1":
-		return "", fmt.Sprintf("%s: B held gpc0=%q after its %s, not A's 1 (a loss conf-reload-keeps-entries judges)", f.Kind, f.Kept, f.Before)
+	case f.Before != "" && kept != "1":
+		return "", fmt.Sprintf("%s: B held gpc0=%q after its %s, not A's 1 (a loss conf-reload-keeps-entries judges)", f.Kind, kept, f.Before)
 	case f.WriteErr != "":
 		return "", f.Kind + ": " + f.WriteErr
-	case f.OnB != "2":
-		return "", fmt.Sprintf("%s: B's own update did not hold on B (gpc0=%q): A had nothing to learn", f.Kind, f.OnB)
-	case f.OnA != "2":
-		return fmt.Sprintf("%s: B's update (gpc0 2) did not reach A within %s (A holds gpc0=%q)", f.Kind, f.Bound, f.OnA), ""
+	case onB != "2":
+		return "", fmt.Sprintf("%s: B's own update did not hold on B (gpc0=%q): A had nothing to learn", f.Kind, onB)
+	case onA != "2":
+		return fmt.Sprintf("%s: B's update (gpc0 2) did not reach A within %s (A holds gpc0=%q)", f.Kind, f.Bound, onA), ""
 	}
 	return "", ""
 }
