@@ -20,6 +20,7 @@ import (
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/load"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
 )
@@ -274,11 +275,8 @@ func trial(ctx context.Context, t *scenario.Trial, n *node.Node, rows []Row, fil
 			ev.Facts.Unprobed = append(ev.Facts.Unprobed, cmd)
 			continue
 		}
-		before, err := read(ctx, n, names)
-		if err != nil {
-			return fmt.Errorf("reading the state %q would change: %w", cmd, err)
-		}
-		if strings.HasPrefix(cmd, "shutdown session ") && before != "held session listed: true" {
+		before := obs.From(read(ctx, n, names)) // a failed read is unknown: the other commands still run
+		if b, seen := before.Get(); seen && strings.HasPrefix(cmd, "shutdown session ") && b != "held session listed: true" {
 			ev.Facts.Setup = "the held session was gone before `shutdown session`: it could not be checked"
 			return nil
 		}
@@ -290,15 +288,14 @@ func trial(ctx context.Context, t *scenario.Trial, n *node.Node, rows []Row, fil
 			ev.Facts.Setup = fmt.Sprintf("%q on the %s socket: the answer did not end with the socket's own `show cli level`: what HAProxy said is unknown", cmd, socket)
 			return nil
 		}
-		after, err := read(ctx, n, names)
-		if err != nil {
-			return fmt.Errorf("reading the state %q would change: %w", cmd, err)
+		after, ch := obs.From(read(ctx, n, names)), obs.Value("")
+		switch {
+		case before.State != obs.Seen || after.State != obs.Seen:
+			ch = obs.Failure[string]("reading the state %q would change (before: %q, after: %q)", cmd, before.Why, after.Why)
+		case before.Value != after.Value:
+			ch = obs.Value(before.Value + " -> " + after.Value)
 		}
-		c := Call{Command: cmd, Level: r.DocLevel, CodeLevel: r.CodeLevel, Answer: first(out), Refused: refusedAnswer(out)}
-		if before != after {
-			c.Changed = fmt.Sprintf("%s -> %s", before, after)
-		}
-		ev.Facts.Changes = append(ev.Facts.Changes, c)
+		ev.Facts.Changes = append(ev.Facts.Changes, Call{Command: cmd, Level: r.DocLevel, CodeLevel: r.CodeLevel, Answer: first(out), Refused: refusedAnswer(out), Changed: obs.Opt(ch)})
 	}
 	t.Notef("%s socket: %d commands sent (table %s), %d refused, %d changed state; %d without a state to read: %s",
 		socket, len(ev.Facts.Changes)+len(ev.Facts.Reads), file, ev.Facts.refused(), ev.Facts.changed(), len(ev.Facts.Unprobed), strings.Join(ev.Facts.Unprobed, "; "))
@@ -467,14 +464,14 @@ func stat(proxy, server string, cols ...string) reader {
 
 // Call is one command sent below (or, for reads, at) its level.
 type Call struct {
-	Command   string `json:"command"`
-	Level     string `json:"documented_level"`
-	CodeLevel string `json:"code_level,omitempty"`
-	Answer    string `json:"answer"`
-	Refused   bool   `json:"refused"`
-	Changed   string `json:"changed,omitempty"` // the state before -> after, if it changed
-	Failed    string `json:"failed,omitempty"`  // a read that got an empty answer
-	Err       string `json:"error,omitempty"`   // a read that could not be sent
+	Command   string               `json:"command"`
+	Level     string               `json:"documented_level"`
+	CodeLevel string               `json:"code_level,omitempty"`
+	Answer    string               `json:"answer"`
+	Refused   bool                 `json:"refused"`
+	Changed   obs.Optional[string] `json:"changed"`          // for changes: the state before -> after ("" unchanged)
+	Failed    string               `json:"failed,omitempty"` // a read that got an empty answer
+	Err       string               `json:"error,omitempty"`  // a read that could not be sent
 }
 
 // Facts are what one trial observed.
@@ -499,7 +496,7 @@ func (f Facts) refused() int {
 func (f Facts) changed() int {
 	k := 0
 	for _, c := range f.Changes {
-		if c.Changed != "" {
+		if ch, _ := c.Changed.Get(); ch != "" {
 			k++
 		}
 	}
@@ -509,18 +506,19 @@ func (f Facts) changed() int {
 // Judge decides one trial. A command below its documented level that
 // changed state is a security violation, refused or not; one answered as
 // a success is a violation even if nothing changed; a documented read
-// refused at its own level is one too.
+// refused at its own level is one too; a state not read is the one rule's.
 func Judge(f Facts) (violation, unmet string) {
 	if f.Setup != "" {
 		return "", f.Socket + " socket: " + f.Setup
 	}
 	var v []string
 	for _, c := range f.Changes {
-		switch {
-		case c.Changed != "" && c.Refused:
-			v = append(v, fmt.Sprintf("SECURITY: %q (documented %s) refused on the %s socket (%q) but changed %s", c.Command, c.Level, f.Socket, c.Answer, c.Changed))
-		case c.Changed != "":
-			v = append(v, fmt.Sprintf("SECURITY: %q (documented %s) accepted on the %s socket and changed %s", c.Command, c.Level, f.Socket, c.Changed))
+		switch ch, seen := c.Changed.Get(); {
+		case !seen:
+		case ch != "" && c.Refused:
+			v = append(v, fmt.Sprintf("SECURITY: %q (documented %s) refused on the %s socket (%q) but changed %s", c.Command, c.Level, f.Socket, c.Answer, ch))
+		case ch != "":
+			v = append(v, fmt.Sprintf("SECURITY: %q (documented %s) accepted on the %s socket and changed %s", c.Command, c.Level, f.Socket, ch))
 		case !c.Refused:
 			v = append(v, fmt.Sprintf("%q (documented %s) answered as a success on the %s socket, though it changed nothing", c.Command, c.Level, f.Socket))
 		}

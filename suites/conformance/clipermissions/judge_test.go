@@ -3,33 +3,51 @@ package clipermissions
 import (
 	"strings"
 	"testing"
+
+	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/verdict"
 )
 
 func TestJudge(t *testing.T) {
+	same := obs.Opt(obs.Value(""))
+	to := func(s string) obs.Optional[string] { return obs.Opt(obs.Value(s)) }
+	unread := obs.Opt(obs.Failure[string](`reading the state "add map /etc/harp/m.map k v" would change (before: "", after: "show map: EOF")`))
+	refusedMaxconn := Call{Command: "set maxconn frontend web 10", Level: "admin", Answer: "Permission denied", Refused: true, Changed: same}
 	for _, c := range []struct {
 		name             string
 		f                Facts
 		violation, unmet string
+		want             verdict.Verdict
 	}{
-		{"every command refused, nothing changed: held", Facts{Socket: "operator", Changes: []Call{{Command: "set maxconn frontend web 10", Level: "admin", Answer: "Permission denied", Refused: true}}}, "", ""},
-		{"accepted and changed: a security violation", Facts{Socket: "user", Changes: []Call{{Command: "add map /etc/harp/m.map k v", Level: "operator", Changed: "[k v0] -> [k v0, k v]"}}},
-			`user socket: SECURITY: "add map /etc/harp/m.map k v" (documented operator) accepted on the user socket and changed [k v0] -> [k v0, k v]`, ""},
+		{"every command refused, nothing changed: held", Facts{Socket: "operator", Changes: []Call{refusedMaxconn}}, "", "", verdict.Pass},
+		{"accepted and changed: a security violation", Facts{Socket: "user", Changes: []Call{{Command: "add map /etc/harp/m.map k v", Level: "operator", Changed: to("[k v0] -> [k v0, k v]")}}},
+			`user socket: SECURITY: "add map /etc/harp/m.map k v" (documented operator) accepted on the user socket and changed [k v0] -> [k v0, k v]`, "", verdict.Reproduced},
 		{"refused but changed (an entry created anyway)", Facts{Socket: "user", Changes: []Call{{Command: "set table tbl key harp-new data.gpc0 1", Level: "operator", Answer: "Permission denied", Refused: true,
-			Changed: "[harp-key gpc0=5] -> [harp-key gpc0=5, harp-new gpc0=0]"}}},
-			`user socket: SECURITY: "set table tbl key harp-new data.gpc0 1" (documented operator) refused on the user socket ("Permission denied") but changed [harp-key gpc0=5] -> [harp-key gpc0=5, harp-new gpc0=0]`, ""},
-		{"a silent success that changed nothing", Facts{Socket: "user", Changes: []Call{{Command: "clear table tbl", Level: "operator"}}},
-			`user socket: "clear table tbl" (documented operator) answered as a success on the user socket, though it changed nothing`, ""},
+			Changed: to("[harp-key gpc0=5] -> [harp-key gpc0=5, harp-new gpc0=0]")}}},
+			`user socket: SECURITY: "set table tbl key harp-new data.gpc0 1" (documented operator) refused on the user socket ("Permission denied") but changed [harp-key gpc0=5] -> [harp-key gpc0=5, harp-new gpc0=0]`, "", verdict.Reproduced},
+		{"a silent success that changed nothing", Facts{Socket: "user", Changes: []Call{{Command: "clear table tbl", Level: "operator", Changed: same}}},
+			`user socket: "clear table tbl" (documented operator) answered as a success on the user socket, though it changed nothing`, "", verdict.Reproduced},
 		{"a documented read refused at its level", Facts{Socket: "reads", Reads: []Call{{Command: "show sess", Level: "operator", Answer: "Permission denied", Refused: true}}},
-			`reads socket: "show sess" refused at its documented level operator ("Permission denied")`, ""},
+			`reads socket: "show sess" refused at its documented level operator ("Permission denied")`, "", verdict.Reproduced},
 		{"a read that killed the worker", Facts{Socket: "reads", Reads: []Call{{Command: "show errors", Level: "operator", Failed: "no answer"}, {Command: "show env", Level: "operator", Err: "connection refused"}}},
-			`reads socket: "show errors" got no answer at its documented level operator (no answer)`, ""},
+			`reads socket: "show errors" got no answer at its documented level operator (no answer)`, "", verdict.Reproduced},
 		{"a read harp could not send says nothing", Facts{Socket: "reads", Reads: []Call{{Command: "show env", Level: "operator", Err: "connection refused"}}},
-			"", `reads socket: "show env" could not be sent: connection refused`},
-		{"setup failed", Facts{Socket: "user", Setup: "set table refused"}, "", "user socket: set table refused"},
+			"", `reads socket: "show env" could not be sent: connection refused`, verdict.Inconclusive},
+		{"setup failed", Facts{Socket: "user", Setup: "set table refused"}, "", "user socket: set table refused", verdict.Inconclusive},
+		// Harness faults: a state harp could not read (today an ERROR that
+		// ended the trial) is unknown; the other commands are still judged.
+		{"a state not read, the others held", Facts{Socket: "user", Changes: []Call{{Command: "add map /etc/harp/m.map k v", Level: "operator", Changed: unread}, refusedMaxconn}}, "", "", verdict.Inconclusive},
+		{"a state not read, another command changed state", Facts{Socket: "user", Changes: []Call{{Command: "add map /etc/harp/m.map k v", Level: "operator", Changed: unread},
+			{Command: "del acl /etc/harp/a.acl 192.0.2.9", Level: "operator", Changed: to("[192.0.2.9] -> []")}}},
+			`user socket: SECURITY: "del acl /etc/harp/a.acl 192.0.2.9" (documented operator) accepted on the user socket and changed [192.0.2.9] -> []`, "", verdict.Inconclusive},
 	} {
 		v, u := Judge(c.f)
 		if v != c.violation || u != c.unmet {
 			t.Errorf("%s:\n got  %q, %q\n want %q, %q", c.name, v, u, c.violation, c.unmet)
+		}
+		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &Evidence{Facts: c.f}}
+		if got, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "sockets"); got != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.name, got, reason, c.want)
 		}
 	}
 }
