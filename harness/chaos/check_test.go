@@ -252,6 +252,10 @@ func TestCheckReported(t *testing.T) {
 			h.Ops = append(h.Ops, Op{ID: 8, Kind: Heal, Detail: "everything", Start: at(*h, 10), End: at(*h, 10), OK: true})
 			h.Mesh = &Mesh{Faulted: seen(), Down: obs.Value([]string{"node1->node3 (last_status=CONN)"}), Waited: "30s"}
 		}, "REPRODUCED", "diverged after healing and the quiet period: node1=8 node2=8 node3=7; sessions node1->node3 (last_status=CONN) were still not established 30s after"},
+		{"every link healed and clear, HAProxy never re-established a session, the tables converged anyway: still HAProxy's", func(h *History) {
+			h.Ops = append(h.Ops, Op{ID: 8, Kind: Heal, Detail: "everything", Start: at(*h, 10), End: at(*h, 10), OK: true})
+			h.Mesh = &Mesh{Faulted: seen(), Down: obs.Value([]string{"node1->node3 (last_status=CONN)"}), Waited: "30s"}
+		}, "REPRODUCED", "sessions node1->node3 (last_status=CONN) were still not established 30s after every fault was healed"},
 		{"a peer restarted and was taught an older value; the owner never wrote again: not promised", func(h *History) {
 			h.Ops = append(h.Ops, Op{ID: 8, Kind: Fault, Node: "node2", Detail: "6.0s restart node2/node1 0 for 2.0s; resync finished", Start: at(*h, 6.02), End: at(*h, 9), OK: true})
 			h.Final["node2"]["tbl"]["a"] = Entry{GPC0: 7, ExpMS: 590000}
