@@ -12,6 +12,7 @@ import (
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/remotepeer"
 	"github.com/harp-project/harp/harness/scenario"
@@ -72,6 +73,7 @@ type Evidence struct {
 	RemoteBefore  string        `json:"remote_before,omitempty"`
 	RemoteAfter   string        `json:"remote_after,omitempty"`
 	ClosedAfterMs int64         `json:"closed_after_ms,omitempty"`
+	Facts         Facts         `json:"facts"`
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -105,8 +107,8 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	byNode := map[*node.Node]*peerProbe{}
 	for i, n := range nodes {
 		if errs[i] != nil || unmets[i] != "" {
-			if len(nodes) > 1 {
-				unmets[i] = prefix(n.Name, unmets[i])
+			if len(nodes) > 1 && unmets[i] != "" {
+				unmets[i] = n.Name + ": " + unmets[i]
 			}
 			return verdict.Outcome{Unmet: unmets[i], Err: errs[i]}
 		}
@@ -178,13 +180,6 @@ func prepare(ctx context.Context, n *node.Node) (*peerProbe, string, error) {
 	return p, "", nil
 }
 
-func prefix(name, s string) string {
-	if s == "" {
-		return s
-	}
-	return name + ": " + s
-}
-
 // peerProbe plays the remote peer against one node.
 type peerProbe struct {
 	*remotepeer.Probe
@@ -245,15 +240,15 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 	t.Blocks = append(t.Blocks, verdict.Block{Title: "show peers, remote peer, before the window", Text: before.Raw})
 	t.Notes = append(t.Notes, "remote peer before the window: "+summary(before))
 	f, after, err := p.window(ctx, conns[len(conns)-1], replace, start, before)
-	if err != nil {
+	if ev.Facts = f; err != nil {
 		return t, err
 	}
 	ev.RemoteAfter = after.Raw
 	t.Blocks = append(t.Blocks, verdict.Block{Title: "show peers, remote peer, after the window", Text: after.Raw})
 	t.Notes = append(t.Notes, "remote peer after the window: "+summary(after))
-	if f.Closed {
+	if why, ok := f.Closing.Get(); ok {
 		ev.ClosedAfterMs = f.ClosedAfter.Milliseconds()
-		t.Notes = append(t.Notes, fmt.Sprintf("%s closed %s after the first socket was closed (%s)", f.what(), f.ClosedAfter.Round(time.Millisecond), f.Why))
+		t.Notes = append(t.Notes, fmt.Sprintf("%s closed by HAProxy %s after the first socket was closed (%s)", f.what(), f.ClosedAfter.Round(time.Millisecond), why))
 	}
 	t.Violation, t.Unmet = Judge(f)
 	if t.Violation == "" && t.Unmet == "" {
@@ -339,8 +334,7 @@ func released(first *peers.Conn) string {
 // show peers before) plus a margin, sending nothing, and reads the remote
 // peer's state after it.
 func (p *peerProbe) window(ctx context.Context, watched *peers.Conn, replace bool, start time.Time, before cliout.Peer) (f Facts, after cliout.Peer, err error) {
-	f.Replace = replace
-	f.NoHbt[0], f.ProtoErr[0] = before.Int("no_hbt"), before.Int("proto_err")
+	f.Replace, f.Before = replace, state(before)
 	d, never, ok := before.Delay("reconnect")
 	if !ok || never {
 		f.NoCheck = true
@@ -357,20 +351,17 @@ func (p *peerProbe) window(ctx context.Context, watched *peers.Conn, replace boo
 	defer timer.Stop()
 	select {
 	case <-watched.Closed():
-		f.Closed, f.ClosedByPeer = true, watched.ClosedByPeer()
 		at, why := watched.ClosedAt()
-		f.ClosedAfter, f.Why = at.Sub(start), "no error given"
-		if why != nil {
-			f.Why = why.Error()
+		if f.ClosedAfter, f.Closing = at.Sub(start), obs.Opt(obs.Value(fmt.Sprint(why))); !watched.ClosedByPeer() { // harp's side: what HAProxy would have done is unknown
+			f.Closing = obs.Opt(obs.Failure[string]("harp's client ended the %s session itself: %v", f.what(), why))
 		}
 	case <-timer.C:
 	case <-ctx.Done():
 		return f, after, ctx.Err()
 	}
 	after, err = p.State(ctx)
-	f.EstablishedAfter = after.Established()
-	f.NoHbt[1], f.ProtoErr[1] = after.Int("no_hbt"), after.Int("proto_err")
-	return f, after, err
+	f.After = obs.Opt(obs.From(state(after), err))
+	return f, after, nil
 }
 
 // Facts are what one trial's window showed.
@@ -380,14 +371,20 @@ type Facts struct {
 	// The replacement's next check comes after harp's first heartbeat,
 	// which refreshes the alive flag: the trial could not see the bug.
 	CheckAfterHeartbeat bool
-	Window              time.Duration // HAProxy's next reconnect check plus the margin
-	Closed              bool          // the watched socket closed within the window
-	ClosedByPeer        bool          // HAProxy closed it, not harp's client
-	ClosedAfter         time.Duration // after the superseded session was released
-	Why                 string        // how it closed
-	EstablishedAfter    bool          // show peers shows the remote peer established after the window
-	NoHbt, ProtoErr     [2]int64      // show peers counters before and after the window
+	Window              time.Duration        // HAProxy's next reconnect check plus the margin
+	Closing             obs.Optional[string] // how HAProxy closed the watched socket within the window (unknown: harp's client did)
+	ClosedAfter         time.Duration        // ... after the superseded session was released
+	Before              State                // the remote peer in show peers before the window
+	After               obs.Optional[State]  // ... and after it
 }
+
+// State is what show peers says of the remote peer.
+type State struct {
+	Established     bool
+	NoHbt, ProtoErr int64
+}
+
+func state(p cliout.Peer) State { return State{p.Established(), p.Int("no_hbt"), p.Int("proto_err")} }
 
 func (f Facts) what() string {
 	if f.Replace {
@@ -399,24 +396,27 @@ func (f Facts) what() string {
 // Judge decides a trial from its window. The violation is HAProxy's own
 // kill at its reconnect check: the socket closed by HAProxy, show peers
 // agreeing, no_hbt up by one and proto_err unchanged. Any other closing,
-// or a disagreement between the socket and show peers, is inconclusive.
+// or a disagreement between the socket and show peers, is inconclusive;
+// an unknown closing or show peers reading is left to the one rule.
 func Judge(f Facts) (violation, unmet string) {
+	_, closed := f.Closing.Get()
+	a, read := f.After.Get()
 	switch {
 	case f.NoCheck:
 		return "", fmt.Sprintf("show peers showed no reconnect check pending for the %s: no window to watch", f.what())
 	case f.CheckAfterHeartbeat:
 		return "", fmt.Sprintf("%s of the %s comes after harp's first heartbeat, which refreshes the alive flag", lateCheck, f.what())
-	case f.Closed && !f.ClosedByPeer:
-		return "", fmt.Sprintf("harp's client ended the %s session itself: %s", f.what(), f.Why)
-	case f.Closed && f.EstablishedAfter:
+	case !read || (f.Closing.State != "" && !closed): // unknown: the one rule's
+		return "", ""
+	case closed && a.Established:
 		return "", fmt.Sprintf("the %s socket closed but show peers still shows the peer established", f.what())
-	case f.Closed && f.ProtoErr[1] != f.ProtoErr[0]:
-		return "", fmt.Sprintf("HAProxy closed the %s for a protocol error (proto_err %d -> %d), not at its reconnect check", f.what(), f.ProtoErr[0], f.ProtoErr[1])
-	case f.Closed && f.NoHbt[1] != f.NoHbt[0]+1:
-		return "", fmt.Sprintf("HAProxy closed the %s without its reconnect check's kill (no_hbt %d -> %d)", f.what(), f.NoHbt[0], f.NoHbt[1])
-	case f.Closed:
+	case closed && a.ProtoErr != f.Before.ProtoErr:
+		return "", fmt.Sprintf("HAProxy closed the %s for a protocol error (proto_err %d -> %d), not at its reconnect check", f.what(), f.Before.ProtoErr, a.ProtoErr)
+	case closed && a.NoHbt != f.Before.NoHbt+1:
+		return "", fmt.Sprintf("HAProxy closed the %s without its reconnect check's kill (no_hbt %d -> %d)", f.what(), f.Before.NoHbt, a.NoHbt)
+	case closed:
 		return fmt.Sprintf("%s killed by HAProxy's reconnect check (no_hbt +1)", f.what()), ""
-	case !f.EstablishedAfter:
+	case !a.Established:
 		return "", fmt.Sprintf("the %s socket is open but show peers shows the peer not established", f.what())
 	}
 	return "", ""

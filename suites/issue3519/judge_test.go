@@ -7,39 +7,62 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
+	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/verdict"
 )
 
 // How a trial's window is judged; the facts are those real runs record
 // (3.4.7: the replacement closed by HAProxy about 1 s after the first
 // socket, show peers no longer established, no_hbt 0 -> 1).
 func TestJudge(t *testing.T) {
-	killed := Facts{Replace: true, Window: 1500 * time.Millisecond, Closed: true, ClosedByPeer: true, ClosedAfter: 1043 * time.Millisecond, Why: "EOF", NoHbt: [2]int64{0, 1}}
+	after := func(s State) obs.Optional[State] { return obs.Opt(obs.Value(s)) }
+	byHAProxy := obs.Opt(obs.Value("EOF"))
+	killed := Facts{Replace: true, Window: 1500 * time.Millisecond, Closing: byHAProxy, ClosedAfter: 1043 * time.Millisecond, After: after(State{NoHbt: 1})}
 	for _, c := range []struct {
 		name             string
 		f                Facts
 		violation, unmet string
+		want             verdict.Verdict
 	}{
-		{"replacement kept through the check: held", Facts{Replace: true, Window: 2 * time.Second, EstablishedAfter: true}, "", ""},
-		{"HAProxy's reconnect check killed the replacement: the issue", killed, "replacement killed by HAProxy's reconnect check (no_hbt +1)", ""},
+		{"replacement kept through the check: held", Facts{Replace: true, Window: 2 * time.Second, After: after(State{Established: true})}, "", "", verdict.Pass},
+		{"HAProxy's reconnect check killed the replacement: the issue", killed, "replacement killed by HAProxy's reconnect check (no_hbt +1)", "", verdict.Reproduced},
 		{"a control killed the same way is a violation of the control",
-			Facts{Window: 5 * time.Second, Closed: true, ClosedByPeer: true, Why: "EOF", NoHbt: [2]int64{2, 3}}, "control connection killed by HAProxy's reconnect check (no_hbt +1)", ""},
+			Facts{Window: 5 * time.Second, Closing: byHAProxy, Before: State{NoHbt: 2}, After: after(State{NoHbt: 3})}, "control connection killed by HAProxy's reconnect check (no_hbt +1)", "", verdict.Reproduced},
 		{"closed by HAProxy without the heartbeat kill: another cause",
-			func() Facts { f := killed; f.NoHbt = [2]int64{0, 0}; return f }(), "", "HAProxy closed the replacement without its reconnect check's kill (no_hbt 0 -> 0)"},
+			func() Facts { f := killed; f.After = after(State{}); return f }(), "", "HAProxy closed the replacement without its reconnect check's kill (no_hbt 0 -> 0)", verdict.Inconclusive},
 		{"closed for a protocol error",
-			func() Facts { f := killed; f.ProtoErr = [2]int64{0, 1}; return f }(), "", "HAProxy closed the replacement for a protocol error (proto_err 0 -> 1), not at its reconnect check"},
-		{"harp's client ended it: never HAProxy's fault",
-			Facts{Replace: true, Closed: true, Why: "decoding: unknown message class 9"}, "", "harp's client ended the replacement session itself: decoding: unknown message class 9"},
+			func() Facts { f := killed; f.After = after(State{NoHbt: 1, ProtoErr: 1}); return f }(), "", "HAProxy closed the replacement for a protocol error (proto_err 0 -> 1), not at its reconnect check", verdict.Inconclusive},
 		{"socket closed while show peers says established",
-			Facts{Replace: true, Closed: true, ClosedByPeer: true, EstablishedAfter: true, NoHbt: [2]int64{0, 1}}, "", "the replacement socket closed but show peers still shows the peer established"},
-		{"socket open while show peers says not established", Facts{Replace: true}, "", "the replacement socket is open but show peers shows the peer not established"},
+			Facts{Replace: true, Closing: byHAProxy, After: after(State{Established: true, NoHbt: 1})}, "", "the replacement socket closed but show peers still shows the peer established", verdict.Inconclusive},
+		{"socket open while show peers says not established", Facts{Replace: true, After: after(State{})}, "", "the replacement socket is open but show peers shows the peer not established", verdict.Inconclusive},
 		{"a check after harp's first heartbeat proves nothing", Facts{Replace: true, CheckAfterHeartbeat: true}, "",
-			"HAProxy's next reconnect check of the replacement comes after harp's first heartbeat, which refreshes the alive flag"},
-		{"no reconnect check to wait for", Facts{Replace: true, NoCheck: true}, "", "show peers showed no reconnect check pending for the replacement: no window to watch"},
+			"HAProxy's next reconnect check of the replacement comes after harp's first heartbeat, which refreshes the alive flag", verdict.Inconclusive},
+		{"no reconnect check to wait for", Facts{Replace: true, NoCheck: true}, "", "show peers showed no reconnect check pending for the replacement: no window to watch", verdict.Inconclusive},
+		// Harness faults: unknown, never HAProxy's. Today's code called the
+		// first an unmet precondition and the second an ERROR.
+		{"harp's client ended it: never HAProxy's fault",
+			Facts{Replace: true, Closing: obs.Opt(obs.Failure[string]("harp's client ended the replacement session itself: decoding: unknown message class 9")), After: after(State{})}, "", "", verdict.Inconclusive},
+		{"show peers unread after a kill", func() Facts { f := killed; f.After = obs.Opt(obs.Failure[State]("show peers: i/o timeout")); return f }(), "", "", verdict.Inconclusive},
 	} {
 		v, u := Judge(c.f)
 		if v != c.violation || u != c.unmet {
 			t.Errorf("%s:\n got  %q, %q\n want %q, %q", c.name, v, u, c.violation, c.unmet)
 		}
+		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &Evidence{Facts: c.f}}
+		if got, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "trials"); got != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.name, got, reason, c.want)
+		}
+	}
+}
+
+// A control whose window could not be read makes its trial inconclusive:
+// a control that says nothing never vouches for a trial.
+func TestUnknownControl(t *testing.T) {
+	control := verdict.Trial{N: 1, Evidence: &Evidence{Facts: Facts{After: obs.Opt(obs.Failure[State]("show peers: EOF"))}}}
+	tr := verdict.Trial{N: 1, Violation: "replacement killed by HAProxy's reconnect check (no_hbt +1)", Evidence: &Evidence{Control: control,
+		Facts: Facts{Replace: true, Closing: obs.Opt(obs.Value("EOF")), After: obs.Opt(obs.Value(State{NoHbt: 1}))}}}
+	if got, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "trials"); got != verdict.Inconclusive {
+		t.Errorf("%s (%s)", got, reason)
 	}
 }
 
@@ -56,8 +79,10 @@ func TestJudgeOnCapturedWindows(t *testing.T) {
 		{"3.0.11-with-fix", false, ""},
 	} {
 		before, after := capturedPeer(t, c.dir, "remote-before.txt"), capturedPeer(t, c.dir, "remote-after.txt")
-		f := Facts{Replace: true, Closed: c.closed, ClosedByPeer: c.closed, Why: "EOF", EstablishedAfter: after.Established(),
-			NoHbt: [2]int64{before.Int("no_hbt"), after.Int("no_hbt")}, ProtoErr: [2]int64{before.Int("proto_err"), after.Int("proto_err")}}
+		f := Facts{Replace: true, Before: state(before), After: obs.Opt(obs.Value(state(after)))}
+		if c.closed {
+			f.Closing = obs.Opt(obs.Value("EOF"))
+		}
 		if v, u := Judge(f); v != c.violation || u != "" {
 			t.Errorf("%s: %q, %q", c.dir, v, u)
 		}
