@@ -121,7 +121,7 @@ func cycle(ctx context.Context, n *node.Node, web string, t *scenario.Trial, b B
 		f.Setup = "before the cycle: " + err.Error()
 		return nil
 	}
-	if code := load.Get(ctx, web); code != 200 {
+	if code, ok := load.Status(ctx, web, 5*time.Second).Get(); !ok || code != 200 {
 		f.Setup = fmt.Sprintf("before the cycle the worker answered HTTP %s", codeText(code))
 		return nil
 	}
