@@ -79,6 +79,12 @@ func TestHarnessFaultsAreNotHangs(t *testing.T) {
 		{"the worker never answered while the master did: stuck", func(f *Facts) {
 			f.CLI = append(f.CLI, CLICall{Command: "set maxconn global 1000", Took: 15 * time.Second, Err: "i/o timeout", Control: obs.Opt(obs.Value(true))})
 		}, verdict.Reproduced},
+		{"the worker hung, the watchdog killed it and the master left with it: the failed control is explained", func(f *Facts) {
+			f.CLI = append(f.CLI, CLICall{Command: "set maxconn global 1000", Took: 2100 * time.Millisecond, Err: `the connection closed without an answer to "set maxconn global 1000"`,
+				Control: obs.Opt(obs.Failure[bool]("the master's CLI did not answer either (the command was not sent: dial tcp 127.0.0.1:33319: connect: connection refused)"))})
+			f.Panics = []cliout.Panic{{Thread: 1, Line: "PANIC! Thread 1 is about to kill the process"}}
+			f.Master = obs.Opt(obs.Value(obs.Exit{Process: "master", Code: 134, Signal: "SIGABRT"}))
+		}, verdict.Reproduced},
 		{"a command that never reached the socket says nothing", func(f *Facts) {
 			f.CLI = append(f.CLI, CLICall{Command: "set maxconn global 1000", Took: time.Millisecond, Err: notSent + "dial tcp: connection refused",
 				Control: obs.Opt(obs.Failure[bool]("\"set maxconn global 1000\" never reached the socket"))})

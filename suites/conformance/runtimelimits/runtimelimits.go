@@ -265,6 +265,10 @@ func round(ctx context.Context, n *node.Node, web string, t *scenario.Trial, k K
 	if cur, err := n.CurrentWorker(ctx); err == nil {
 		f.WorkerAfter = cur
 	}
+	// A master that exited (2.6 leaves with its worker when the watchdog
+	// kills it) is HAProxy's answer, and explains every read that failed
+	// after it, the master-CLI control included.
+	f.Master = obs.Opt(n.MasterExit(ctx))
 	slow := f.slowest()
 	t.Notef("%s: %d cycles, slowest CLI answer %s (%q), %d watchdog warnings, %d panics", k.Name, len(f.Resumed), slow.Took.Round(time.Millisecond), slow.Command, len(f.Stalls), len(f.Panics))
 	return nil
@@ -412,10 +416,12 @@ type Facts struct {
 	// limit was raised (never: not within hangBound while the CLI answered).
 	Resumed  []obs.Of[time.Duration] `json:"resumed"`
 	MetLimit bool                    `json:"met_limit"` // some request waited on, or was refused by, the limit
-	Requests uint64                  `json:"requests"`
-	Stalls   []cliout.Stall          `json:"stalls,omitempty"`
-	Panics   []cliout.Panic          `json:"panics,omitempty"`
-	Died     string                  `json:"died,omitempty"`
+	// Master at the end of the round: gone or not.
+	Master   obs.Optional[obs.Exit] `json:"master"`
+	Requests uint64                 `json:"requests"`
+	Stalls   []cliout.Stall         `json:"stalls,omitempty"`
+	Panics   []cliout.Panic         `json:"panics,omitempty"`
+	Died     string                 `json:"died,omitempty"`
 	// NotApplied: the limit never showed on the admin socket.
 	NotApplied string `json:"not_applied,omitempty"`
 }
@@ -475,6 +481,9 @@ func Judge(f Facts) (violation, unmet string) {
 	}
 	if len(f.Stalls) > 0 {
 		v = append(v, fmt.Sprintf("%d watchdog warnings (longest %d ms)", len(f.Stalls), cliout.MaxStall(f.Stalls)))
+	}
+	if m, _ := f.Master.Get(); m.Process != "" {
+		v = append(v, m.String())
 	}
 	if f.Died != "" {
 		v = append(v, f.Died)
