@@ -120,7 +120,7 @@ selftest:
 SEEDS ?= 1,2,3
 NEMESIS_SUITES ?=
 nemesis: deps
-	$(GO) run ./cmd/nemesis -seeds "$$SEEDS" -suites "$$NEMESIS_SUITES" -out reports/nemesis.md
+	$(GO) run ./cmd/nemesis -seeds "$$SEEDS" -suites "$$NEMESIS_SUITES" -out reports/nemesis.md -evidence reports/nemesis
 
 ## fuzz: the peers protocol decoder and encoder, FUZZTIME each (go test -fuzz)
 FUZZTIME ?= 20s

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -61,8 +64,17 @@ func runCell(ctx context.Context, docker *client.Client, b *images.Builder, id s
 	r.Faults = len(nemesis.Faults())
 	nemesis.Disable()
 	r.Got, r.Reason = res.Verdict, res.Reason
+	if evidence != "" { // every run's result, its trials' evidence and injected faults included
+		name := fmt.Sprintf("%s-%s-seed%d.json", c.Suite, strings.NewReplacer("/", "_", ":", "_", ",", "_", "=", "_").Replace(c.Spec), seed)
+		if data, err := json.MarshalIndent(res, "", " "); err == nil {
+			os.WriteFile(filepath.Join(evidence, name), data, 0o644)
+		}
+	}
 	return r
 }
+
+// evidence is the directory each run's result goes to ("": none).
+var evidence string
 
 // Histogram is the Markdown table of verdicts per suite and truth, and
 // the bent runs with their reasons.

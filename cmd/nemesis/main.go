@@ -35,6 +35,7 @@ func run() int {
 	suitesFlag := flag.String("suites", "", "suite ids to run (default: every cell's)")
 	sample := flag.Bool("sample", false, "only the bounded sample make test runs")
 	out := flag.String("out", "", "also write the histogram (Markdown) to this file")
+	flag.StringVar(&evidence, "evidence", "", "write each run's result, evidence and injected faults to this directory")
 	flag.Parse()
 	seeds, err := parseSeeds(*seedsFlag)
 	if err != nil {
@@ -45,6 +46,12 @@ func run() int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "nemesis:", err)
 		return 3
+	}
+	if evidence != "" {
+		if err := os.MkdirAll(evidence, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "nemesis:", err)
+			return 3
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
