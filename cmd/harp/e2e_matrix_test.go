@@ -42,6 +42,19 @@ var _ = Describe("harp matrix, shards and merge", Label("matrix"), func() {
 		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(2))
 		Expect(s.Out.Contents()).To(ContainSubstring("2.6.12-1+deb12u4"))
 		Expect(s.Out.Contents()).To(ContainSubstring("3.4.7-1"))
+
+		// Shard 2/2 of another matrix has the same counts: it merged into a
+		// complete-looking matrix of neither (#29).
+		other := GinkgoT().TempDir()
+		o := selftest.Harp(nil, "matrix", "--builds", "deb:bookworm deb:sid", "--suites", "issue:listener-livelock",
+			"--param", "LAYOUT=binds", "--shard", "2/2", "--reports", other)
+		Eventually(o).WithTimeout(5 * time.Minute).Should(gexec.Exit(2))
+		latest, err := os.Readlink(filepath.Join(other, "latest"))
+		Expect(err).NotTo(HaveOccurred())
+		m := selftest.Harp(nil, "merge", "--reports", GinkgoT().TempDir(), dirs[0], filepath.Join(other, latest))
+		Eventually(m).WithTimeout(time.Minute).Should(gexec.Exit(3))
+		Expect(m.Err.Contents()).To(ContainSubstring("of another matrix than run"))
+		Expect(m.Err.Contents()).To(ContainSubstring("builds deb:bookworm deb:sid, not deb:bookworm deb:experimental"))
 	})
 })
 
