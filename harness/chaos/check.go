@@ -38,7 +38,10 @@ import (
 //   - no entry's time left exceeds its table's expire, and no entry
 //     outlives it (last write + expire has passed: gone everywhere);
 //   - a reload taken with the node's resync finished loses no key the
-//     node held (its new worker learns them all).
+//     node held (its new worker learns them all); what its old process
+//     had not yet pushed to a peer goes with it, so after its owner's
+//     reload, as after a restart, a key must converge again only once the
+//     owner wrote it after the new worker was up.
 // A history proves nothing where harp could not see (an unknown read of a
 // reload, of a final table, of the links or sessions after healing) or
 // could not heal every fault: then it is INCONCLUSIVE, whatever broke.
@@ -361,6 +364,7 @@ func replay(h History, k string) model {
 		at      time.Time
 		op      *Op
 		restart *Op
+		reload  *Op
 	}
 	var evs []event
 	for i, op := range h.Ops {
@@ -369,6 +373,8 @@ func replay(h History, k string) model {
 			evs = append(evs, event{at: op.Start, op: &h.Ops[i]})
 		case op.Kind == Fault && faultKind(op) == "restart":
 			evs = append(evs, event{at: op.Start, restart: &h.Ops[i]})
+		case op.Kind == Reload:
+			evs = append(evs, event{at: op.Start, reload: &h.Ops[i]})
 		}
 	}
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at.Before(evs[j].at) })
@@ -396,6 +402,27 @@ func replay(h History, k string) model {
 	}
 	for _, e := range evs {
 		slot(e.at)
+		if r := e.reload; r != nil {
+			if r.Node != owner {
+				continue // the reloaded peer's new worker is taught what its old one held; the owner pushes the rest
+			}
+			// The owner's reload keeps its own entries (its new worker is
+			// taught them; the reload's own check judges that), but what
+			// its old process had not yet pushed to a peer goes with it:
+			// as after a restart, the key must converge again only once
+			// the owner writes it after its new worker is up (a reload
+			// harp did not see end: never, in this history).
+			end := r.End
+			if !r.OK {
+				end = time.Unix(1<<40, 0)
+			}
+			if end.After(cW) {
+				cW = end
+			}
+			m.converges = false
+			m.restart = fmt.Sprintf("%s's reload (op %d)", r.Node, r.ID)
+			continue
+		}
 		if r := e.restart; r != nil {
 			end := r.End
 			if !r.OK || !strings.Contains(r.Detail, "resync finished") {

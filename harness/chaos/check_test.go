@@ -201,6 +201,26 @@ func TestCheckReported(t *testing.T) {
 				h.Final[n]["tbl"]["a"] = Entry{GPC0: 25, ExpMS: 590000}
 			}
 		}, "REPRODUCED", "gpc0=25"},
+		{"the owner reloaded after its last write and a peer kept an older value: not promised (seen under harp's faults: the reload came at the end)", func(h *History) {
+			h.Ops = append(h.Ops, Op{ID: 7, Kind: Reload, Node: "node1", Start: at(*h, 6), End: at(*h, 7), OK: true, Before: seen("a", "b"), After: seen("a", "b")})
+			h.Final["node2"]["tbl"]["a"] = Entry{GPC0: 7, ExpMS: 590000}
+		}, "PASS", ""},
+		{"the owner's reload harp did not see end: the same", func(h *History) {
+			h.Ops = append(h.Ops, Op{ID: 7, Kind: Reload, Node: "node1", Start: at(*h, 6), End: at(*h, 9), Err: "no new worker after SIGUSR2: context deadline exceeded"})
+			h.Final["node2"]["tbl"]["a"] = Entry{GPC0: 7, ExpMS: 590000}
+		}, "PASS", ""},
+		{"the owner wrote again after its reload: the peer must converge", func(h *History) {
+			h.Ops = append(h.Ops, Op{ID: 7, Kind: Reload, Node: "node1", Start: at(*h, 6), End: at(*h, 7), OK: true, Before: seen("a", "b"), After: seen("a", "b")},
+				Op{ID: 8, Kind: IncHTTP, Node: "node1", Table: "tbl", Key: "a", Start: at(*h, 8), End: at(*h, 8.01), OK: true})
+			for _, n := range h.Nodes {
+				h.Final[n]["tbl"]["a"] = Entry{GPC0: 9, ExpMS: 590000}
+			}
+			h.Final["node2"]["tbl"]["a"] = Entry{GPC0: 8, ExpMS: 590000}
+		}, "REPRODUCED", "diverged"},
+		{"a peer's reload excuses nothing", func(h *History) {
+			h.Ops = append(h.Ops, Op{ID: 7, Kind: Reload, Node: "node2", Start: at(*h, 6), End: at(*h, 7), OK: true, Before: seen("a", "b"), After: seen("a", "b")})
+			h.Final["node2"]["tbl"]["a"] = Entry{GPC0: 7, ExpMS: 590000}
+		}, "REPRODUCED", "diverged"},
 		{"a write acknowledged just before its owner restarted, never pushed: lost legitimately", func(h *History) {
 			h.Ops = append(h.Ops,
 				Op{ID: 7, Kind: SetCLI, Node: "node1", Table: "tbl", Key: "a", Value: 30, Start: at(*h, 6), End: at(*h, 6.01), OK: true},
