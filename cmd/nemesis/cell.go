@@ -66,7 +66,10 @@ func runCell(ctx context.Context, docker *client.Client, b *images.Builder, id s
 	r.Got, r.Reason = res.Verdict, res.Reason
 	if evidence != "" { // every run's result, its trials' evidence and injected faults included
 		name := fmt.Sprintf("%s-%s-seed%d.json", c.Suite, strings.NewReplacer("/", "_", ":", "_", ",", "_", "=", "_").Replace(c.Spec), seed)
-		if data, err := json.MarshalIndent(res, "", " "); err == nil {
+		if data, err := json.MarshalIndent(struct {
+			Result any             `json:"result"`
+			Trials []verdict.Trial `json:"trials"`
+		}{res, res.Trials}, "", " "); err == nil {
 			os.WriteFile(filepath.Join(evidence, name), data, 0o644)
 		}
 	}
