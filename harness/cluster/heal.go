@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/moby/moby/client"
 
@@ -40,6 +41,20 @@ type proxyState struct {
 }
 
 func (l *Link) apiCall(ctx context.Context, method, path string, body io.Reader, out any) error {
+	err := l.apiCallOnce(ctx, method, path, body, out)
+	// A read of the link proxy that failed is asked again, twice: one
+	// lost answer is no link in an unknown state.
+	for try := 1; err != nil && method == "GET" && try < 3 && ctx.Err() == nil; try++ {
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(try) * 100 * time.Millisecond):
+		}
+		err = l.apiCallOnce(ctx, method, path, body, out)
+	}
+	return err
+}
+
+func (l *Link) apiCallOnce(ctx context.Context, method, path string, body io.Reader, out any) error {
 	if err := nemesis.Toxiproxy(method + " " + l.String() + path); err != nil {
 		return fmt.Errorf("link %s: %w", l, err)
 	}
