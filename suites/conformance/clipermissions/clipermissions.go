@@ -288,14 +288,15 @@ func trial(ctx context.Context, t *scenario.Trial, n *node.Node, rows []Row, fil
 			ev.Facts.Setup = fmt.Sprintf("%q on the %s socket: the answer did not end with the socket's own `show cli level`: what HAProxy said is unknown", cmd, socket)
 			return nil
 		}
-		after, ch := obs.From(read(ctx, n, names)), obs.Value("")
+		after := obs.From(read(ctx, n, names))
+		c := Call{Command: cmd, Level: r.DocLevel, CodeLevel: r.CodeLevel, Answer: first(out), Refused: refusedAnswer(out)}
 		switch {
 		case before.State != obs.Seen || after.State != obs.Seen:
-			ch = obs.Failure[string]("reading the state %q would change (before: %q, after: %q)", cmd, before.Why, after.Why)
+			c.Unread = fmt.Sprintf("before: %s; after: %s", orSeen(before), orSeen(after))
 		case before.Value != after.Value:
-			ch = obs.Value(before.Value + " -> " + after.Value)
+			c.Changed = before.Value + " -> " + after.Value
 		}
-		ev.Facts.Changes = append(ev.Facts.Changes, Call{Command: cmd, Level: r.DocLevel, CodeLevel: r.CodeLevel, Answer: first(out), Refused: refusedAnswer(out), Changed: obs.Opt(ch)})
+		ev.Facts.Changes = append(ev.Facts.Changes, c)
 	}
 	t.Notef("%s socket: %d commands sent (table %s), %d refused, %d changed state; %d without a state to read: %s",
 		socket, len(ev.Facts.Changes)+len(ev.Facts.Reads), file, ev.Facts.refused(), ev.Facts.changed(), len(ev.Facts.Unprobed), strings.Join(ev.Facts.Unprobed, "; "))
@@ -464,14 +465,19 @@ func stat(proxy, server string, cols ...string) reader {
 
 // Call is one command sent below (or, for reads, at) its level.
 type Call struct {
-	Command   string               `json:"command"`
-	Level     string               `json:"documented_level"`
-	CodeLevel string               `json:"code_level,omitempty"`
-	Answer    string               `json:"answer"`
-	Refused   bool                 `json:"refused"`
-	Changed   obs.Optional[string] `json:"changed"`          // for changes: the state before -> after ("" unchanged)
-	Failed    string               `json:"failed,omitempty"` // a read that got an empty answer
-	Err       string               `json:"error,omitempty"`  // a read that could not be sent
+	Command   string `json:"command"`
+	Level     string `json:"documented_level"`
+	CodeLevel string `json:"code_level,omitempty"`
+	Answer    string `json:"answer"`
+	Refused   bool   `json:"refused"`
+	Changed   string `json:"changed,omitempty"` // for changes: the state before -> after ("" unchanged)
+	// Unread: the state the command would change could not be read
+	// before or after it. Each command is its own check: its unknown state
+	// says nothing of the others' (Judge), so it is not an obs.Of that
+	// would make the whole socket's trial say nothing.
+	Unread string `json:"unread,omitempty"`
+	Failed string `json:"failed,omitempty"` // a read that got an empty answer
+	Err    string `json:"error,omitempty"`  // a read that could not be sent
 }
 
 // Facts are what one trial observed.
@@ -496,7 +502,7 @@ func (f Facts) refused() int {
 func (f Facts) changed() int {
 	k := 0
 	for _, c := range f.Changes {
-		if ch, _ := c.Changed.Get(); ch != "" {
+		if c.Changed != "" {
 			k++
 		}
 	}
@@ -508,13 +514,11 @@ func (f Facts) changed() int {
 // a success is a violation even if nothing changed; a documented read
 // refused at its own level is one too; a state not read is the one rule's.
 func Judge(f Facts) (violation, unmet string) {
-	if f.Setup != "" {
-		return "", f.Socket + " socket: " + f.Setup
-	}
-	var v []string
+	var v, unread []string
 	for _, c := range f.Changes {
-		switch ch, seen := c.Changed.Get(); {
-		case !seen:
+		switch ch := c.Changed; {
+		case c.Unread != "":
+			unread = append(unread, fmt.Sprintf("%q (%s)", c.Command, c.Unread))
 		case ch != "" && c.Refused:
 			v = append(v, fmt.Sprintf("SECURITY: %q (documented %s) refused on the %s socket (%q) but changed %s", c.Command, c.Level, f.Socket, c.Answer, ch))
 		case ch != "":
@@ -531,13 +535,30 @@ func Judge(f Facts) (violation, unmet string) {
 			v = append(v, fmt.Sprintf("%q got no answer at its documented level %s (%s)", c.Command, c.Level, c.Failed))
 		}
 	}
-	if len(v) == 0 {
-		for _, c := range f.Reads {
-			if c.Err != "" {
-				return "", fmt.Sprintf("%s socket: %q could not be sent: %s", f.Socket, c.Command, c.Err)
-			}
-		}
-		return "", ""
+	// A violation seen stands: each command's check had its preconditions
+	// met when it ran, whatever a later one lacked (Setup) or could not
+	// read.
+	if len(v) > 0 {
+		return f.Socket + " socket: " + strings.Join(v, "; "), ""
 	}
-	return f.Socket + " socket: " + strings.Join(v, "; "), ""
+	if f.Setup != "" {
+		return "", f.Socket + " socket: " + f.Setup
+	}
+	if len(unread) > 0 {
+		return "", fmt.Sprintf("%s socket: the state %d command(s) would change could not be read: %s", f.Socket, len(unread), strings.Join(unread, "; "))
+	}
+	for _, c := range f.Reads {
+		if c.Err != "" {
+			return "", fmt.Sprintf("%s socket: %q could not be sent: %s", f.Socket, c.Command, c.Err)
+		}
+	}
+	return "", ""
+}
+
+// orSeen is a reading's value, or why it is unknown.
+func orSeen(o obs.Of[string]) string {
+	if v, ok := o.Get(); ok {
+		return v
+	}
+	return "unknown: " + o.Why
 }

@@ -4,14 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/verdict"
 )
 
 func TestJudge(t *testing.T) {
-	same := obs.Opt(obs.Value(""))
-	to := func(s string) obs.Optional[string] { return obs.Opt(obs.Value(s)) }
-	unread := obs.Opt(obs.Failure[string](`reading the state "add map /etc/harp/m.map k v" would change (before: "", after: "show map: EOF")`))
+	same := ""
+	to := func(s string) string { return s }
+	unread := "before: [k v0]; after: unknown: show map: EOF"
 	refusedMaxconn := Call{Command: "set maxconn frontend web 10", Level: "admin", Answer: "Permission denied", Refused: true, Changed: same}
 	for _, c := range []struct {
 		name             string
@@ -36,10 +35,16 @@ func TestJudge(t *testing.T) {
 		{"setup failed", Facts{Socket: "user", Setup: "set table refused"}, "", "user socket: set table refused", verdict.Inconclusive},
 		// Harness faults: a state harp could not read (today an ERROR that
 		// ended the trial) is unknown; the other commands are still judged.
-		{"a state not read, the others held", Facts{Socket: "user", Changes: []Call{{Command: "add map /etc/harp/m.map k v", Level: "operator", Changed: unread}, refusedMaxconn}}, "", "", verdict.Inconclusive},
-		{"a state not read, another command changed state", Facts{Socket: "user", Changes: []Call{{Command: "add map /etc/harp/m.map k v", Level: "operator", Changed: unread},
+		{"a state not read, the others held", Facts{Socket: "user", Changes: []Call{{Command: "add map /etc/harp/m.map k v", Level: "operator", Unread: unread}, refusedMaxconn}}, "",
+			`user socket: the state 1 command(s) would change could not be read: "add map /etc/harp/m.map k v" (before: [k v0]; after: unknown: show map: EOF)`, verdict.Inconclusive},
+		// Each command is its own check: one unread state hides no
+		// security finding of another.
+		{"a state not read, another command changed state", Facts{Socket: "user", Changes: []Call{{Command: "add map /etc/harp/m.map k v", Level: "operator", Unread: unread},
 			{Command: "del acl /etc/harp/a.acl 192.0.2.9", Level: "operator", Changed: to("[192.0.2.9] -> []")}}},
-			`user socket: SECURITY: "del acl /etc/harp/a.acl 192.0.2.9" (documented operator) accepted on the user socket and changed [192.0.2.9] -> []`, "", verdict.Inconclusive},
+			`user socket: SECURITY: "del acl /etc/harp/a.acl 192.0.2.9" (documented operator) accepted on the user socket and changed [192.0.2.9] -> []`, "", verdict.Reproduced},
+		{"a later command's precondition failed: the security finding before it stands", Facts{Socket: "user", Setup: "the held session was gone before `shutdown session`: it could not be checked",
+			Changes: []Call{{Command: "add map /etc/harp/m.map k v", Level: "operator", Changed: to("[k v0] -> [k v0, k v]")}}},
+			`user socket: SECURITY: "add map /etc/harp/m.map k v" (documented operator) accepted on the user socket and changed [k v0] -> [k v0, k v]`, "", verdict.Reproduced},
 	} {
 		v, u := Judge(c.f)
 		if v != c.violation || u != c.unmet {
