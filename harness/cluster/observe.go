@@ -58,29 +58,12 @@ func (c *Cluster) WaitSockets(ctx context.Context, timeout time.Duration) error 
 // with every remote peer and every node has finished its initial resync;
 // else it says which links never came up or which resync never finished.
 func (c *Cluster) WaitMesh(ctx context.Context, timeout time.Duration) string {
-	var down []string
-	err := node.Poll(ctx, timeout, 200*time.Millisecond, func() (bool, error) {
-		down = down[:0]
-		for _, m := range c.Members {
-			sec, err := m.Node.Section(ctx, node.StatsSocket, c.Section)
-			if err != nil {
-				down = append(down, fmt.Sprintf("%s: %v", m.Name, err))
-				continue
-			}
-			for _, p := range sec.Peers {
-				if !p.Local && !p.Established() {
-					down = append(down, fmt.Sprintf("%s->%s (last_status=%s)", m.Name, p.Name, p.LastStatus))
-				}
-			}
-			// A process that has not finished its initial resync does not
-			// teach a new process on reload.
-			if !sec.ResyncFinished() {
-				down = append(down, fmt.Sprintf("%s: initial resync not finished (flags=0x%x)", m.Name, sec.Flags))
-			}
-		}
-		return len(down) == 0, nil
-	})
-	if err != nil {
+	m := c.Meshed(ctx, timeout)
+	down, ok := m.Get()
+	switch {
+	case !ok:
+		return fmt.Sprintf("the cluster never meshed and synced within %s: %s", timeout, m.Unknown())
+	case len(down) > 0:
 		return fmt.Sprintf("the cluster never meshed and synced within %s: %s", timeout, strings.Join(down, ", "))
 	}
 	return ""
