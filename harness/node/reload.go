@@ -36,7 +36,7 @@ type ReloadFailed struct {
 
 func (e *ReloadFailed) Error() string {
 	if e.Exit != nil {
-		return fmt.Sprintf("the master exited with code %d during the reload (%s)", e.Exit.Code, e.How)
+		return fmt.Sprintf("the %s during the reload (%s)", e.Exit, e.How)
 	}
 	return fmt.Sprintf("no new worker after %s: show proc answered for %s and listed worker %d as current throughout", e.How, e.Within, e.Current)
 }
@@ -73,13 +73,9 @@ func (n *Node) ReloadBy(ctx context.Context, how How, timeout time.Duration) (Re
 	case ByMasterCLI:
 		// The master re-executes and may close the connection before it
 		// answers: the new worker in `show proc` is the answer that counts.
-		// A command that never reached the socket is sent again (twice):
-		// a reload HAProxy never got is not one it refused.
-		_, err := n.Master(ctx, "reload")
-		for try := 1; errors.Is(err, cli.ErrNotSent) && try < 3 && ctx.Err() == nil; try++ {
-			_, err = n.Master(ctx, "reload")
-		}
-		if errors.Is(err, cli.ErrNotSent) {
+		// A reload HAProxy never got is not one it refused.
+		// (The exchange itself resends a command that never got there.)
+		if _, err := n.Master(ctx, "reload"); errors.Is(err, cli.ErrNotSent) {
 			return r, fmt.Errorf("the master CLI's reload could not be sent: %w", err)
 		}
 	default:

@@ -225,6 +225,9 @@ func (n *Node) ProcsUntil(ctx context.Context, timeout time.Duration, done func(
 			return last
 		}
 		now := time.Now()
+		if ctx.Err() != nil && now.Before(deadline) {
+			return obs.Failure[cliout.Procs]("the run ended %s before the end of the wait", deadline.Sub(now).Round(time.Millisecond))
+		}
 		if ctx.Err() != nil || (now.After(deadline) && (err == nil || now.After(deadline.Add(5*time.Second)))) {
 			if err != nil {
 				return obs.Failure[cliout.Procs]("show proc at the end of %s: %v", timeout, err)

@@ -330,7 +330,7 @@ func Judge(f Facts) (violation, unmet string) {
 	}
 	var v []string
 	if m, _ := f.Master.Get(); m.Process != "" {
-		v = append(v, fmt.Sprintf("the master exited with code %d after the failed reload", m.Code))
+		v = append(v, fmt.Sprintf("the %s after the failed reload", m))
 	} else {
 		if p, ok := f.Procs.Get(); ok {
 			if !p.Counted {
