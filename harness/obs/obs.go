@@ -88,15 +88,6 @@ func (o Of[T]) Unknown() string {
 // still counts.
 type Optional[T any] struct{ Of[T] }
 
-func (o Optional[T]) unknownWhy() string {
-	if o.State == "" {
-		return ""
-	}
-	return o.Of.Unknown()
-}
-
-func (o Of[T]) unknownWhy() string { return o.Unknown() }
-
 // MarshalJSON keeps an optional observation that was never made out of
 // the evidence's noise.
 func (o Optional[T]) MarshalJSON() ([]byte, error) {
@@ -105,8 +96,6 @@ func (o Optional[T]) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(o.Of)
 }
-
-type unknowner interface{ unknownWhy() string }
 
 // Exit is a process under test found gone (a master that exited, a worker
 // that died): HAProxy's own answer, by dying. Reads that fail after it
@@ -127,46 +116,70 @@ func (e Exit) String() string {
 	return s
 }
 
-type exitSeen interface{ exitSeen() bool }
-
-func (o Of[T]) exitSeen() bool {
-	e, ok := any(o.Value).(Exit)
-	return ok && o.State == Seen && e.Process != ""
-}
-
 // Unknowns lists every unknown observation inside facts (a struct, a
-// pointer, a slice, a map, or one observation), walked by reflection, each
-// as "path: why". It is the one rule every judge is held to: facts with an
-// unknown observation decide nothing.
+// pointer, a slice, a map, or one observation; inside a seen value too),
+// walked by reflection, each as "path: why". It is the one rule every
+// judge is held to: facts with an unknown observation decide nothing.
 //
-// A process under test seen gone (an Of[Exit] with a value) explains every
-// failed read beside it: then there is nothing unknown to report.
+// A process under test seen gone (an Of[Exit] with a value) explains the
+// failed reads beside it: Unknowns then reports none. Judged is the
+// stricter form verdict.Decide uses.
 func Unknowns(facts any) []string {
-	var out []string
-	exited := false
-	walk(reflect.ValueOf(facts), "", &out, 0, &exited)
+	u, exited := Judged(facts)
 	if exited {
 		return nil
 	}
-	sort.Strings(out)
-	return out
+	return u
 }
 
-var exitSeenType = reflect.TypeFor[exitSeen]()
+// Judged is every unknown observation in facts, and whether a process
+// under test was seen gone. The exit explains the unknowns only beside the
+// violation it is: a trial that holds it and no violation still has them.
+func Judged(facts any) (unknowns []string, exited bool) {
+	walk(reflect.ValueOf(facts), "", &unknowns, 0, &exited)
+	sort.Strings(unknowns)
+	return unknowns, exited
+}
 
-var unknownerType = reflect.TypeFor[unknowner]()
+var pkgPath = reflect.TypeFor[State]().PkgPath()
+
+// kind says whether t is one of this package's observation types: only
+// those, not a type that embeds one (its promoted methods would hide its
+// other fields).
+func kind(t reflect.Type) (of, optional bool) {
+	if t.PkgPath() != pkgPath {
+		return false, false
+	}
+	return strings.HasPrefix(t.Name(), "Of["), strings.HasPrefix(t.Name(), "Optional[")
+}
+
+// why reads an Of's state from its fields (no Interface: the value may
+// come through an unexported embedded field): "" when HAProxy answered.
+func why(of reflect.Value) string {
+	o := Of[struct{}]{State: State(of.FieldByName("State").String()), Why: of.FieldByName("Why").String()}
+	return o.Unknown()
+}
 
 func walk(v reflect.Value, path string, out *[]string, depth int, exited *bool) {
 	if !v.IsValid() || depth > 32 {
 		return
 	}
-	if v.Type().Implements(exitSeenType) && (v.Kind() != reflect.Pointer || !v.IsNil()) && v.Interface().(exitSeen).exitSeen() {
-		*exited = true
-	}
-	if v.Type().Implements(unknownerType) && (v.Kind() != reflect.Pointer || !v.IsNil()) {
-		if why := v.Interface().(unknowner).unknownWhy(); why != "" {
-			*out = append(*out, strings.TrimPrefix(path, ".")+": "+why)
+	if of, optional := kind(v.Type()); of || optional {
+		if optional {
+			v = v.Field(0)
+			if v.FieldByName("State").String() == "" {
+				return // never made, and not needed
+			}
 		}
+		if w := why(v); w != "" {
+			*out = append(*out, strings.TrimPrefix(path, ".")+": "+w)
+			return
+		}
+		val := v.FieldByName("Value")
+		if State(v.FieldByName("State").String()) == Seen && val.Type() == reflect.TypeFor[Exit]() && val.FieldByName("Process").String() != "" {
+			*exited = true
+		}
+		walk(val, path, out, depth+1, exited) // a seen value may hold observations of its own
 		return
 	}
 	switch v.Kind() {
@@ -177,19 +190,24 @@ func walk(v reflect.Value, path string, out *[]string, depth int, exited *bool) 
 	case reflect.Struct:
 		t := v.Type()
 		for i := range t.NumField() {
-			if !t.Field(i).IsExported() {
-				continue
+			f := t.Field(i)
+			if !f.IsExported() && !f.Anonymous {
+				continue // an embedded struct's fields are promoted, exported or not
 			}
-			walk(v.Field(i), path+"."+fieldName(t.Field(i)), out, depth+1, exited)
+			name := path + "." + fieldName(f)
+			if f.Anonymous && f.Tag.Get("json") == "" {
+				name = path // promoted: its fields read as the outer struct's
+			}
+			walk(v.Field(i), name, out, depth+1, exited)
 		}
 	case reflect.Slice, reflect.Array:
 		for i := range v.Len() {
 			walk(v.Index(i), fmt.Sprintf("%s[%d]", path, i), out, depth+1, exited)
 		}
 	case reflect.Map:
-		keys := v.MapKeys()
-		for _, k := range keys {
-			walk(v.MapIndex(k), fmt.Sprintf("%s[%v]", path, k.Interface()), out, depth+1, exited)
+		iter := v.MapRange()
+		for iter.Next() {
+			walk(iter.Value(), fmt.Sprintf("%s[%v]", path, iter.Key()), out, depth+1, exited)
 		}
 	}
 }

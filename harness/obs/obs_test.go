@@ -93,3 +93,34 @@ func TestExitExplainsFailedReads(t *testing.T) {
 		t.Fatal(s)
 	}
 }
+
+// What the review found the walk missed, and the exit's reach.
+func TestWalkReachesEveryObservation(t *testing.T) {
+	type inner struct {
+		Keys Of[int] `json:"keys"`
+	}
+	type emb struct {
+		Of[int]
+		B Of[int] `json:"b"`
+	}
+	type facts struct {
+		inner
+		E      emb              `json:"e"`
+		Nested Of[[]Of[string]] `json:"nested"`
+	}
+	f := facts{inner: inner{Keys: Failure[int]("show table: EOF")}, E: emb{Of: Value(1)},
+		Nested: Value([]Of[string]{Value("a"), Failure[string]("timeout")})}
+	got := Unknowns(f)
+	want := []string{"e.b: never observed", "keys: show table: EOF", "nested[1]: timeout"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+	type gone struct {
+		Master Of[Exit] `json:"master"`
+		HTTP   Of[int]  `json:"http"`
+	}
+	u, exited := Judged(gone{Master: Value(Exit{Process: "master", Code: 1}), HTTP: Failure[int]("docker timeout")})
+	if !exited || len(u) != 1 {
+		t.Fatalf("Judged keeps the unknowns beside an exit: %q %v", u, exited)
+	}
+}

@@ -151,11 +151,16 @@ func Decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
 }
 
 // MarkUnknown applies the one rule on observations to every trial: one
-// whose evidence holds an unknown observation (obs.Unknowns) gets it in
-// Unknown, and so cannot be a violation or a pass.
+// whose evidence holds an unknown observation (obs.Judged) gets it in
+// Unknown, and so cannot be a violation or a pass; only a process under
+// test seen gone, beside the violation it makes, explains them.
 func MarkUnknown(ts []Trial) {
 	for i := range ts {
-		if u := obs.Unknowns(ts[i].Evidence); len(u) > 0 {
+		u, exited := obs.Judged(ts[i].Evidence)
+		if exited && ts[i].Violation != "" {
+			continue // the process seen gone is the violation, and explains what could not be read after it
+		}
+		if len(u) > 0 {
 			ts[i].Unknown = u
 		}
 	}

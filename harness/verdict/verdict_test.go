@@ -145,3 +145,19 @@ func TestUnknownObservationIsNeverAVerdict(t *testing.T) {
 		t.Fatalf("an empty table HAProxy showed is a value: %s", v)
 	}
 }
+
+// A process seen gone explains the failed reads beside the violation it
+// makes, never a pass.
+func TestAnExitExplainsOnlyBesideItsViolation(t *testing.T) {
+	type facts struct {
+		Master obs.Of[obs.Exit] `json:"master"`
+		HTTP   obs.Of[int]      `json:"http"`
+	}
+	f := facts{Master: obs.Value(obs.Exit{Process: "master", Signal: "SIGSEGV"}), HTTP: obs.Failure[int]("no answer")}
+	if v, _, r := Decide(Outcome{Trials: []Trial{{N: 1, Violation: "the master exited on SIGSEGV", Evidence: f}}}, "cycles"); v != Reproduced {
+		t.Fatalf("%s: %s", v, r)
+	}
+	if v, _, r := Decide(Outcome{Trials: []Trial{{N: 1, Evidence: f}}}, "cycles"); v != Inconclusive {
+		t.Fatalf("a judge that saw no violation beside an exit still has unknowns: %s: %s", v, r)
+	}
+}
