@@ -85,6 +85,9 @@ func TestHarnessFaultsAreNotHangs(t *testing.T) {
 			f.Panics = []cliout.Panic{{Thread: 1, Line: "PANIC! Thread 1 is about to kill the process"}}
 			f.Master = obs.Opt(obs.Value(obs.Exit{Process: "master", Code: 134, Signal: "SIGABRT"}))
 		}, verdict.Reproduced},
+		{"the worker's output after the round unread: no watchdog line is known absent", func(f *Facts) {
+			f.Unread = obs.Opt(obs.Failure[string]("the worker's output after the round: docker logs: timeout"))
+		}, verdict.Inconclusive},
 		{"a command that never reached the socket says nothing", func(f *Facts) {
 			f.CLI = append(f.CLI, CLICall{Command: "set maxconn global 1000", Took: time.Millisecond, Err: notSent + "dial tcp: connection refused",
 				Control: obs.Opt(obs.Failure[bool]("\"set maxconn global 1000\" never reached the socket"))})

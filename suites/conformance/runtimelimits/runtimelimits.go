@@ -160,7 +160,12 @@ func round(ctx context.Context, n *node.Node, web string, t *scenario.Trial, k K
 		return nil
 	}
 	f.WorkerBefore = before
-	logsBefore, _ := n.Logs(ctx)
+	logsBefore, err := n.Logs(ctx)
+	if err != nil {
+		// Without it, earlier rounds' watchdog lines would read as this one's.
+		f.Setup = "the worker's output before the round could not be read: " + err.Error()
+		return nil
+	}
 	// The load runs for the whole round.
 	lctx, stopLoad := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -253,21 +258,27 @@ func round(ctx context.Context, n *node.Node, web string, t *scenario.Trial, k K
 		})
 	}
 	logs, err := n.Logs(ctx)
-	if err == nil {
+	if err != nil {
+		f.unread("the worker's output after the round: %v", err)
+	} else {
 		fresh := strings.TrimPrefix(logs, logsBefore)
 		f.Stalls, f.Panics = cliout.ParseStalls(fresh), cliout.ParsePanics(fresh)
 		if len(f.Stalls) > 0 || len(f.Panics) > 0 {
 			t.Show("worker output with the watchdog's lines", text.LastLines(fresh, 60))
 		}
 	}
-	if exits, err := n.Exits(ctx); err == nil {
+	if exits, err := n.Exits(ctx); err != nil {
+		f.unread("the master's log of worker exits: %v", err)
+	} else {
 		for _, e := range exits {
 			if e.PID == before {
 				f.Died = fmt.Sprintf("worker %d exited with code %d (%s)", e.PID, e.Code, e.Reason)
 			}
 		}
 	}
-	if cur, err := n.CurrentWorker(ctx); err == nil {
+	if cur, err := n.CurrentWorker(ctx); err != nil {
+		f.unread("the current worker after the round: %v", err) // explained if the master is gone
+	} else {
 		f.WorkerAfter = cur
 	}
 	// A master that exited (2.6 leaves with its worker when the watchdog
@@ -422,13 +433,24 @@ type Facts struct {
 	Resumed  []obs.Of[time.Duration] `json:"resumed"`
 	MetLimit bool                    `json:"met_limit"` // some request waited on, or was refused by, the limit
 	// Master at the end of the round: gone or not.
-	Master   obs.Optional[obs.Exit] `json:"master"`
-	Requests uint64                 `json:"requests"`
-	Stalls   []cliout.Stall         `json:"stalls,omitempty"`
-	Panics   []cliout.Panic         `json:"panics,omitempty"`
-	Died     string                 `json:"died,omitempty"`
+	Master obs.Optional[obs.Exit] `json:"master"`
+	// Unread is the first reading at the end of the round harp could not
+	// make (output, exits, current worker): the round then says nothing,
+	// unless the master is seen gone beside the violation.
+	Unread   obs.Optional[string] `json:"unread"`
+	Requests uint64               `json:"requests"`
+	Stalls   []cliout.Stall       `json:"stalls,omitempty"`
+	Panics   []cliout.Panic       `json:"panics,omitempty"`
+	Died     string               `json:"died,omitempty"`
 	// NotApplied: the limit never showed on the admin socket.
 	NotApplied string `json:"not_applied,omitempty"`
+}
+
+// unread records a failed reading (the first one is kept).
+func (f *Facts) unread(format string, args ...any) {
+	if f.Unread.State == "" {
+		f.Unread = obs.Opt(obs.Failure[string](format, args...))
+	}
 }
 
 // stuck is the first command not answered within the bound: how it went,
