@@ -129,6 +129,9 @@ func Fuzz(ctx context.Context, t *Target, o Options) (res Result) {
 			return stop(interrupted(ctx))
 		}
 		h, err := t.Control(ctx)
+		if err != nil && prev == nil {
+			return stop(fmt.Errorf("harp could not check the node before any input: %w", err))
+		}
 		if err != nil {
 			return stop(err)
 		}

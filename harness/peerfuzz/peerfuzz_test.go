@@ -146,7 +146,12 @@ func TestSaveLoad(t *testing.T) {
 
 func TestSame(t *testing.T) {
 	crash, cli, spin := &Finding{Detector: "crash"}, &Finding{Detector: "cli"}, &Finding{Detector: "spinning"}
-	if !Same(crash, cli) || Same(crash, spin) || Same(spin, nil) || !Same(spin, &Finding{Detector: "spinning"}) {
-		t.Error("a stuck worker seen silent or dead is one finding; spinning is another")
+	if !Same(crash, &Finding{Detector: "watchdog"}) || Same(crash, spin) || Same(spin, nil) || !Same(spin, &Finding{Detector: "spinning"}) {
+		t.Error("a worker seen dead or killed is one finding; spinning is another")
+	}
+	// A silent CLI (maybe harp's slowness) confirms no crash, and no crash
+	// confirms a silent CLI: only one of its own kind does.
+	if Same(crash, cli) || Same(cli, &Finding{Detector: "vanished"}) || !Same(cli, &Finding{Detector: "cli"}) {
+		t.Error("a finding that is not firm is the same only as its own kind")
 	}
 }

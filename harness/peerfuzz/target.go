@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/peers"
@@ -40,16 +41,20 @@ func (f Finding) String() string { return f.Detector + ": " + f.What }
 func (f Finding) Firm() bool { return f.Detector != "cli" && f.Detector != "vanished" }
 
 // Same says whether two findings are the same failure for the minimizer:
-// a worker that stopped serving (a crash, an exit, the watchdog, a silent
-// CLI, a node gone: one fault seen at different moments) is one; spinning
-// and memory growth are each their own.
+// a worker that stopped serving (a crash, an exit, the watchdog: one fault
+// seen at different moments) is one; spinning and memory growth are each
+// their own. A finding that is not firm (a silent CLI, a node gone) is the
+// same only as one of its own kind: a slow harp confirms no crash.
 func Same(a, b *Finding) bool {
 	if a == nil || b == nil {
 		return false
 	}
+	if !a.Firm() || !b.Firm() {
+		return a.Detector == b.Detector
+	}
 	group := func(d string) string {
 		switch d {
-		case "crash", "exit", "watchdog", "cli", "vanished":
+		case "crash", "exit", "watchdog":
 			return "stopped"
 		}
 		return d
@@ -192,16 +197,26 @@ func (t *Target) Control(ctx context.Context) (Health, error) {
 	running, code, err := n.Running(ctx)
 	switch {
 	case err != nil:
-		return sick(&Finding{Detector: "vanished", What: "the node could not be inspected: " + err.Error(), Evidence: text.LastLines(t.since(logs), 60)})
+		// Docker not answering is harp's; a node that stopped is seen
+		// stopped (HAProxy's containers are never removed under it).
+		return Health{}, fmt.Errorf("inspecting the node: %w", err)
 	case !running:
 		return sick(&Finding{Detector: "exit", What: fmt.Sprintf("the node stopped (its master exited with code %d)", code), Evidence: text.LastLines(t.since(logs), 60)})
 	}
 	if _, err := n.Addr(ctx, peerPort); err != nil {
-		return sick(&Finding{Detector: "vanished", What: "the node's peer port is gone: " + err.Error(), Evidence: text.LastLines(t.since(logs), 60)})
+		// Its port gone: it stopped in between (a finding), or Docker
+		// failed (harp's).
+		if running, code, rerr := n.Running(ctx); rerr == nil && !running {
+			return sick(&Finding{Detector: "exit", What: fmt.Sprintf("the node stopped (its master exited with code %d; its peer port is gone)", code), Evidence: text.LastLines(t.since(logs), 60)})
+		}
+		return Health{}, fmt.Errorf("the running node's peer port: %w", err)
 	}
 	start, bound := time.Now(), tm.stuckBound(t.latency)
 	info, err := t.info(ctx, bound)
-	if err != nil {
+	switch {
+	case errors.Is(err, cli.ErrNotSent):
+		return Health{}, fmt.Errorf("show info never reached the node's CLI: %w", err) // HAProxy never saw it
+	case err != nil:
 		return sick(&Finding{Detector: "cli", What: fmt.Sprintf("show info did not answer within %s (a control read): %v", bound, err), Evidence: text.LastLines(t.since(logs), 60)})
 	}
 	h := Health{Latency: time.Since(start)}
