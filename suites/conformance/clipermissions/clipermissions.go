@@ -8,6 +8,7 @@ package clipermissions
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"regexp"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/fixtures"
+	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/load"
@@ -281,6 +283,12 @@ func trial(ctx context.Context, t *scenario.Trial, n *node.Node, rows []Row, fil
 			return nil
 		}
 		out, ok, err := ask(ctx, n, socket, cmd)
+		if errors.Is(err, cli.ErrNotSent) {
+			// HAProxy never saw it: this command is unknown, the others
+			// still run.
+			ev.Facts.Changes = append(ev.Facts.Changes, Call{Command: cmd, Level: r.DocLevel, CodeLevel: r.CodeLevel, Unread: "the command never reached the socket: " + err.Error()})
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("sending %q on the %s socket: %w", cmd, socket, err)
 		}
