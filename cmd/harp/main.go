@@ -59,6 +59,9 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp fuzz    replay FILE --haproxy SPEC   send a finding again
   harp chaos   --haproxy SPEC [--nodes N] [--duration D] [--seed S] [--faults K,...] [--count N] [--failfast]
                randomized peers histories under faults, judged by the checker
+  harp findings [--reports DIR] [--json]   every finding (failed check, crash) over the runs, deduplicated
+  harp findings mark SIG STATUS [REF]     reported owner/repo#N | fixed-in VERSION | not-haproxy | wontfix
+  harp findings repro SIG --reports DIR --out DIR   a standalone reproducer (sh + socat, or Python 3)
   harp check   RUNDIR | history.json    judge stored chaos histories again
   harp sweep   [--all]                  remove containers left by killed runs
   harp version                          harp's version and commit (also in every summary.json)
@@ -111,6 +114,8 @@ func main() {
 		code = cmdFuzz(ctx, os.Args[2:])
 	case "chaos":
 		code = cmdChaos(ctx, os.Args[2:])
+	case "findings":
+		code = cmdFindings(ctx, os.Args[2:])
 	case "check":
 		code = cmdCheck(os.Args[2:])
 	case "-h", "--help", "help":

@@ -39,6 +39,11 @@ type Result struct {
 	// Weak: what an inconclusive run still saw of the bug (verdict.WeakObservation).
 	Weak string `json:"weak_observation,omitempty"`
 
+	// Checks count each named check over the trials that decided
+	// something (verdict.TallyChecks): what a findings ledger reads
+	// without loading trials.
+	Checks []verdict.Tally `json:"checks,omitempty"`
+
 	Noun  string   `json:"trial_noun,omitempty"`
 	Steps []string `json:"steps,omitempty"`
 	// Kept in the evidence directory, not in summary.json (Load reads them back).
@@ -170,10 +175,9 @@ func Write(root string, run Run) (string, error) {
 	return dir, nil
 }
 
-// Load reads a run directory written by Write back, evidence included
-// (configuration, haproxy -vv and trials of every result whose evidence
-// directory is there).
-func Load(dir string) (Run, error) {
+// LoadSummary reads a run's summary.json alone: results without their
+// evidence (trials, configuration, -vv), for scanning many runs.
+func LoadSummary(dir string) (Run, error) {
 	var run Run
 	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
@@ -181,6 +185,17 @@ func Load(dir string) (Run, error) {
 	}
 	if err := json.Unmarshal(data, &run); err != nil {
 		return run, fmt.Errorf("%s/summary.json: %w", dir, err)
+	}
+	return run, nil
+}
+
+// Load reads a run directory written by Write back, evidence included
+// (configuration, haproxy -vv and trials of every result whose evidence
+// directory is there).
+func Load(dir string) (Run, error) {
+	run, err := LoadSummary(dir)
+	if err != nil {
+		return run, err
 	}
 	for i := range run.Results {
 		r := &run.Results[i]

@@ -166,6 +166,7 @@ func (r *Runner) RunOne(ctx context.Context, s *scenario.Scenario, img *images.I
 		Version: img.Version, Name: img.Name, Verdict: v, TrialsRun: len(out.Trials), TrialsViolated: violated,
 		Reason: reason, DurationS: time.Since(t0).Seconds(), Noun: s.Noun, VV: img.VV, Config: env.Config,
 		Steps: s.StepsWith(params), Trials: out.Trials, Crashes: env.Crashes, CrashWatch: watch,
+		Checks:  verdict.TallyChecks(out.Trials),
 		Lasting: verdict.Lasting(out, s.Noun), Weak: verdict.WeakObservation(out, s.Noun),
 	}
 }

@@ -96,6 +96,9 @@ type Trial struct {
 	// never changes the verdict (an INCONCLUSIVE stays one), but a bisect
 	// may use it to narrow its range.
 	Weak string `json:"weak_observation,omitempty"`
+	// Checks are the named expectations the judge evaluated, held or
+	// failed (a suite that names its checks); a finding is a failed one.
+	Checks Checks `json:"checks,omitempty"`
 	// Unknown lists the observations in Evidence that harp failed to make
 	// (obs.Unknowns); Decide fills it. A trial with any is inconclusive
 	// whatever its judge said: a harness fault never becomes a verdict.

@@ -247,7 +247,7 @@ func trial(ctx context.Context, t *scenario.Trial, n *node.Node, rows []Row, fil
 	socket := Sockets[(t.N-1)%len(Sockets)]
 	ev := &Evidence{Table: file, Facts: Facts{Socket: socket}}
 	t.Evidence = ev
-	defer func() { t.Violation, t.Unmet = Judge(ev.Facts) }()
+	defer func() { t.Checks, t.Violation, t.Unmet = JudgeChecks(ev.Facts) }()
 	if err := n.SetEntry(ctx, node.StatsSocket, "tbl", key, "data.gpc0 5"); err != nil {
 		ev.Facts.Setup = err.Error()
 		return nil
@@ -522,45 +522,74 @@ func (f Facts) changed() int {
 // a success is a violation even if nothing changed; a documented read
 // refused at its own level is one too; a state not read is the one rule's.
 func Judge(f Facts) (violation, unmet string) {
-	var v, unread []string
+	_, violation, unmet = JudgeChecks(f)
+	return violation, unmet
+}
+
+// CheckID names one command's check on one socket, stable across builds
+// ("user.set-table.refusal-changes-nothing"): the command's verb and
+// object, without its arguments.
+func CheckID(socket, command, what string) string {
+	words := strings.Fields(command)
+	if len(words) > 2 {
+		words = words[:2]
+	}
+	return verdict.Slug(socket) + "." + verdict.Slug(strings.Join(words, " ")) + "." + what
+}
+
+// JudgeChecks is Judge with each command's checks by id: a refusal that
+// changes state, a command accepted above the socket's level, a success
+// that did nothing, a read refused at its level.
+func JudgeChecks(f Facts) (cs verdict.Checks, violation, unmet string) {
+	var unread []string
 	for _, c := range f.Changes {
 		switch ch := c.Changed; {
 		case c.Unread != "":
 			unread = append(unread, fmt.Sprintf("%q (%s)", c.Command, c.Unread))
-		case ch != "" && c.Refused:
-			v = append(v, fmt.Sprintf("SECURITY: %q (documented %s) refused on the %s socket (%q) but changed %s", c.Command, c.Level, f.Socket, c.Answer, ch))
+		case c.Refused:
+			if ch == "" {
+				cs.Hold(CheckID(f.Socket, c.Command, "level-enforced"))
+			}
+			cs.Expect(CheckID(f.Socket, c.Command, "refusal-changes-nothing"), ch == "",
+				fmt.Sprintf("SECURITY: %q (documented %s) refused on the %s socket (%q) but changed %s", c.Command, c.Level, f.Socket, c.Answer, ch))
 		case ch != "":
-			v = append(v, fmt.Sprintf("SECURITY: %q (documented %s) accepted on the %s socket and changed %s", c.Command, c.Level, f.Socket, ch))
-		case !c.Refused:
-			v = append(v, fmt.Sprintf("%q (documented %s) answered as a success on the %s socket, though it changed nothing", c.Command, c.Level, f.Socket))
+			cs.Fail(CheckID(f.Socket, c.Command, "level-enforced"),
+				fmt.Sprintf("SECURITY: %q (documented %s) accepted on the %s socket and changed %s", c.Command, c.Level, f.Socket, ch))
+		default:
+			cs.Fail(CheckID(f.Socket, c.Command, "no-false-success"),
+				fmt.Sprintf("%q (documented %s) answered as a success on the %s socket, though it changed nothing", c.Command, c.Level, f.Socket))
 		}
 	}
 	for _, c := range f.Reads {
+		id := CheckID(f.Socket, c.Command, "read-allowed")
 		switch {
 		case c.Refused:
-			v = append(v, fmt.Sprintf("%q refused at its documented level %s (%q)", c.Command, c.Level, c.Answer))
+			cs.Fail(id, fmt.Sprintf("%q refused at its documented level %s (%q)", c.Command, c.Level, c.Answer))
 		case c.Failed != "":
-			v = append(v, fmt.Sprintf("%q got no answer at its documented level %s (%s)", c.Command, c.Level, c.Failed))
+			cs.Fail(id, fmt.Sprintf("%q got no answer at its documented level %s (%s)", c.Command, c.Level, c.Failed))
+		case c.Err == "":
+			cs.Hold(id)
 		}
 	}
+	v := cs.Failed()
 	// A violation seen stands: each command's check had its preconditions
 	// met when it ran, whatever a later one lacked (Setup) or could not
 	// read.
 	if len(v) > 0 {
-		return f.Socket + " socket: " + strings.Join(v, "; "), ""
+		return cs, f.Socket + " socket: " + strings.Join(v, "; "), ""
 	}
 	if f.Setup != "" {
-		return "", f.Socket + " socket: " + f.Setup
+		return cs, "", f.Socket + " socket: " + f.Setup
 	}
 	if len(unread) > 0 {
-		return "", fmt.Sprintf("%s socket: the state %d command(s) would change could not be read: %s", f.Socket, len(unread), strings.Join(unread, "; "))
+		return cs, "", fmt.Sprintf("%s socket: the state %d command(s) would change could not be read: %s", f.Socket, len(unread), strings.Join(unread, "; "))
 	}
 	for _, c := range f.Reads {
 		if c.Err != "" {
-			return "", fmt.Sprintf("%s socket: %q could not be sent: %s", f.Socket, c.Command, c.Err)
+			return cs, "", fmt.Sprintf("%s socket: %q could not be sent: %s", f.Socket, c.Command, c.Err)
 		}
 	}
-	return "", ""
+	return cs, "", ""
 }
 
 // orSeen is a reading's value, or why it is unknown.

@@ -109,3 +109,30 @@ func TestUserRule(t *testing.T) {
 		t.Fatal("2.7 has no table: the user rule is what checks it")
 	}
 }
+
+// A finding's signature is the socket, the command's verb and object and
+// what failed: a refusal that still changed state is not the same bug as
+// a command accepted above its level.
+func TestJudgeCheckIDs(t *testing.T) {
+	f := Facts{Socket: "user", Changes: []Call{
+		{Command: "set table tbl key k1 data.gpc0 1", Level: "operator", Answer: "Permission denied", Refused: true, Changed: "absent -> gpc0=1"},
+		{Command: "add map /etc/m.map a b", Level: "operator", Answer: "", Changed: "0 -> 1 entries"},
+		{Command: "clear acl #0", Level: "operator", Answer: "Permission denied", Refused: true},
+	}}
+	cs, _, _ := JudgeChecks(f)
+	got := map[string]bool{}
+	for _, c := range cs {
+		got[c.ID] = c.Held
+	}
+	want := map[string]bool{
+		"user.set-table.refusal-changes-nothing": false,
+		"user.add-map.level-enforced":            false,
+		"user.clear-acl.level-enforced":          true,
+		"user.clear-acl.refusal-changes-nothing": true,
+	}
+	for id, held := range want {
+		if h, ok := got[id]; !ok || h != held {
+			t.Errorf("check %s: listed %v held %v, want held %v (all: %+v)", id, ok, h, held, cs)
+		}
+	}
+}

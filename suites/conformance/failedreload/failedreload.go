@@ -105,7 +105,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		t.Evidence = ev
 		ev.Facts = Facts{Break: b.Name, Recovery: string(how)}
 		err := cycle(ctx, n, web, t, b, how, good, ev, env.Params.Duration("BOUND"))
-		t.Violation, t.Unmet = Judge(ev.Facts)
+		t.Checks, t.Violation, t.Unmet = JudgeChecks(ev.Facts)
 		if running, _, rerr := n.Running(ctx); err == nil && rerr == nil && !running {
 			return scenario.Stop // the master is gone: later cycles say nothing new
 		}
@@ -321,53 +321,76 @@ type Signals struct {
 	Pending bool `json:"usr2_pending"`
 }
 
+// Check ids: a finding is the suite and the check that failed.
+const (
+	CheckMasterSurvives  = "master-survives"       // the master is still running after the failed reload
+	CheckCounted         = "failed-reload-counted" // show proc counts one more failed reload
+	CheckOldWorkerKept   = "old-worker-kept"
+	CheckNoNewWorker     = "no-new-worker"
+	CheckOldWorkerServes = "old-worker-serves"
+	CheckTableKept       = "table-kept"
+	CheckTakesSignals    = "master-takes-signals" // SIGUSR2 neither blocked nor left pending
+	CheckNextReload      = "next-reload-works"
+	CheckNewWorkerServes = "new-worker-serves"
+)
+
 // Judge decides one cycle from what HAProxy showed. Whatever the failed
 // reload changed is a violation; so is a next reload the master does not
 // take. Unknown readings are left to the one rule on observations.
 func Judge(f Facts) (violation, unmet string) {
+	_, violation, unmet = JudgeChecks(f)
+	return violation, unmet
+}
+
+// JudgeChecks is Judge with the checks it evaluated, each by its id: one
+// whose facts were not observed is not listed.
+func JudgeChecks(f Facts) (cs verdict.Checks, violation, unmet string) {
 	if f.Setup != "" {
-		return "", f.Break + ": " + f.Setup
+		return nil, "", f.Break + ": " + f.Setup
 	}
-	var v []string
-	if m, _ := f.Master.Get(); m.Process != "" {
-		v = append(v, fmt.Sprintf("the %s after the failed reload", m))
+	if m, ok := f.Master.Get(); ok && m.Process != "" {
+		cs.Fail(CheckMasterSurvives, fmt.Sprintf("the %s after the failed reload", m))
 	} else {
+		if ok {
+			cs.Hold(CheckMasterSurvives)
+		}
 		if p, ok := f.Procs.Get(); ok {
-			if !p.Counted {
-				v = append(v, fmt.Sprintf("show proc never counted the failed reload within %s (failed: %d -> %d)", f.Bound, f.FailedBefore, p.Failed))
-			}
-			if !p.OldListed {
-				v = append(v, fmt.Sprintf("the old worker %d is gone after the failed reload", f.OldPID))
-			}
-			if p.NewWorker != 0 {
-				v = append(v, fmt.Sprintf("a new worker %d started although the config could not load", p.NewWorker))
-			}
+			cs.Expect(CheckCounted, p.Counted, fmt.Sprintf("show proc never counted the failed reload within %s (failed: %d -> %d)", f.Bound, f.FailedBefore, p.Failed))
+			cs.Expect(CheckOldWorkerKept, p.OldListed, fmt.Sprintf("the old worker %d is gone after the failed reload", f.OldPID))
+			cs.Expect(CheckNoNewWorker, p.NewWorker == 0, fmt.Sprintf("a new worker %d started although the config could not load", p.NewWorker))
 		}
-		if code, ok := f.HTTP.Get(); ok && code != 200 {
-			v = append(v, fmt.Sprintf("the old worker answered HTTP %s after the failed reload", codeText(code)))
+		if code, ok := f.HTTP.Get(); ok {
+			cs.Expect(CheckOldWorkerServes, code == 200, fmt.Sprintf("the old worker answered HTTP %s after the failed reload", codeText(code)))
 		}
-		if e, ok := f.Entry.Get(); ok && e != f.EntryWant {
-			v = append(v, fmt.Sprintf("the old worker's table entry is %s after the failed reload, want gpc0=%s", e, f.EntryWant))
+		if e, ok := f.Entry.Get(); ok {
+			cs.Expect(CheckTableKept, e == f.EntryWant, fmt.Sprintf("the old worker's table entry is %s after the failed reload, want gpc0=%s", e, f.EntryWant))
 		}
 		if s, ok := f.Signals.Get(); ok {
 			switch {
 			case s.Blocked:
-				v = append(v, "the master blocks SIGUSR2 after the failed reload")
+				cs.Fail(CheckTakesSignals, "the master blocks SIGUSR2 after the failed reload")
 			case s.Pending:
-				v = append(v, "SIGUSR2 is left pending on the master after the failed reload")
+				cs.Fail(CheckTakesSignals, "SIGUSR2 is left pending on the master after the failed reload")
+			default:
+				cs.Hold(CheckTakesSignals)
 			}
 		}
-		if !f.Recovered && f.HarnessErr == "" {
-			v = append(v, fmt.Sprintf("the next reload (%s, good config) did not take: %s", f.Recovery, f.RecoveryErr))
-		} else if code, ok := f.HTTPRecovered.Get(); ok && code != 200 {
-			v = append(v, fmt.Sprintf("after the next reload the new worker answered HTTP %s", codeText(code)))
+		switch {
+		case !f.Recovered && f.HarnessErr == "":
+			cs.Fail(CheckNextReload, fmt.Sprintf("the next reload (%s, good config) did not take: %s", f.Recovery, f.RecoveryErr))
+		case f.Recovered:
+			cs.Hold(CheckNextReload)
+			if code, ok := f.HTTPRecovered.Get(); ok {
+				cs.Expect(CheckNewWorkerServes, code == 200, fmt.Sprintf("after the next reload the new worker answered HTTP %s", codeText(code)))
+			}
 		}
 	}
+	v := cs.Failed()
 	switch {
 	case len(v) == 0 && f.HarnessErr != "":
-		return "", f.Break + ": " + f.HarnessErr
+		return cs, "", f.Break + ": " + f.HarnessErr
 	case len(v) == 0:
-		return "", ""
+		return cs, "", ""
 	}
-	return fmt.Sprintf("%s, recovery by %s: %s", f.Break, f.Recovery, strings.Join(v, "; ")), ""
+	return cs, fmt.Sprintf("%s, recovery by %s: %s", f.Break, f.Recovery, strings.Join(v, "; ")), ""
 }

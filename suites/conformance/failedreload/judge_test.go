@@ -108,3 +108,37 @@ func TestConfigs(t *testing.T) {
 		}
 	}
 }
+
+// The findings' signatures rest on the check ids: the master that exits
+// and the failure never counted are each their own check, and a check
+// whose facts were not seen is not listed as held.
+func TestJudgeChecks(t *testing.T) {
+	f := Facts{Break: "a syntax error", Recovery: "SIGUSR2", Bound: 20 * time.Second, Master: obs.Value(obs.Exit{}), OldPID: 9,
+		Procs: obs.Value(ProcsAfter{Failed: 0, OldListed: true}), HTTP: obs.Value(200), EntryWant: "2", Entry: obs.Value("2"),
+		Signals: obs.Value(Signals{}), Recovered: true, HTTPRecovered: obs.Opt(obs.Value(200))}
+	failed := func(cs verdict.Checks) (ids []string) {
+		for _, c := range cs {
+			if !c.Held {
+				ids = append(ids, c.ID)
+			}
+		}
+		return ids
+	}
+	cs, _, _ := JudgeChecks(f)
+	if got := failed(cs); len(got) != 1 || got[0] != CheckCounted {
+		t.Errorf("uncounted failure: failed checks %v, want [%s]", got, CheckCounted)
+	}
+	if len(cs) != 9 {
+		t.Errorf("every check observed: %d listed, want 9: %+v", len(cs), cs)
+	}
+	f.Master = obs.Value(obs.Exit{Process: "master", Signal: "SIGSEGV"})
+	f.Procs = obs.Failure[ProcsAfter]("show proc: the master is gone")
+	cs, v, _ := JudgeChecks(f)
+	if got := failed(cs); len(got) != 1 || got[0] != CheckMasterSurvives || len(cs) != 1 || !strings.Contains(v, "master") {
+		t.Errorf("master crash: checks %+v (violation %q), want only %s failed", cs, v, CheckMasterSurvives)
+	}
+	f.Master = obs.Failure[obs.Exit]("docker inspect failed")
+	if cs, _, _ := JudgeChecks(f); len(cs) != 0 && cs[0].ID == CheckMasterSurvives {
+		t.Errorf("an unknown master state is no held check: %+v", cs)
+	}
+}
