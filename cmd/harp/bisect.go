@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/bisect"
+	"github.com/harp-project/harp/harness/findings"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/runner"
@@ -30,6 +31,9 @@ type bisectArgs struct {
 	trials, retries int
 	srcOpts         spec.Spec
 	reports         string
+	// finding: the signature whose own check is the oracle (not the
+	// suite's whole verdict).
+	finding string
 }
 
 // cmdBisect finds the first build (Debian version or commit) where a
@@ -52,6 +56,9 @@ func cmdBisect(ctx context.Context, args []string) int {
 	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " "), Harp: harpVersion()}
 	defer sweepRun(ctx, docker, run.ID)
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Trials: a.trials, Params: a.params}
+	if a.finding != "" {
+		progress.Printf("bisect: the oracle is finding %s (%s) alone", findings.ID(a.finding), a.finding)
+	}
 	progress.Printf("bisect: #%s over %d builds (%s .. %s); report: %s", a.suite.ID, len(cands), cands[0].Label, cands[len(cands)-1].Label, filepath.Join(a.reports, run.ID, "bisect.md"))
 	o := bisect.Options{FindFix: a.findFix, Retries: a.retries, Strict: a.strict, Logf: progress.Printf,
 		// bisect.md as it goes: an interrupted bisect leaves its table.
@@ -87,12 +94,27 @@ func parseBisect(args []string) (a bisectArgs, code int) {
 	fs.DurationVar(&a.maxTime, "max-time", 0, "stop after this long and answer with the range left (\"the first bad is one of these N\"); 0: no limit")
 	opts := fs.String("src-options", "", "patch=FILE and make=VAR=VALUE options for every commit built, comma-separated")
 	fs.StringVar(&a.reports, "reports", "reports", "directory for reports")
+	finding := fs.String("finding", "", "a finding's signature or id (harp findings): its own check is the oracle, not the suite's verdict")
 	pf := paramFlags(fs)
 	if !flags(fs, args) {
 		return a, 3
 	}
+	if *finding != "" {
+		sig, err := findingSignature(*finding, a.reports)
+		if err != nil {
+			return a, fail("bisect: --finding: %v", err)
+		}
+		a.finding = sig
+		if suite := findings.SuiteOf(sig); suite != "" {
+			if *filter == "" {
+				*filter = "issue:" + suite
+			}
+		} else if *filter == "" {
+			return a, fail("bisect: --finding %s is a crash, which any suite may meet: --suite names the one to run", sig)
+		}
+	}
 	if *filter == "" || *good == "" || *bad == "" {
-		return a, fail("bisect: --suite, --good and --bad are required")
+		return a, fail("bisect: --suite (or --finding), --good and --bad are required")
 	}
 	suites, err := scenario.Select(*filter)
 	if err != nil {
@@ -102,6 +124,9 @@ func parseBisect(args []string) (a bisectArgs, code int) {
 		return a, fail("bisect: --suite %q selects %d suites; it must select exactly one", *filter, len(suites))
 	}
 	a.suite = suites[0]
+	if want := findings.SuiteOf(a.finding); want != "" && want != a.suite.ID {
+		return a, fail("bisect: --finding %s is suite %s's, but --suite selects %s", a.finding, want, a.suite.ID)
+	}
 	if err := checkTrials(fs, a.trials); err != nil {
 		return a, fail("bisect: %v", err)
 	}
@@ -178,6 +203,14 @@ func bisectOracle(a bisectArgs, r *runner.Runner, builder *images.Builder, run *
 		res := r.RunOne(ctx, s, img)
 		res.Name = c.Label
 		run.Results = append(run.Results, res)
+		if a.finding != "" {
+			// The step is judged by the finding's check alone; the
+			// report keeps the suite's own verdict.
+			res.Verdict, res.Reason = findings.Verdict(res, a.finding)
+			if res.Verdict != verdict.Inconclusive {
+				res.Weak, res.Lasting = "", false
+			}
+		}
 		return res
 	}
 }
@@ -185,7 +218,7 @@ func bisectOracle(a bisectArgs, r *runner.Runner, builder *images.Builder, run *
 // writeBisect prints bisect.md and writes it, bisect.json and the steps'
 // evidence into the run directory.
 func writeBisect(a bisectArgs, run report.Run, out bisect.Outcome) error {
-	fmt.Print("\n" + out.Markdown(a.suite.ID, a.suite.Title))
+	fmt.Print("\n" + out.Markdown(bisectTitle(a)))
 	dir, err := writeBisectFiles(a, run, out)
 	if err == nil {
 		progress.Printf("report: %s/bisect.md (steps' evidence in %s)", dir, dir)
@@ -205,7 +238,30 @@ func writeBisectFiles(a bisectArgs, run report.Run, out bisect.Outcome) (string,
 		err = os.WriteFile(filepath.Join(dir, "bisect.json"), append(data, '\n'), 0o644)
 	}
 	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, "bisect.md"), []byte(out.Markdown(a.suite.ID, a.suite.Title)), 0o644)
+		err = os.WriteFile(filepath.Join(dir, "bisect.md"), []byte(out.Markdown(bisectTitle(a))), 0o644)
 	}
 	return dir, err
+}
+
+// findingSignature is the signature --finding names: itself, or the one
+// whose id (or id prefix) it is in the ledger under reports.
+func findingSignature(name, reports string) (string, error) {
+	if !strings.HasPrefix(name, "F-") {
+		return name, nil
+	}
+	fs, err := ledger(reports)
+	if err != nil {
+		return "", fmt.Errorf("%s is a finding id, looked up under --reports: %v", name, err)
+	}
+	f, err := findings.Find(fs, name)
+	return f.Signature, err
+}
+
+// bisectTitle is what bisect.md says was bisected: the suite, or the one
+// finding of it whose check was the oracle.
+func bisectTitle(a bisectArgs) (id, title string) {
+	if a.finding != "" {
+		return a.suite.ID, fmt.Sprintf("%s, finding %s %s (its own check was the oracle)", a.suite.Title, findings.ID(a.finding), a.finding)
+	}
+	return a.suite.ID, a.suite.Title
 }

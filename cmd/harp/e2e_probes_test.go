@@ -47,6 +47,22 @@ var _ = Describe("harp under bad input and faults", Label("errors"), func() {
 		Entry("harp --help", nil, func() []string { return []string{"--help"} }, 0, "harp run"),
 		Entry("harp run -h", nil, func() []string { return []string{"run", "-h"} }, 0, "-label-filter"),
 		Entry("harp version", nil, func() []string { return []string{"version"} }, 0, "commit"),
+		Entry("bisect --finding of a crash without --suite", nil, func() []string {
+			return []string{"bisect", "--finding", "crash/master/SIGSEGV/f <- g", "--good", "v3.0.0", "--bad", "v3.4.0", "--repo", "."}
+		}, 3, "any suite may meet: --suite names the one to run"),
+		Entry("bisect --finding of another suite than --suite", nil, func() []string {
+			return []string{"bisect", "--finding", "conf-failed-reload/master-survives", "--suite", "issue:3517", "--good", "a", "--bad", "b"}
+		}, 3, "is suite conf-failed-reload's, but --suite selects 3517"),
+		Entry("bisect --finding by an id no run holds", nil, func() []string {
+			return []string{"bisect", "--finding", "F-0000", "--reports", GinkgoT().TempDir(), "--good", "a", "--bad", "b"}
+		}, 3, "holds no harp run"),
+		Entry("findings over no runs", nil, func() []string { return []string{"findings", "--reports", GinkgoT().TempDir()} }, 3, "holds no harp run"),
+		Entry("findings mark with an unknown status", nil, func() []string {
+			return []string{"findings", "mark", "F-1234", "fixed", "v3.4.2", "--reports", GinkgoT().TempDir()}
+		}, 3, `unknown status "fixed": want one of fixed-in, not-haproxy, reported, wontfix`),
+		Entry("findings mark reported without the issue", nil, func() []string {
+			return []string{"findings", "mark", "F-1234", "reported"}
+		}, 3, "needs what it refers to"),
 		Entry("harp capture with no arguments", nil, func() []string { return []string{"capture"} }, 3, "usage: harp capture"),
 		Entry("--trials 0", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--trials", "0"} }, 3, "want 1 to 1000"),
 		Entry("--trials -1", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--trials", "-1"} }, 3, "want 1 to 1000"),

@@ -141,3 +141,39 @@ func TestScan(t *testing.T) {
 		t.Errorf("an unreadable summary must be named: %v", err)
 	}
 }
+
+// A bisect for one finding must not take another check's failure for its
+// own, nor an unobserved check for a pass.
+func TestVerdict(t *testing.T) {
+	sig := "conf-failed-reload/master-survives"
+	for _, c := range []struct {
+		name string
+		r    report.Result
+		want verdict.Verdict
+	}{
+		{"shown", result("", "3.4.7", verdict.Reproduced, verdict.Tally{ID: "master-survives", Failed: 1}), verdict.Reproduced},
+		{"another check failed, this one held", result("", "3.2.26", verdict.Reproduced,
+			verdict.Tally{ID: "master-survives", Held: 6}, verdict.Tally{ID: "failed-reload-counted", Failed: 6}), verdict.Pass},
+		{"another check failed, this one never observed", result("", "3.2.26", verdict.Reproduced, verdict.Tally{ID: "failed-reload-counted", Failed: 6}), verdict.Inconclusive},
+		{"inconclusive suite", result("", "3.2.26", verdict.Inconclusive, verdict.Tally{ID: "master-survives", Held: 2}), verdict.Inconclusive},
+		{"error", result("", "x", verdict.Error), verdict.Error},
+	} {
+		if v, why := Verdict(c.r, sig); v != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.name, v, why, c.want)
+		}
+	}
+	crash := "crash/master/SIGSEGV/f <- g"
+	r := result("", "3.4.7", verdict.Reproduced)
+	r.Crashes = []verdict.Crash{{Process: "master", Signal: "SIGSEGV", Signature: "f <- g"}}
+	if v, _ := Verdict(r, crash); v != verdict.Reproduced {
+		t.Errorf("crash shown: %s", v)
+	}
+	r.Crashes = nil
+	if v, _ := Verdict(r, crash); v != verdict.Pass {
+		t.Errorf("crash absent, every node watched: %s", v)
+	}
+	r.CrashWatch = &verdict.CrashWatch{Nodes: 1, Failed: []string{"n2: docker logs failed"}}
+	if v, _ := Verdict(r, crash); v != verdict.Inconclusive {
+		t.Errorf("crash absent, a node unwatched: %s", v)
+	}
+}
