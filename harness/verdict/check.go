@@ -96,3 +96,16 @@ var slugRun = regexp.MustCompile(`[^a-z0-9]+`)
 func Slug(s string) string {
 	return strings.Trim(slugRun.ReplaceAllString(strings.ToLower(s), "-"), "-")
 }
+
+// Qualified adds a part to every id ("master-survives" ->
+// "master-survives.syntax-error"): the variant of a trial a check is
+// about, when a bug shows on one variant only.
+func (cs Checks) Qualified(part string) Checks {
+	if part == "" {
+		return cs
+	}
+	for i := range cs {
+		cs[i].ID += "." + part
+	}
+	return cs
+}

@@ -30,7 +30,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Labels:   []string{"area:conformance", "area:mworker"},
 	Trials:   len(Breaks) * 2,
 	Noun:     "cycles",
-	Params:   []scenario.Param{scenario.Duration("BOUND", 20*time.Second, "how long show proc may take to count a failed reload, and a good reload to start a new worker (observed: under 200 ms)")},
+	Params: []scenario.Param{scenario.Duration("BOUND", 20*time.Second, "how long show proc may take to count a failed reload, and a good reload to start a new worker (observed: under 200 ms)"),
+		scenario.Text("BREAKS", "all", "the breaks to cycle through, comma-separated ("+breakNames()+"; all: every one): a bisect of one finding runs only its break", checkBreaks)},
 	Steps: []string{
 		"Setup: one node, nbthread 2; an HTTP frontend on 8080 answering 200 and tracking its x-key header in backend `tbl`'s stick table (type string len 32, expire 1h, store gpc0).",
 		"Before each cycle: the current worker answers HTTP 200; `set table tbl key keep-N data.gpc0 N` on it; the master's `show proc` failed-reload counter is read.",
@@ -42,16 +43,54 @@ var Suite = scenario.Register(&scenario.Scenario{
 })
 
 // Break is one way a config cannot load: a line added to the frontend.
+// ID is its part of a check id (master-survives.syntax-error): the same
+// check can fail on one break only, as the master's crash does.
 type Break struct {
+	ID   string
 	Name string
 	Line string
 }
 
 // Breaks in cycle order.
 var Breaks = []Break{
-	{"a missing map file", "http-request set-header x-m %[req.hdr(host),map(/etc/harp/absent.map)]"},
-	{"a syntax error", `http-request set-header x-a "unterminated`},
-	{"an unknown keyword", "frobnicate yes"},
+	{"missing-map", "a missing map file", "http-request set-header x-m %[req.hdr(host),map(/etc/harp/absent.map)]"},
+	{"syntax-error", "a syntax error", `http-request set-header x-a "unterminated`},
+	{"unknown-keyword", "an unknown keyword", "frobnicate yes"},
+}
+
+func breakNames() string {
+	var ids []string
+	for _, b := range Breaks {
+		ids = append(ids, b.ID)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// SelectBreaks are the breaks a BREAKS value names, in cycle order.
+func SelectBreaks(v string) ([]Break, error) {
+	if v == "" || v == "all" {
+		return Breaks, nil
+	}
+	want := map[string]bool{}
+	for _, id := range strings.Split(v, ",") {
+		want[strings.TrimSpace(id)] = true
+	}
+	var out []Break
+	for _, b := range Breaks {
+		if want[b.ID] {
+			out = append(out, b)
+			delete(want, b.ID)
+		}
+	}
+	for id := range want {
+		return nil, fmt.Errorf("no break %q: want %s or all", id, breakNames())
+	}
+	return out, nil
+}
+
+func checkBreaks(v string) error {
+	_, err := SelectBreaks(v)
+	return err
 }
 
 // Config renders the good config, or a broken one with line added to the
@@ -87,6 +126,10 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
+	breaks, err := SelectBreaks(env.Params.String("BREAKS"))
+	if err != nil {
+		return verdict.Outcome{Err: err}
+	}
 	n, unmet, err := env.StartNode(ctx, node.Options{Config: good, Ports: []string{"8080/tcp"}}, 2)
 	if n == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
@@ -96,14 +139,14 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		return verdict.Outcome{Err: err}
 	}
 	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
-		b := Breaks[(t.N-1)%len(Breaks)]
+		b := breaks[(t.N-1)%len(breaks)]
 		how := node.BySignal
-		if (t.N-1)/len(Breaks)%2 == 1 {
+		if (t.N-1)/len(breaks)%2 == 1 {
 			how = node.ByMasterCLI
 		}
 		ev := &Evidence{}
 		t.Evidence = ev
-		ev.Facts = Facts{Break: b.Name, Recovery: string(how)}
+		ev.Facts = Facts{Break: b.Name, BreakID: b.ID, Recovery: string(how)}
 		err := cycle(ctx, n, web, t, b, how, good, ev, env.Params.Duration("BOUND"))
 		t.Checks, t.Violation, t.Unmet = JudgeChecks(ev.Facts)
 		if running, _, rerr := n.Running(ctx); err == nil && rerr == nil && !running {
@@ -287,6 +330,7 @@ func codeText(code int) string {
 // which explains it.
 type Facts struct {
 	Break        string           `json:"break"`
+	BreakID      string           `json:"break_id,omitempty"`
 	Recovery     string           `json:"recovery"`
 	Bound        time.Duration    `json:"bound_ns"`
 	Setup        string           `json:"setup,omitempty"`
@@ -348,6 +392,7 @@ func JudgeChecks(f Facts) (cs verdict.Checks, violation, unmet string) {
 	if f.Setup != "" {
 		return nil, "", f.Break + ": " + f.Setup
 	}
+	defer func() { cs = cs.Qualified(f.BreakID) }()
 	if m, ok := f.Master.Get(); ok && m.Process != "" {
 		cs.Fail(CheckMasterSurvives, fmt.Sprintf("the %s after the failed reload", m))
 	} else {

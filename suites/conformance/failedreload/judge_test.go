@@ -113,7 +113,7 @@ func TestConfigs(t *testing.T) {
 // and the failure never counted are each their own check, and a check
 // whose facts were not seen is not listed as held.
 func TestJudgeChecks(t *testing.T) {
-	f := Facts{Break: "a syntax error", Recovery: "SIGUSR2", Bound: 20 * time.Second, Master: obs.Value(obs.Exit{}), OldPID: 9,
+	f := Facts{Break: "a syntax error", BreakID: "syntax-error", Recovery: "SIGUSR2", Bound: 20 * time.Second, Master: obs.Value(obs.Exit{}), OldPID: 9,
 		Procs: obs.Value(ProcsAfter{Failed: 0, OldListed: true}), HTTP: obs.Value(200), EntryWant: "2", Entry: obs.Value("2"),
 		Signals: obs.Value(Signals{}), Recovered: true, HTTPRecovered: obs.Opt(obs.Value(200))}
 	failed := func(cs verdict.Checks) (ids []string) {
@@ -125,7 +125,7 @@ func TestJudgeChecks(t *testing.T) {
 		return ids
 	}
 	cs, _, _ := JudgeChecks(f)
-	if got := failed(cs); len(got) != 1 || got[0] != CheckCounted {
+	if got := failed(cs); len(got) != 1 || got[0] != CheckCounted+".syntax-error" {
 		t.Errorf("uncounted failure: failed checks %v, want [%s]", got, CheckCounted)
 	}
 	if len(cs) != 9 {
@@ -134,11 +134,23 @@ func TestJudgeChecks(t *testing.T) {
 	f.Master = obs.Value(obs.Exit{Process: "master", Signal: "SIGSEGV"})
 	f.Procs = obs.Failure[ProcsAfter]("show proc: the master is gone")
 	cs, v, _ := JudgeChecks(f)
-	if got := failed(cs); len(got) != 1 || got[0] != CheckMasterSurvives || len(cs) != 1 || !strings.Contains(v, "master") {
+	if got := failed(cs); len(got) != 1 || got[0] != CheckMasterSurvives+".syntax-error" || len(cs) != 1 || !strings.Contains(v, "master") {
 		t.Errorf("master crash: checks %+v (violation %q), want only %s failed", cs, v, CheckMasterSurvives)
 	}
 	f.Master = obs.Failure[obs.Exit]("docker inspect failed")
-	if cs, _, _ := JudgeChecks(f); len(cs) != 0 && cs[0].ID == CheckMasterSurvives {
+	if cs, _, _ := JudgeChecks(f); len(cs) != 0 && cs[0].ID == CheckMasterSurvives+".syntax-error" {
 		t.Errorf("an unknown master state is no held check: %+v", cs)
+	}
+}
+
+func TestSelectBreaks(t *testing.T) {
+	if bs, err := SelectBreaks("all"); err != nil || len(bs) != 3 {
+		t.Errorf("all: %v %v", bs, err)
+	}
+	if bs, err := SelectBreaks("unknown-keyword, syntax-error"); err != nil || len(bs) != 2 || bs[0].ID != "syntax-error" {
+		t.Errorf("two, in cycle order: %v %v", bs, err)
+	}
+	if _, err := SelectBreaks("syntax"); err == nil || !strings.Contains(err.Error(), `no break "syntax": want missing-map, syntax-error, unknown-keyword or all`) {
+		t.Errorf("unknown: %v", err)
 	}
 }
