@@ -63,6 +63,7 @@ func cmdBisect(ctx context.Context, args []string) int {
 	o := bisect.Options{FindFix: a.findFix, Retries: a.retries, Strict: a.strict, Logf: progress.Printf,
 		// bisect.md as it goes: an interrupted bisect leaves its table.
 		OnStep: func(out bisect.Outcome) {
+			out.Finding = a.finding
 			if _, err := writeBisectFiles(a, run, out); err != nil {
 				progress.Printf("bisect: writing the report so far: %v", err)
 			}
@@ -71,6 +72,7 @@ func cmdBisect(ctx context.Context, args []string) int {
 		o.Deadline = time.Now().Add(a.maxTime)
 	}
 	out := bisect.Run(ctx, cands, bisectOracle(a, r, builder, &run), o)
+	out.Finding = a.finding
 	if err := writeBisect(a, run, out); err != nil {
 		return fail("writing reports: %v", err) // a bisect without its report is no answer
 	}

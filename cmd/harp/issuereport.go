@@ -20,12 +20,25 @@ func cmdReport(ctx context.Context, args []string) int {
 	runDir := fs.String("run", "reports/latest", "run directory to report on")
 	out := fs.String("out", "", "file to write (default: issue-<N>.md in the run directory)")
 	post := fs.String("post", "", "post it as a comment on owner/repo#N (token from GITHUB_TOKEN or GH_TOKEN)")
+	var fa findingArgs
+	fs.StringVar(&fa.name, "finding", "", "a finding's id or signature (harp findings): HAProxy's bug report form, filled")
+	fs.StringVar(&fa.reports, "reports", "reports", "with --finding: the reports the ledger reads")
+	fs.StringVar(&fa.repro, "repro", "", "with --finding: a reproducer directory (harp findings repro --out) to inline")
+	fs.StringVar(&fa.bisect, "bisect", "", "with --finding: a bisect run directory (harp bisect --finding) naming its first bad commit")
+	fs.StringVar(&fa.fix, "fix", "", "with --finding: a patch that fixes it (--proof: the run that proves it)")
+	fs.StringVar(&fa.proof, "proof", "", "with --fix: a run of every suite on the same base with and without the patch")
 	if !flags(fs, args) {
 		return 3
 	}
+	if fa.name != "" {
+		if *issue != "" || *property != "" {
+			return fail("report: --finding reports one finding: leave out --issue and --property")
+		}
+		return cmdReportFinding(ctx, fa, *out, *post)
+	}
 	switch {
 	case *issue == "" && *property == "":
-		return fail("report: --issue or --property is required (e.g. --issue 3517, --property conf-reload-keeps-entries)")
+		return fail("report: --issue, --property or --finding is required (e.g. --issue 3517, --property conf-reload-keeps-entries, --finding F-1358e201)")
 	case *issue != "" && *property != "":
 		return fail("report: --issue and --property name one suite each: give one")
 	}

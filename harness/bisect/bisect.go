@@ -84,7 +84,10 @@ type Options struct {
 
 // Outcome is what a bisection found.
 type Outcome struct {
-	FindFix bool        `json:"find_fix"`
+	FindFix bool `json:"find_fix"`
+	// Finding is the signature whose own check was the oracle (harp
+	// bisect --finding); "" when the suite's verdict was.
+	Finding string      `json:"finding,omitempty"`
 	Range   []Candidate `json:"range"`
 	Steps   []Step      `json:"steps"`
 	// First is the first build of the new kind; nil when the search could not

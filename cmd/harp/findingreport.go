@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/harp-project/harp/harness/bisect"
+	"github.com/harp-project/harp/harness/bugreport"
+	"github.com/harp-project/harp/harness/findings"
+	"github.com/harp-project/harp/harness/github"
+	"github.com/harp-project/harp/harness/report"
+)
+
+type findingArgs struct {
+	name, reports, repro, bisect, fix, proof string
+}
+
+// cmdReportFinding fills HAProxy's bug report form for one finding from
+// the ledger, its evidence, and what else was given: its reproducer, its
+// bisect, its fix and the fix's proof. Every input given must be about
+// this finding: a bisect of another, or a proof run without the patch,
+// is an error, not a report that says more than harp knows.
+func cmdReportFinding(ctx context.Context, a findingArgs, out, post string) int {
+	if a.proof != "" && a.fix == "" || a.fix != "" && a.proof == "" {
+		return fail("report: --fix and --proof go together: the patch and the run that proves it")
+	}
+	var target github.Target
+	var client *github.Client
+	if post != "" {
+		var err error
+		if target, err = github.ParseTarget(post); err != nil {
+			return fail("report: --post: %v", err)
+		}
+		if client, err = github.FromEnv(); err != nil {
+			return fail("report: --post: %v", err)
+		}
+	}
+	fs, err := ledger(a.reports)
+	if err != nil {
+		return fail("report: %v", err)
+	}
+	f, err := findings.Find(fs, a.name)
+	if err != nil {
+		return fail("report: %v", err)
+	}
+	in := bugreport.Inputs{Finding: f}
+	if in.Shows, err = showing(a.reports, f); err != nil {
+		return fail("report: %v", err)
+	}
+	if a.repro != "" {
+		if in.Repro, err = readRepro(a.repro); err != nil {
+			return fail("report: --repro: %v", err)
+		}
+	}
+	if a.bisect != "" {
+		var o bisect.Outcome
+		b, err := os.ReadFile(filepath.Join(a.bisect, "bisect.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &o)
+		}
+		if err != nil {
+			return fail("report: --bisect %s: %v", a.bisect, err)
+		}
+		if o.Finding != f.Signature {
+			what := "the whole suite's verdict"
+			if o.Finding != "" {
+				what = "finding " + o.Finding
+			}
+			return fail("report: --bisect %s bisected %s, not %s", a.bisect, what, f.Signature)
+		}
+		in.Bisect = &o
+	}
+	if a.fix != "" {
+		patch, err := os.ReadFile(a.fix)
+		if err != nil {
+			return fail("report: --fix: %v", err)
+		}
+		proof, err := report.LoadSummary(a.proof)
+		if err != nil {
+			return fail("report: --proof: %v", err)
+		}
+		name := filepath.Base(a.fix)
+		with := false
+		for _, r := range proof.Results {
+			with = with || strings.Contains(r.Build, name)
+		}
+		if !with {
+			return fail("report: --proof %s has no build with %s (its builds' specs must name the patch: patch=%s)", a.proof, name, a.fix)
+		}
+		in.Fix = &bugreport.Fix{Name: name, Patch: string(patch), Proof: proof}
+	}
+	md := bugreport.Markdown(in)
+	path := out
+	if path == "" {
+		path = filepath.Join(a.reports, "finding-"+f.ID+".md")
+	}
+	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
+		return fail("report: %v", err)
+	}
+	fmt.Print(md)
+	fmt.Fprintf(os.Stderr, "harp: wrote %s\n", path)
+	if client != nil {
+		url, err := client.Comment(ctx, target, md)
+		if err != nil {
+			return fail("report: %v", err)
+		}
+		fmt.Fprintf(os.Stderr, "harp: posted %s\n", url)
+	}
+	return 0
+}
+
+// showing loads the newest result that shows the finding, with its
+// evidence.
+func showing(root string, f findings.Finding) (report.Result, error) {
+	for i := len(f.Evidence) - 1; i >= 0; i-- {
+		runDir, ev := filepath.Split(f.Evidence[i])
+		run, err := report.Load(filepath.Join(root, runDir))
+		if err != nil {
+			continue
+		}
+		for _, r := range run.Results {
+			if r.Evidence != ev {
+				continue
+			}
+			for _, o := range findings.Of(r) {
+				if o.Signature == f.Signature && o.Shows {
+					return r, nil
+				}
+			}
+		}
+	}
+	return report.Result{}, fmt.Errorf("finding %s: no run under the reports still holds the evidence of a result that shows it (pruned?)", f.ID)
+}
+
+// readRepro reads a reproducer directory's files.
+func readRepro(dir string) (map[string]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]string{}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		files[e.Name()] = string(b)
+	}
+	if _, ok := files["reproduce"]; !ok {
+		return nil, fmt.Errorf("%s holds no reproduce script (harp findings repro --out writes one)", dir)
+	}
+	return files, nil
+}

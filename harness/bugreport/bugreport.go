@@ -1,0 +1,322 @@
+// Package bugreport writes one finding as HAProxy's bug report form asks
+// for it (.github/ISSUE_TEMPLATE/Bug.yml: description, expected
+// behaviour, steps, cause, fix, configuration, haproxy -vv, outputs and
+// backtraces, additional information), with what harp has of it: the
+// builds that show it and those that do not, the standalone reproducer,
+// the bisected first bad commit, and a fix with its proof.
+package bugreport
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/harp-project/harp/harness/bisect"
+	"github.com/harp-project/harp/harness/findings"
+	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+// GitHub refuses issue bodies and comments over 65536 characters.
+const MaxLen = 60000
+
+// Inputs are what harp knows of one finding.
+type Inputs struct {
+	Finding findings.Finding
+	// Shows is a result that showed it, evidence loaded (report.Load).
+	Shows report.Result
+	// Repro is the standalone reproducer's files by name (reproduce,
+	// haproxy.cfg, ...); nil when none was written.
+	Repro map[string]string
+	// Bisect is a bisect of this finding (bisect.json); nil when none.
+	Bisect *bisect.Outcome
+	// Fix is a patch and the run that proves it; nil when none.
+	Fix *Fix
+}
+
+// Fix is a patch and its proof: a run with the same base built with and
+// without it, every suite on both.
+type Fix struct {
+	Name  string // the patch's file name
+	Patch string
+	Proof report.Run
+}
+
+// Markdown renders the report, at most MaxLen characters: long blocks are
+// cut at line boundaries (the evidence keeps them whole).
+func Markdown(in Inputs) string {
+	f, r := in.Finding, in.Shows
+	var b strings.Builder
+	fmt.Fprintf(&b, "<!-- harp finding %s: %s -->\n\n", f.ID, f.Signature)
+
+	b.WriteString("### Detailed Description of the Problem\n\n")
+	fmt.Fprintf(&b, "%s: %s.\n\n", r.Title, strings.TrimSuffix(f.Example, "."))
+	fmt.Fprintf(&b, "Shown by %s; not shown by %s (in runs where it was looked for).\n\n", builds(f.Shows), orNone(builds(f.Clean)))
+	fmt.Fprintf(&b, "Found by [harp](https://github.com/harp-project/harp), a black-box harness: suite `%s`, check `%s` (finding `%s`).\n\n", f.Suite, f.Check, f.ID)
+
+	b.WriteString("### Expected Behavior\n\n")
+	expect := false
+	for _, s := range r.Steps {
+		if strings.HasPrefix(s, "Expectation") {
+			fmt.Fprintf(&b, "%s\n\n", s)
+			expect = true
+		}
+	}
+	if !expect {
+		fmt.Fprintf(&b, "%s.\n\n", r.Title)
+	}
+
+	b.WriteString("### Steps to Reproduce the Behavior\n\n")
+	for i, s := range r.Steps {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, s)
+	}
+	if len(r.Steps) > 0 {
+		b.WriteString("\n")
+	}
+	if script, ok := in.Repro["reproduce"]; ok {
+		b.WriteString("A standalone reproducer (no harp, Go or Docker needed): save the files and run `./reproduce /path/to/haproxy`; it prints REPRODUCED and exits 1 when the bug shows, PASS and 0 when not, INCONCLUSIVE and 2 when it could not tell.\n\n")
+		names := make([]string, 0, len(in.Repro))
+		for name := range in.Repro {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			if name == "README.md" || name == "verified.txt" {
+				continue
+			}
+			fmt.Fprintf(&b, "<details><summary><code>%s</code></summary>\n\n```\n%s\n```\n</details>\n\n", name, fit(in.Repro[name], 12000))
+		}
+		if v, ok := in.Repro["verified.txt"]; ok {
+			fmt.Fprintf(&b, "harp checked it against its own verdicts:\n\n```\n%s\n```\n\n", fit(v, 2500))
+		}
+		_ = script
+	}
+	fmt.Fprintf(&b, "With harp: `%s`\n\n", report.Reproduce(r))
+
+	b.WriteString("### Do you have any idea what may have caused this?\n\n")
+	b.WriteString(cause(in) + "\n\n")
+
+	b.WriteString("### Do you have an idea how to solve the issue?\n\n")
+	b.WriteString(fix(in) + "\n\n")
+
+	b.WriteString("### What is your configuration?\n\n")
+	if r.Config != "" {
+		fmt.Fprintf(&b, "```\n%s\n```\n\n", fit(strings.TrimSpace(r.Config), 8000))
+	} else {
+		b.WriteString("(not recorded)\n\n")
+	}
+
+	b.WriteString("### Output of `haproxy -vv`\n\n")
+	fmt.Fprintf(&b, "```\n%s\n```\n\n", fit(strings.TrimSpace(r.VV), 6000))
+
+	b.WriteString("### Last Outputs and Backtraces\n\n")
+	b.WriteString(outputs(f, r) + "\n\n")
+
+	b.WriteString("### Additional Information\n\n")
+	fmt.Fprintf(&b, "- First seen %s (run `%s`, %s); last seen %s (run `%s`, %s).\n", f.FirstSeen.At.UTC().Format("2006-01-02"), f.FirstSeen.Run, f.FirstSeen.Build,
+		f.LastSeen.At.UTC().Format("2006-01-02"), f.LastSeen.Run, f.LastSeen.Build)
+	fmt.Fprintf(&b, "- Build spec `%s`, HAProxy %s", r.Build, r.Version)
+	if r.Origin != "" {
+		fmt.Fprintf(&b, " (%s)", r.Origin)
+	}
+	b.WriteString(".\n")
+	if f.Status.State != findings.StateNew {
+		fmt.Fprintf(&b, "- Status in harp's ledger: %s %s.\n", f.Status.State, f.Status.Ref)
+	}
+	out := b.String()
+	if len(out) > MaxLen {
+		out = out[:MaxLen-200]
+		out = out[:strings.LastIndex(out, "\n")+1] + "\n(cut at GitHub's length limit: the evidence directories hold the rest)\n"
+	}
+	return out
+}
+
+func cause(in Inputs) string {
+	o := in.Bisect
+	if o == nil {
+		return "Not bisected yet (`harp bisect --finding " + in.Finding.ID + " --repo CLONE --good A --bad B`)."
+	}
+	var good, bad int
+	for _, s := range o.Steps {
+		switch s.Term {
+		case "good":
+			good++
+		case "bad":
+			bad++
+		}
+	}
+	span := ""
+	if len(o.Range) > 1 {
+		span = fmt.Sprintf(" over %d commits (%s .. %s)", len(o.Range), o.Range[0].Label, o.Range[len(o.Range)-1].Label)
+	}
+	switch {
+	case o.First != nil:
+		return fmt.Sprintf("`harp bisect --finding` (this finding's own check as the oracle, not the whole suite)%s, %d steps (%d good, %d bad), names the first bad commit:\n\n    %s %s\n",
+			span, len(o.Steps), good, bad, o.First.Commit, o.First.Subject)
+	case len(o.Suspects) > 0:
+		var ids []string
+		for _, c := range o.Suspects {
+			ids = append(ids, c.Label+" "+c.Subject)
+		}
+		return fmt.Sprintf("`harp bisect --finding`%s narrowed it to %d commits (skipped ones hide the boundary):\n\n    %s\n", span, len(ids), strings.Join(ids, "\n    "))
+	}
+	return fmt.Sprintf("`harp bisect --finding`%s found no boundary: %s", span, o.Unmet)
+}
+
+func fix(in Inputs) string {
+	x := in.Fix
+	if x == nil {
+		return "No fix proposed yet."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "A proposed fix, `%s`:\n\n<details><summary>patch</summary>\n\n```diff\n%s\n```\n</details>\n\n", x.Name, fit(strings.TrimSpace(x.Patch), 15000))
+	b.WriteString(Proof(x.Proof, x.Name, in.Finding.Signature))
+	return b.String()
+}
+
+// Proof is the table of a fix's proof run: each suite's verdict on the
+// build without the patch and with it, and the finding's own verdict on
+// both. The fix is proven when the finding is REPRODUCED without it and
+// PASS with it, and no other suite's verdict moved.
+func Proof(run report.Run, patch, sig string) string {
+	var without, with []report.Result
+	for _, r := range run.Results {
+		if r.IsCrashRow() {
+			continue
+		}
+		if strings.Contains(r.Build, patch) {
+			with = append(with, r)
+		} else {
+			without = append(without, r)
+		}
+	}
+	if len(with) == 0 || len(without) == 0 {
+		return fmt.Sprintf("(the proof run %s does not hold builds both with and without %s)\n", run.ID, patch)
+	}
+	by := func(rs []report.Result) map[string]report.Result {
+		m := map[string]report.Result{}
+		for _, r := range rs {
+			m[r.Suite] = r
+		}
+		return m
+	}
+	a, p := by(without), by(with)
+	var suites []string
+	for s := range a {
+		suites = append(suites, s)
+	}
+	sort.Strings(suites)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Proof (harp run `%s`): `%s` without the patch and `%s` with it.\n\n", run.ID, without[0].Build, with[0].Build)
+	b.WriteString("| | without | with |\n|---|---|---|\n")
+	fv := func(r report.Result, ok bool) verdict.Verdict {
+		if !ok {
+			return "not run"
+		}
+		v, _ := findings.Verdict(r, sig)
+		return v
+	}
+	suite := findings.SuiteOf(sig)
+	ra, oka := a[suite]
+	rp, okp := p[suite]
+	fa, fp := fv(ra, oka), fv(rp, okp)
+	fmt.Fprintf(&b, "| **finding `%s`** | **%s** | **%s** |\n", sig, fa, fp)
+	moved := 0
+	for _, s := range suites {
+		x, y := a[s], p[s]
+		yv := verdict.Verdict("not run")
+		if yr, ok := p[s]; ok {
+			yv = yr.Verdict
+		}
+		mark := ""
+		if s != suite && x.Verdict != y.Verdict {
+			mark = " (moved)"
+			moved++
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s%s |\n", s, x.Verdict, yv, mark)
+	}
+	b.WriteString("\n")
+	switch {
+	case fa == verdict.Reproduced && fp == verdict.Pass && moved == 0:
+		b.WriteString("The finding is REPRODUCED without the patch and PASS with it; no other suite's verdict moved.\n")
+	case fa == verdict.Reproduced && fp == verdict.Pass:
+		fmt.Fprintf(&b, "The finding is REPRODUCED without the patch and PASS with it, but %d other suite(s) moved: see the table.\n", moved)
+	default:
+		fmt.Fprintf(&b, "NOT PROVEN: the finding is %s without the patch and %s with it.\n", fa, fp)
+	}
+	return b.String()
+}
+
+func outputs(f findings.Finding, r report.Result) string {
+	var b strings.Builder
+	for _, c := range r.Crashes {
+		if f.Kind == findings.KindCrash && findings.CrashSignature(c) != f.Signature {
+			continue
+		}
+		fmt.Fprintf(&b, "The %s (pid %d) died: %s. Last log line: `%s`\n\n", c.ProcessKind(), c.PID, c.Signal, strings.TrimSpace(c.LastLog))
+		if c.Backtrace != "" {
+			fmt.Fprintf(&b, "Backtrace of all threads (gdb on the core):\n\n```\n%s\n```\n\n", fit(strings.TrimSpace(c.Backtrace), 12000))
+		} else if c.Note != "" {
+			fmt.Fprintf(&b, "(no backtrace: %s)\n\n", c.Note)
+		}
+		break
+	}
+	for _, t := range r.Trials {
+		if !failedHere(t, f) {
+			continue
+		}
+		fmt.Fprintf(&b, "%s %d: %s\n\n", verdict.Singular(r.Noun), t.N, t.Violation)
+		if len(t.Notes) > 0 {
+			b.WriteString("```\n" + fit(strings.Join(t.Notes, "\n"), 4000) + "\n```\n\n")
+		}
+		for _, blk := range t.Blocks {
+			fmt.Fprintf(&b, "%s:\n\n```\n%s\n```\n\n", blk.Title, fit(strings.TrimSpace(blk.Text), 4000))
+		}
+		break
+	}
+	if b.Len() == 0 {
+		return "(nothing recorded beyond the verdict)"
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// failedHere says whether a trial shows the finding: its check failed
+// there (a crash or property: any violated trial).
+func failedHere(t verdict.Trial, f findings.Finding) bool {
+	if f.Kind != findings.KindCheck {
+		return t.Violation != ""
+	}
+	for _, c := range t.Checks {
+		if c.ID == f.Check && !c.Held {
+			return true
+		}
+	}
+	return false
+}
+
+func builds(bs []findings.Build) string {
+	var parts []string
+	for _, b := range bs {
+		parts = append(parts, fmt.Sprintf("HAProxy %s (`%s`)", b.Version, b.Spec))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no build tested"
+	}
+	return s
+}
+
+// fit cuts s at a line boundary to at most n characters, saying so.
+func fit(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := s[:n]
+	if i := strings.LastIndex(cut, "\n"); i > n/2 {
+		cut = cut[:i]
+	}
+	return cut + fmt.Sprintf("\n... (%d more characters in harp's evidence)", len(s)-len(cut))
+}

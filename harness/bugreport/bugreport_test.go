@@ -1,0 +1,67 @@
+package bugreport
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harp-project/harp/harness/bisect"
+	"github.com/harp-project/harp/harness/findings"
+	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+func TestMarkdown(t *testing.T) {
+	sig := "conf-failed-reload/master-survives.syntax-error"
+	f := findings.Finding{ID: findings.ID(sig), Signature: sig, Kind: findings.KindCheck, Suite: "conf-failed-reload", Check: "master-survives.syntax-error",
+		Example:   "the master exited on Segmentation fault after the failed reload",
+		Shows:     []findings.Build{{Name: "3.4.7-1", Version: "3.4.7-1", Spec: "deb:experimental"}},
+		Clean:     []findings.Build{{Name: "3.0.11-1+deb13u5", Version: "3.0.11-1+deb13u5", Spec: "deb:trixie"}},
+		FirstSeen: findings.Seen{At: time.Now(), Run: "r1"}, LastSeen: findings.Seen{At: time.Now(), Run: "r1"}, Status: findings.Status{State: findings.StateNew}}
+	shows := report.Result{Suite: "conf-failed-reload", Title: "A reload with a config that cannot load changes nothing", Build: "deb:experimental", Version: "3.4.7-1",
+		Steps:  []string{"Setup: one node.", "Expectation, once show proc counts one more failed reload: the same worker."},
+		Config: "global\n  master-worker\n", VV: "HAProxy version 3.4.7-1", Noun: "cycles",
+		Crashes: []verdict.Crash{{PID: 1, Process: "master", Signal: "Segmentation fault", Signature: "conn_complete_session <- session_accept_fd", Backtrace: "Thread 1 (LWP 1):\n#0 conn_complete_session ()"}},
+		Trials:  []verdict.Trial{{N: 2, Violation: "a syntax error: the master exited", Checks: verdict.Checks{{ID: "master-survives.syntax-error", Text: "x"}}, Notes: []string{"haproxy -c refuses"}}}}
+	first := bisect.Candidate{Label: "abc1234", Commit: "abc1234def", Subject: "MEDIUM: mworker: something"}
+	o := &bisect.Outcome{Finding: sig, Range: []bisect.Candidate{{Label: "v3.0.0"}, first, {Label: "v3.4.0"}}, First: &first,
+		Steps: []bisect.Step{{Term: "good"}, {Term: "bad"}}}
+	proof := report.Run{ID: "p1", Results: []report.Result{
+		{Suite: "conf-failed-reload", Build: "git:/h@HEAD", Verdict: verdict.Reproduced, Checks: []verdict.Tally{{ID: "master-survives.syntax-error", Failed: 1}}},
+		{Suite: "conf-failed-reload", Build: "git:/h@HEAD,patch=fix.diff", Verdict: verdict.Reproduced,
+			Checks: []verdict.Tally{{ID: "master-survives.syntax-error", Held: 2}, {ID: "failed-reload-counted.syntax-error", Failed: 2}}},
+		{Suite: "3517", Build: "git:/h@HEAD", Verdict: verdict.Pass},
+		{Suite: "3517", Build: "git:/h@HEAD,patch=fix.diff", Verdict: verdict.Pass},
+	}}
+	md := Markdown(Inputs{Finding: f, Shows: shows, Repro: map[string]string{"reproduce": "#!/bin/sh\necho hi\n", "haproxy.cfg": "global\n"},
+		Bisect: o, Fix: &Fix{Name: "fix.diff", Patch: "diff --git a/x b/x\n", Proof: proof}})
+	for _, want := range []string{
+		"### Detailed Description of the Problem", "### Expected Behavior", "### Steps to Reproduce the Behavior",
+		"### Do you have any idea what may have caused this?", "### Do you have an idea how to solve the issue?",
+		"### What is your configuration?", "### Output of `haproxy -vv`", "### Last Outputs and Backtraces", "### Additional Information",
+		"Expectation, once show proc", "<code>reproduce</code>", "abc1234def MEDIUM: mworker: something",
+		"| **finding `" + sig + "`** | **REPRODUCED** | **PASS** |",
+		"The finding is REPRODUCED without the patch and PASS with it; no other suite's verdict moved.",
+		"Thread 1 (LWP 1)", "HAProxy 3.0.11-1+deb13u5 (`deb:trixie`)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in:\n%s", want, md)
+		}
+	}
+	// A fix whose proof moved another suite says so; one that leaves the
+	// finding says NOT PROVEN.
+	proof.Results[3].Verdict = verdict.Reproduced
+	if p := Proof(proof, "fix.diff", sig); !strings.Contains(p, "1 other suite(s) moved") {
+		t.Errorf("moved: %s", p)
+	}
+	proof.Results[1].Checks = []verdict.Tally{{ID: "master-survives.syntax-error", Failed: 1}}
+	if p := Proof(proof, "fix.diff", sig); !strings.Contains(p, "NOT PROVEN") {
+		t.Errorf("not proven: %s", p)
+	}
+	// Whatever the evidence, the report fits a GitHub issue.
+	shows.Config = strings.Repeat("x\n", 100000)
+	shows.Crashes[0].Backtrace = strings.Repeat("#1 f ()\n", 100000)
+	if md := Markdown(Inputs{Finding: f, Shows: shows}); len(md) > MaxLen {
+		t.Errorf("%d characters, want at most %d", len(md), MaxLen)
+	}
+}
