@@ -98,19 +98,7 @@ func cmdReportFinding(ctx context.Context, a findingArgs, out, post string) int 
 	if path == "" {
 		path = filepath.Join(a.reports, "finding-"+f.ID+".md")
 	}
-	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
-		return fail("report: %v", err)
-	}
-	fmt.Print(md)
-	fmt.Fprintf(os.Stderr, "harp: wrote %s\n", path)
-	if client != nil {
-		url, err := client.Comment(ctx, target, md)
-		if err != nil {
-			return fail("report: %v", err)
-		}
-		fmt.Fprintf(os.Stderr, "harp: posted %s\n", url)
-	}
-	return 0
+	return writeReport(ctx, path, md, client, target)
 }
 
 // showing loads the newest result that shows the finding, with its

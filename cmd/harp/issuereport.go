@@ -72,6 +72,12 @@ func cmdReport(ctx context.Context, args []string) int {
 	if path == "" {
 		path = filepath.Join(*runDir, name)
 	}
+	return writeReport(ctx, path, md, client, target)
+}
+
+// writeReport writes a report, prints it, and posts it when a client is
+// given.
+func writeReport(ctx context.Context, path, md string, client *github.Client, target github.Target) int {
 	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
 		return fail("report: %v", err)
 	}
