@@ -253,7 +253,7 @@ func outputs(f findings.Finding, r report.Result) string {
 		if f.Kind == findings.KindCrash && findings.CrashSignature(c) != f.Signature {
 			continue
 		}
-		fmt.Fprintf(&b, "The %s (pid %d) died: %s. Last log line: `%s`\n\n", c.ProcessKind(), c.PID, c.Signal, strings.TrimSpace(c.LastLog))
+		fmt.Fprintf(&b, "The %s (pid %d) died: %s. Its last output:\n\n```\n%s\n```\n\n", c.ProcessKind(), c.PID, c.Signal, lastLines(c.LastLog, 16))
 		if c.Backtrace != "" {
 			fmt.Fprintf(&b, "Backtrace of all threads (gdb on the core):\n\n```\n%s\n```\n\n", fit(strings.TrimSpace(c.Backtrace), 12000))
 		} else if c.Note != "" {
@@ -319,4 +319,13 @@ func fit(s string, n int) string {
 		cut = cut[:i]
 	}
 	return cut + fmt.Sprintf("\n... (%d more characters in harp's evidence)", len(s)-len(cut))
+}
+
+// lastLines keeps a log's last n lines.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("(%d earlier lines in harp's evidence)", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return fit(strings.Join(lines, "\n"), 4000)
 }
