@@ -177,3 +177,44 @@ func TestVerdict(t *testing.T) {
 		t.Errorf("crash absent, a node unwatched: %s", v)
 	}
 }
+
+// On a real run (conf-failed-reload and conf-cli-permissions on Debian's
+// 3.0.11, 3.2.26 and 3.4.7, 2026-12-01): the two master-worker bugs and
+// the refused set table are each their own finding, on the builds that
+// show them, and clean where their check held.
+func TestLedgerOfARealRun(t *testing.T) {
+	runs, err := Scan("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := Ledger(runs, nil)
+	by := map[string]Finding{}
+	for _, f := range fs {
+		by[f.Signature] = f
+	}
+	for sig, want := range map[string][2]string{
+		"conf-failed-reload/master-survives.syntax-error":                                                                   {"3.4.7-1", "3.0.11-1+deb13u5 3.2.26-1"},
+		"conf-failed-reload/failed-reload-counted.syntax-error":                                                             {"3.2.26-1", "3.0.11-1+deb13u5"},
+		"conf-cli-permissions/user.set-table.refusal-changes-nothing":                                                       {"3.0.11-1+deb13u5", "3.2.26-1 3.4.7-1"},
+		"crash/master/Segmentation fault/conn_complete_session <- session_accept_fd <- listener_accept <- fd_update_events": {"3.4.7-1", "3.0.11-1+deb13u5 3.2.26-1"},
+	} {
+		f, ok := by[sig]
+		if !ok {
+			t.Errorf("no finding %s", sig)
+			continue
+		}
+		if got := buildNames(f.Shows); got != want[0] {
+			t.Errorf("%s shows on %q, want %q", sig, got, want[0])
+		}
+		if got := buildNames(f.Clean); got != want[1] {
+			t.Errorf("%s clean on %q, want %q", sig, got, want[1])
+		}
+	}
+	// 3.4.7's master dies on the syntax error before show proc could count
+	// it: that check is neither shown nor clean there.
+	for _, b := range by["conf-failed-reload/failed-reload-counted.syntax-error"].Clean {
+		if b.Name == "3.4.7-1" {
+			t.Errorf("3.4.7 cannot be clean of a check its crash kept from being observed")
+		}
+	}
+}
