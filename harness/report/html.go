@@ -17,6 +17,7 @@ import (
 func HTML(run Run) ([]byte, error) {
 	v := htmlView{Run: run, Started: run.Started.UTC().Format(time.RFC3339)}
 	buildIdx, suiteIdx := map[string]int{}, map[string]int{}
+	sections := layout(run)
 	for i, r := range run.Results {
 		name := buildName(r)
 		if _, ok := buildIdx[name]; !ok {
@@ -29,11 +30,7 @@ func HTML(run Run) ([]byte, error) {
 		}
 		v.Rows[suiteIdx[r.Suite]].Title = r.Title
 		v.Counts[verdictIndex(r.Verdict)]++
-		hr := htmlResult(i, r)
-		if !r.IsCrashRow() && len(r.Crashes) > 0 && hasCrashRow(run.Results, r) {
-			hr.CrashNote, hr.Crashes = verdict.CrashGroups(r.Crashes, false), nil // the crash row shows the evidence
-		}
-		v.Results = append(v.Results, hr)
+		v.Results = append(v.Results, htmlResult(i, sections[i]))
 	}
 	for i := range v.Rows {
 		v.Rows[i].Cells = make([]*htmlCell, len(v.Builds))
@@ -71,43 +68,36 @@ type htmlCell struct {
 }
 
 type htmlRes struct {
-	Result
+	section
 	Anchor, BuildName, Link, Noun, Reproduce string
-	CrashNote                                string // what crashed, when the crash row holds the evidence
-	Trials                                   []htmlTrial
+	// Notes on what the budgets cut, each ending in a link to evidence.
+	BriefNote, SummaryNote, MoreCrashesNote string
+	TrialsLink, DirLink                     string
+	MoreTrialsNote                          string
 }
 
-type htmlTrial struct {
-	verdict.Trial
-	State, Class, Transcript string
-}
-
-func htmlResult(i int, r Result) htmlRes {
-	h := htmlRes{Result: r, Anchor: anchor(i), BuildName: buildName(r), Link: issueURL(r.Upstream),
+func htmlResult(i int, s section) htmlRes {
+	r := s.Result
+	h := htmlRes{section: s, Anchor: anchor(i), BuildName: buildName(r), Link: issueURL(r.Upstream),
 		Noun:      verdict.Singular(r.Noun),
 		Reproduce: Reproduce(r)}
 	if h.Noun == "" {
 		h.Noun = "trial"
 	}
-	for _, t := range r.Trials {
-		ht := htmlTrial{Trial: t, State: "held", Class: "t-held"}
-		if t.Violation != "" {
-			ht.State, ht.Class = "VIOLATED: "+t.Violation, "t-violated"
-		} else if t.Unmet != "" {
-			ht.State, ht.Class = "inconclusive: "+t.Unmet, "t-unmet"
-		}
-		var tr strings.Builder
-		for _, e := range Trim(t.Exchanges) {
-			fmt.Fprintf(&tr, "%s %s> %s\n", e.At.UTC().Format("15:04:05.000"), e.Target, e.Command)
-			if e.Err != "" {
-				fmt.Fprintf(&tr, "(error: %s)\n", e.Err)
-			}
-			if out := strings.TrimRight(e.Output, "\n"); out != "" {
-				tr.WriteString(out + "\n")
-			}
-		}
-		ht.Transcript = tr.String()
-		h.Trials = append(h.Trials, ht)
+	if r.Evidence != "" {
+		h.TrialsLink, h.DirLink = r.Evidence+"/trials.json", r.Evidence+"/"
+	}
+	if s.Brief {
+		h.BriefNote = briefNote()
+	}
+	if len(s.Summary) > 0 || s.MoreTrials > 0 {
+		h.SummaryNote = summaryNote(s)
+	}
+	if s.MoreTrials > 0 {
+		h.MoreTrialsNote = fmt.Sprintf("... and %d more %s", s.MoreTrials, noun(r))
+	}
+	if s.MoreCrashes > 0 {
+		h.MoreCrashesNote = moreCrashesNote(s.MoreCrashes, s.Budget)
 	}
 	return h
 }
@@ -152,8 +142,6 @@ func verdictClass(v verdict.Verdict) string {
 
 var htmlTemplate = template.Must(template.New("report.html").Funcs(template.FuncMap{
 	"vclass":  verdictClass,
-	"trim":    func(s string) string { return strings.TrimSpace(s) },
-	"trimnl":  func(s string) string { return strings.TrimRight(s, "\n") },
 	"seconds": func(d time.Duration) string { return fmt.Sprintf("%.1f", d.Seconds()) },
 }).Parse(htmlPage))
 
@@ -178,6 +166,7 @@ td a, .legend span { color: inherit; }
 .legend span { padding: .1em .5em; margin-right: .5em; }
 .t-violated { color: #721c24; font-weight: bold; }
 .t-unmet { color: #856404; }
+.fold, .cut { color: #555; font-style: italic; }
 section { border-top: 1px solid #ccc; margin-top: 1.5em; }
 h2 { padding: .2em .4em; }
 dl { display: grid; grid-template-columns: max-content auto; gap: .2em 1em; }
@@ -227,11 +216,14 @@ dd { margin: 0; }
 <dt>Evidence</dt><dd><a href="{{.Evidence}}/trials.json">trials.json</a> <a href="{{.Evidence}}/haproxy.cfg">haproxy.cfg</a> <a href="{{.Evidence}}/haproxy-vv.txt">haproxy-vv.txt</a></dd>
 {{- end}}
 </dl>
-{{- if .VV}}
-<details><summary>haproxy -vv</summary><pre>{{trim .VV}}</pre></details>
+{{- if .Brief}}
+<p class="cut">{{.BriefNote}}{{if .DirLink}}: <a href="{{.DirLink}}">{{.DirLink}}</a>{{else}}: no evidence directory was kept.{{end}}</p>
+{{- else}}
+{{- if .VV.Total}}
+<details><summary>haproxy -vv</summary>{{template "fold" .VV}}</details>
 {{- end}}
-{{- if .Config}}
-<details><summary>Configuration</summary><pre>{{trim .Config}}</pre></details>
+{{- if .Config.Total}}
+<details><summary>Configuration</summary>{{template "fold" .Config}}</details>
 {{- end}}
 {{- if .CrashNote}}
 <p class="t-violated">Crashes (evidence in the crash row of {{.BuildName}}): {{.CrashNote}}</p>
@@ -243,13 +235,16 @@ dd { margin: 0; }
 {{- if .Signature}}<dt>Signature</dt><dd><code>{{.Signature}}</code></dd>{{end}}
 {{- if .Note}}<dt>Note</dt><dd>{{.Note}}</dd>{{end}}
 </dl>
-<details><summary>Last log lines</summary><pre>{{trim .LastLog}}</pre></details>
-{{- if .ASan}}
-<details open><summary>AddressSanitizer report: {{.ASanSummary}}</summary><pre>{{trim .ASan}}</pre></details>
+<details><summary>Last log lines</summary>{{template "fold" .Log}}</details>
+{{- if .ASan.Total}}
+<details open><summary>AddressSanitizer report: {{.ASanSummary}}</summary>{{template "fold" .ASan}}</details>
 {{- end}}
-{{- if .Backtrace}}
-<details><summary>Backtrace: the crashing thread, then every thread (gdb: bt full; thread apply all bt full)</summary><pre>{{trim .Backtrace}}</pre></details>
+{{- if .Trace.Total}}
+<details><summary>Backtrace: the crashing thread, then every thread (gdb: bt full; thread apply all bt full)</summary>{{template "fold" .Trace}}</details>
 {{- end}}
+{{- end}}
+{{- if .MoreCrashesNote}}
+<p class="cut">{{.MoreCrashesNote}}</p>
 {{- end}}
 {{- if .Steps}}
 <p>Steps:</p>
@@ -261,18 +256,27 @@ dd { margin: 0; }
 {{- if .Remark}}
 <p>Remark: {{.Remark}}</p>
 {{- end}}
-{{- if .Notes}}
-<ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>
+{{- if .Notes.Total}}
+<ul>{{range .Notes.Head}}<li>{{.}}</li>{{end}}{{if .Notes.IsFolded}}<li class="fold">{{template "foldnote" .Notes}}</li>{{range .Notes.Tail}}<li>{{.}}</li>{{end}}{{end}}</ul>
 {{- end}}
 {{- range .Blocks}}
-<p>{{.Title}}:</p><pre>{{trimnl .Text}}</pre>
+<p>{{.Title}}:</p>{{template "fold" .Text}}
 {{- end}}
-{{- if .Transcript}}
-<details><summary>Runtime transcript (polls folded)</summary><pre>{{.Transcript}}</pre></details>
+{{- if .Transcript.Total}}
+<details><summary>Runtime transcript (polls folded)</summary>{{template "fold" .Transcript}}</details>
+{{- end}}
+{{- end}}
+{{- if .SummaryNote}}
+<p class="cut">{{.SummaryNote}}{{if .TrialsLink}}: <a href="{{.TrialsLink}}">{{.TrialsLink}}</a>{{else}}: no evidence directory was kept.{{end}}</p>
+<ul>{{range .Summary}}<li>{{.}}</li>{{end}}{{if .MoreTrialsNote}}<li>{{.MoreTrialsNote}}</li>{{end}}</ul>
 {{- end}}
 {{- end}}
 </section>
 {{- end}}
 </body>
 </html>
+{{- define "fold"}}<pre>{{.HeadText}}{{if .IsFolded}}
+<span class="fold">{{template "foldnote" .}}</span>{{if .Tail}}
+{{.TailText}}{{end}}{{end}}</pre>{{end}}
+{{- define "foldnote"}}{{.Lead}}{{if .File}}: full text in <a href="{{.File}}">{{.File}}</a>{{else}} (no evidence directory keeps the full text){{end}}{{end}}
 `

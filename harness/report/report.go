@@ -118,7 +118,7 @@ func Write(root string, run Run) (string, error) {
 	for i := range run.Results {
 		r := &run.Results[i]
 		r.Evidence = ""
-		if r.Config != "" || r.VV != "" || len(r.Trials) > 0 {
+		if r.Config != "" || r.VV != "" || len(r.Trials) > 0 || len(r.Crashes) > 0 {
 			r.Evidence = fmt.Sprintf("%02d-%s", i+1, evidenceName(*r))
 		}
 	}
@@ -131,9 +131,12 @@ func Write(root string, run Run) (string, error) {
 			return "", err
 		}
 		trials, _ := json.MarshalIndent(r.Trials, "", "  ")
-		files := map[string]string{"trials.json": string(trials) + "\n", "haproxy.cfg": r.Config, "haproxy-vv.txt": r.VV}
-		for name, content := range files {
-			if err := os.WriteFile(filepath.Join(ev, name), []byte(content), 0o644); err != nil {
+		files := []fullText{{"trials.json", string(trials) + "\n"}, {"haproxy.cfg", r.Config}, {"haproxy-vv.txt", r.VV}}
+		// The full texts that report.md and report.html fold, named as
+		// they link them (one result at a time: they may be large).
+		files = append(files, fullTexts(r, showsCrashes(run.Results, r))...)
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(ev, f.Name), []byte(f.Text), 0o644); err != nil {
 				return "", err
 			}
 		}
@@ -244,75 +247,155 @@ func Markdown(run Run) string {
 	for _, r := range run.Results {
 		fmt.Fprintf(&b, "| #%s | %s | %s | **%s** | %d of %d violated | %s |\n", r.Suite, r.Upstream, r.Name, r.Verdict, r.TrialsViolated, r.TrialsRun, mdCell(r.Reason))
 	}
-	for _, r := range run.Results {
-		fmt.Fprintf(&b, "\n## #%s on %s: %s\n\n", r.Suite, r.Name, r.Verdict)
-		fmt.Fprintf(&b, "%s: %s\n\n", r.Upstream, r.Title)
-		fmt.Fprintf(&b, "Reproduce with harp: `%s`\n\n", Reproduce(r))
-		fmt.Fprintf(&b, "- Build spec: `%s`\n", r.Build)
-		if r.Origin != "" {
-			fmt.Fprintf(&b, "- Origin: %s\n", r.Origin)
-		}
-		fmt.Fprintf(&b, "- HAProxy version: %s\n- Image: `%s`\n- Verdict: **%s** (%s)\n- Trials: %d run, %d violated the expectation\n- Duration: %.1f s\n- Evidence: `%s/`\n\n",
-			r.Version, r.Image, r.Verdict, r.Reason, r.TrialsRun, r.TrialsViolated, r.DurationS, r.Evidence)
-		if r.Lasting {
-			b.WriteString("The unmet precondition lasts: it is this build's own behaviour, so the run stopped there and a rerun would say the same.\n\n")
-		}
-		if r.Weak != "" {
-			fmt.Fprintf(&b, "Weak observation (not a verdict; a bisect may use it): %s\n\n", r.Weak)
-		}
-		if r.VV != "" {
-			fmt.Fprintf(&b, "<details><summary>haproxy -vv</summary>\n\n```\n%s\n```\n</details>\n\n", strings.TrimSpace(r.VV))
-		}
-		if r.Config != "" {
-			fmt.Fprintf(&b, "<details><summary>Configuration</summary>\n\n```\n%s\n```\n</details>\n\n", strings.TrimSpace(r.Config))
-		}
-		if r.IsCrashRow() || !hasCrashRow(run.Results, r) {
-			b.WriteString(CrashMarkdown(r.Crashes, 0))
-		} else if len(r.Crashes) > 0 {
-			// The build's crash row holds the evidence.
-			fmt.Fprintf(&b, "**Crashes** (evidence in the crash row of %s): %s\n\n", r.Name, verdict.CrashGroups(r.Crashes, false))
-		}
-		if len(r.Steps) > 0 {
-			b.WriteString("Steps:\n\n")
-			for _, s := range r.Steps {
-				fmt.Fprintf(&b, "1. %s\n", s)
-			}
-			b.WriteString("\n")
-		}
-		for _, t := range r.Trials {
-			state := "held"
-			if t.Violation != "" {
-				state = "VIOLATED: " + t.Violation
-			} else if t.Unmet != "" {
-				state = "inconclusive: " + t.Unmet
-				if t.Weak != "" {
-					state += " (weak observation: " + t.Weak + ")"
-				}
-			}
-			fmt.Fprintf(&b, "### %s %d: %s (%.1f s)\n\n", verdict.Singular(r.Noun), t.N, state, t.Duration.Seconds())
-			for _, n := range t.Notes {
-				fmt.Fprintf(&b, "- %s\n", n)
-			}
-			for _, blk := range t.Blocks {
-				fmt.Fprintf(&b, "\n%s:\n\n```\n%s\n```\n", blk.Title, strings.TrimRight(blk.Text, "\n"))
-			}
-			if ex := Trim(t.Exchanges); len(ex) > 0 {
-				b.WriteString("\n<details><summary>Runtime transcript (polls folded)</summary>\n\n```\n")
-				for _, e := range ex {
-					fmt.Fprintf(&b, "%s %s> %s\n", e.At.UTC().Format("15:04:05.000"), e.Target, e.Command)
-					if e.Err != "" {
-						fmt.Fprintf(&b, "(error: %s)\n", e.Err)
-					}
-					if out := strings.TrimRight(e.Output, "\n"); out != "" {
-						b.WriteString(out + "\n")
-					}
-				}
-				b.WriteString("```\n</details>\n")
-			}
-			b.WriteString("\n")
-		}
+	for _, s := range layout(run) {
+		mdSection(&b, s)
 	}
 	return b.String()
+}
+
+// mdSection writes one result's section: its header lines, then (unless
+// the report reached its budget) its evidence, folded.
+func mdSection(b *strings.Builder, s section) {
+	r := s.Result
+	fmt.Fprintf(b, "\n## #%s on %s: %s\n\n", r.Suite, r.Name, r.Verdict)
+	fmt.Fprintf(b, "%s: %s\n\n", r.Upstream, r.Title)
+	fmt.Fprintf(b, "Reproduce with harp: `%s`\n\n", Reproduce(r))
+	fmt.Fprintf(b, "- Build spec: `%s`\n", r.Build)
+	if r.Origin != "" {
+		fmt.Fprintf(b, "- Origin: %s\n", r.Origin)
+	}
+	fmt.Fprintf(b, "- HAProxy version: %s\n- Image: `%s`\n- Verdict: **%s** (%s)\n- Trials: %d run, %d violated the expectation\n- Duration: %.1f s\n- Evidence: `%s/`\n\n",
+		r.Version, r.Image, r.Verdict, r.Reason, r.TrialsRun, r.TrialsViolated, r.DurationS, r.Evidence)
+	if r.Lasting {
+		b.WriteString("The unmet precondition lasts: it is this build's own behaviour, so the run stopped there and a rerun would say the same.\n\n")
+	}
+	if r.Weak != "" {
+		fmt.Fprintf(b, "Weak observation (not a verdict; a bisect may use it): %s\n\n", r.Weak)
+	}
+	if s.Brief {
+		fmt.Fprintf(b, "%s\n\n", mdLinked(briefNote(), r.Evidence, "/"))
+		return
+	}
+	if r.VV != "" {
+		b.WriteString("<details><summary>haproxy -vv</summary>\n\n")
+		mdFold(b, s.VV)
+		b.WriteString("</details>\n\n")
+	}
+	if r.Config != "" {
+		b.WriteString("<details><summary>Configuration</summary>\n\n")
+		mdFold(b, s.Config)
+		b.WriteString("</details>\n\n")
+	}
+	for _, c := range s.Crashes {
+		b.WriteString(crashLead(c.Crash) + "\n\n")
+		b.WriteString("<details><summary>Last log lines</summary>\n\n")
+		mdFold(b, c.Log)
+		b.WriteString("</details>\n\n")
+		if c.ASan.Total > 0 {
+			fmt.Fprintf(b, "<details open><summary>AddressSanitizer report: %s</summary>\n\n", c.ASanSummary)
+			mdFold(b, c.ASan)
+			b.WriteString("</details>\n\n")
+		}
+		if c.Trace.Total > 0 {
+			b.WriteString("<details><summary>" + backtraceSummary + "</summary>\n\n")
+			mdFold(b, c.Trace)
+			b.WriteString("</details>\n\n")
+		}
+	}
+	if s.MoreCrashes > 0 {
+		fmt.Fprintf(b, "%s\n\n", moreCrashesNote(s.MoreCrashes, s.Budget))
+	}
+	if s.CrashNote != "" {
+		// The build's crash row holds the evidence.
+		fmt.Fprintf(b, "**Crashes** (evidence in the crash row of %s): %s\n\n", r.Name, s.CrashNote)
+	}
+	if len(r.Steps) > 0 {
+		b.WriteString("Steps:\n\n")
+		for _, st := range r.Steps {
+			fmt.Fprintf(b, "1. %s\n", st)
+		}
+		b.WriteString("\n")
+	}
+	for _, t := range s.Trials {
+		fmt.Fprintf(b, "### %s %d: %s (%.1f s)\n\n", verdict.Singular(r.Noun), t.N, t.State, t.Duration.Seconds())
+		for _, n := range t.Notes.Head {
+			fmt.Fprintf(b, "- %s\n", n)
+		}
+		if t.Notes.IsFolded() {
+			fmt.Fprintf(b, "- %s\n", mdFoldNote(t.Notes))
+			for _, n := range t.Notes.Tail {
+				fmt.Fprintf(b, "- %s\n", n)
+			}
+		}
+		for _, blk := range t.Blocks {
+			fmt.Fprintf(b, "\n%s:\n\n", blk.Title)
+			mdFold(b, blk.Text)
+		}
+		if t.Transcript.Total > 0 {
+			b.WriteString("\n<details><summary>Runtime transcript (polls folded)</summary>\n\n")
+			mdFold(b, t.Transcript)
+			b.WriteString("</details>\n")
+		}
+		b.WriteString("\n")
+	}
+	if len(s.Summary) > 0 || s.MoreTrials > 0 {
+		fmt.Fprintf(b, "%s\n\n", mdLinked(summaryNote(s), r.Evidence, "/trials.json"))
+		for _, l := range s.Summary {
+			fmt.Fprintf(b, "- %s\n", l)
+		}
+		if s.MoreTrials > 0 {
+			fmt.Fprintf(b, "- ... and %d more %s\n", s.MoreTrials, noun(r))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// mdFold writes a folded text as code blocks: its head, the fold note
+// with a link to the full text, its tail.
+func mdFold(b *strings.Builder, f fold) {
+	fmt.Fprintf(b, "```\n%s\n```\n", f.HeadText())
+	if !f.IsFolded() {
+		return
+	}
+	fmt.Fprintf(b, "\n%s\n", mdFoldNote(f))
+	if len(f.Tail) > 0 {
+		fmt.Fprintf(b, "\n```\n%s\n```\n", f.TailText())
+	}
+}
+
+func mdFoldNote(f fold) string {
+	if f.File == "" {
+		return f.Note()
+	}
+	return fmt.Sprintf("%s: full text in [%s](%s)", f.Lead(), f.File, f.File)
+}
+
+// mdLinked ends a note with a link to a result's evidence (dir + suffix),
+// or says there is none.
+func mdLinked(note, dir, suffix string) string {
+	if dir == "" {
+		return note + ": no evidence directory was kept."
+	}
+	return fmt.Sprintf("%s: [%s%s](%s%s)", note, dir, suffix, dir, suffix)
+}
+
+// briefNote, summaryNote and moreCrashesNote say what the budgets cut.
+func briefNote() string {
+	return fmt.Sprintf("Details not shown: this report reached its %d MiB budget before this section. Its full evidence (trials.json, the configuration, haproxy -vv and the full texts) is in", RunBudget>>20)
+}
+
+func summaryNote(s section) string {
+	first := len(s.Trials) + 1
+	if len(s.Result.Trials) >= first {
+		first = s.Result.Trials[len(s.Trials)].N
+	}
+	one := verdict.Singular(noun(s.Result))
+	return fmt.Sprintf("This section reached its budget (%d KiB): from %s %d on, each %s in one line; every one in full in",
+		s.Budget>>10, one, first, one)
+}
+
+func moreCrashesNote(n, budget int) string {
+	return fmt.Sprintf("**%d more crashes** not shown: this section reached its budget (%d KiB); every one is in summary.json.", n, budget>>10)
 }
 
 // Trim folds polling out of a transcript: `show proc` polls are dropped and
@@ -340,17 +423,7 @@ func mdCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 func CrashMarkdown(cs []verdict.Crash, limit int) string {
 	var b strings.Builder
 	for _, c := range cs {
-		fmt.Fprintf(&b, "**Crash**: %s %d of %s exited with code %d (%s).", c.ProcessKind(), c.PID, c.Node, c.Code, c.Signal)
-		if c.Suite != "" {
-			fmt.Fprintf(&b, " Met by #%s.", c.Suite)
-		}
-		if c.Signature != "" {
-			fmt.Fprintf(&b, " Signature: `%s`.", c.Signature)
-		}
-		if c.Note != "" {
-			fmt.Fprintf(&b, " %s.", upperFirst(strings.TrimSuffix(c.Note, ".")))
-		}
-		b.WriteString("\n\n")
+		b.WriteString(crashLead(c) + "\n\n")
 		log, bt := strings.TrimSpace(c.LastLog), strings.TrimSpace(c.Backtrace)
 		if limit > 0 {
 			log, bt = fitLines(log, limit/3), fitLines(bt, 2*limit/3)
@@ -363,10 +436,28 @@ func CrashMarkdown(cs []verdict.Crash, limit int) string {
 			fmt.Fprintf(&b, "<details open><summary>AddressSanitizer report: %s</summary>\n\n```\n%s\n```\n</details>\n\n", c.ASanSummary, a)
 		}
 		if bt != "" {
-			fmt.Fprintf(&b, "<details><summary>Backtrace: the crashing thread, then every thread (gdb: bt full; thread apply all bt full)</summary>\n\n```\n%s\n```\n</details>\n\n", bt)
+			fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n```\n%s\n```\n</details>\n\n", backtraceSummary, bt)
 		}
 	}
 	return b.String()
+}
+
+const backtraceSummary = "Backtrace: the crashing thread, then every thread (gdb: bt full; thread apply all bt full)"
+
+// crashLead is a crash's first line: which process died how, met by which
+// suite, its signature.
+func crashLead(c verdict.Crash) string {
+	s := fmt.Sprintf("**Crash**: %s %d of %s exited with code %d (%s).", c.ProcessKind(), c.PID, c.Node, c.Code, c.Signal)
+	if c.Suite != "" {
+		s += fmt.Sprintf(" Met by #%s.", c.Suite)
+	}
+	if c.Signature != "" {
+		s += fmt.Sprintf(" Signature: `%s`.", c.Signature)
+	}
+	if c.Note != "" {
+		s += fmt.Sprintf(" %s.", upperFirst(strings.TrimSuffix(c.Note, ".")))
+	}
+	return s
 }
 
 // Reproduce is the command that runs a result again: its suite, or for a
