@@ -155,13 +155,16 @@ matrix: deps $(HARP)
 ## nightly: every suite on every build the Debian mirror serves (plus EXTRA specs,
 ##   and VERSIONS, e.g. VERSIONS='git:~/haproxy@v2.6.0..v3.4.0' for every release
 ##   tag in that range), compared with the previous nightly under reports/nightly
+##   KEEP: the newest nightly runs that keep their evidence directories (older
+##   ones keep summary.json, report.md, report.html and junit.xml)
 EXTRA ?=
 VERSIONS ?=
+KEEP ?= 14
 nightly: deps $(HARP)
-	$(HARP) nightly --extra "$$EXTRA $$VERSIONS" --jobs "$$JOBS"
+	$(HARP) nightly --extra "$$EXTRA $$VERSIONS" --jobs "$$JOBS" --keep "$$KEEP"
 
 # Recipes read every value a user gives from the environment ("$$HAPROXY"):
 # a quote in a build spec or a path never reaches the shell as code. The
 # export comes last: GNU make defines a variable it exports before its
 # `?=` default as empty, and the default would never apply.
-export HAPROXY TRIALS N TARGET SUITE PROPERTY GOOD BAD REPO ISSUE RUN POST BUILDS SUITES JOBS SHARD EXTRA VERSIONS LABELS SOCKETS SEEDS NEMESIS_SUITES
+export HAPROXY TRIALS N TARGET SUITE PROPERTY GOOD BAD REPO ISSUE RUN POST BUILDS SUITES JOBS SHARD EXTRA VERSIONS KEEP LABELS SOCKETS SEEDS NEMESIS_SUITES

@@ -59,10 +59,10 @@ var _ = Describe("harp matrix, shards and merge", Label("matrix"), func() {
 })
 
 var _ = Describe("harp nightly", Label("matrix"), func() {
-	It("finds the served builds itself and compares with the previous nightly", func() {
+	It("finds the served builds itself, compares with the previous nightly and keeps the newest run's evidence", func() {
 		reports := GinkgoT().TempDir()
 		for i := 0; i < 2; i++ {
-			s := selftest.Harp(nil, "nightly", "--suites", "issue:listener-livelock", "--param", "LAYOUT=binds", "--jobs", "2", "--reports", reports)
+			s := selftest.Harp(nil, "nightly", "--suites", "issue:listener-livelock", "--param", "LAYOUT=binds", "--jobs", "2", "--reports", reports, "--keep", "1")
 			Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(2))
 			// What the four Debian suites install, found at run time.
 			for _, v := range []string{"2.6.12-1+deb12u4", "3.0.11-1+deb13u5", "3.2.26-1", "3.4.7-1"} {
@@ -72,5 +72,19 @@ var _ = Describe("harp nightly", Label("matrix"), func() {
 				Expect(s.Out.Contents()).To(MatchRegexp(`changes since \S+: 0`))
 			}
 		}
+		// --keep 1: the first night keeps its summary and reports, not its
+		// evidence, and says so; the second keeps everything.
+		runs, _ := filepath.Glob(filepath.Join(reports, "2*", "summary.json"))
+		Expect(runs).To(HaveLen(2))
+		old, now := filepath.Dir(runs[0]), filepath.Dir(runs[1])
+		Expect(filepath.Join(old, "EVIDENCE-PRUNED")).To(BeAnExistingFile())
+		Expect(filepath.Join(now, "EVIDENCE-PRUNED")).NotTo(BeAnExistingFile())
+		for _, f := range []string{"report.md", "report.html", "junit.xml"} {
+			Expect(filepath.Join(old, f)).To(BeAnExistingFile())
+		}
+		evOld, _ := filepath.Glob(filepath.Join(old, "*", "trials.json"))
+		evNow, _ := filepath.Glob(filepath.Join(now, "*", "trials.json"))
+		Expect(evOld).To(BeEmpty())
+		Expect(evNow).NotTo(BeEmpty())
 	})
 })

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"math"
 	"runtime"
 	"strings"
@@ -50,6 +51,16 @@ func TestOneSpec(t *testing.T) {
 		_, err := oneSpec(raw)
 		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) || (err != nil && strings.Contains(err.Error(), "<nil>")) {
 			t.Errorf("%q: %v, want %q", raw, err, want)
+		}
+	}
+}
+
+// --keep is checked before any work (no Docker, no mirror): a negative or
+// absurd retention is a typo, exit 3.
+func TestNightlyKeepCheckedFirst(t *testing.T) {
+	for _, k := range []string{"-1", "10001", "many"} {
+		if code := cmdNightly(context.Background(), []string{"--keep", k, "--reports", t.TempDir()}); code != 3 {
+			t.Errorf("nightly --keep %s: exit %d, want 3", k, code)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -40,8 +41,9 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp run     --label-filter FILTER --haproxy SPECS [--trials N] [--param NAME=VALUE]... [--reports DIR]
   harp matrix  --builds SPECS --suites FILTER [--jobs N] [--shard i/n] [--param NAME=VALUE]... [--reports DIR]
   harp merge   [--reports DIR] RUN-DIR...   merge shard outputs into one report
-  harp nightly [--extra SPECS] [--suites FILTER] [--jobs N] [--param NAME=VALUE]... [--reports DIR]
-               every build the Debian mirror serves, compared with the previous nightly
+  harp nightly [--extra SPECS] [--suites FILTER] [--jobs N] [--param NAME=VALUE]... [--reports DIR] [--keep N]
+               every build the Debian mirror serves, compared with the previous nightly;
+               only the newest N nightly runs (14) keep their evidence directories
   harp report  --issue N | --property conf-ID [--run DIR] [--out FILE] [--post owner/repo#N]
                Markdown for the upstream issue from a run (posted with GITHUB_TOKEN)
   harp bisect  --suite FILTER --good SPEC|REF --bad SPEC|REF [--repo DIR] [--find-fix]
@@ -363,9 +365,13 @@ func cmdNightly(ctx context.Context, args []string) int {
 	filter := fs.String("suites", "", "ginkgo label filter selecting suites (default: all)")
 	jobs := fs.Int("jobs", max(runtime.NumCPU()/2, 1), "builds run at the same time")
 	reports := fs.String("reports", "reports/nightly", "directory of nightly runs")
+	keep := fs.Int("keep", 14, "nightly runs whose evidence directories are kept (older ones keep summary.json and their reports)")
 	pf := paramFlags(fs)
 	if !flags(fs, args) {
 		return 3
+	}
+	if err := report.CheckKeep(*keep); err != nil {
+		return fail("nightly: %v", err)
 	}
 	suites, err := selectSuites(*filter)
 	if err != nil {
@@ -422,6 +428,19 @@ func cmdNightly(ctx context.Context, args []string) int {
 	for _, c := range run.Changes {
 		if c.Kind == "vanished" { // a cell gone since last night is never green
 			v = verdict.Worst(v, verdict.Inconclusive)
+		}
+	}
+	// Disk use stays bounded: older runs keep their summaries and reports
+	// (what history and comparisons read), not their evidence. Only once
+	// this run is written: a night without its report prunes nothing.
+	if _, err := os.Stat(filepath.Join(*reports, run.ID, "summary.json")); err == nil {
+		pruned, err := report.Prune(*reports, *keep, run.ID, time.Now())
+		if len(pruned) > 0 {
+			progress.Printf("nightly: removed the evidence of %d older runs (--keep %d): %s", len(pruned), *keep, strings.Join(pruned, " "))
+		}
+		if err != nil {
+			// A finding stays the exit status; the disk is said to fill.
+			fmt.Fprintf(os.Stderr, "harp: nightly: removing older runs' evidence: %v\n", err)
 		}
 	}
 	return v.ExitCode()

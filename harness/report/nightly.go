@@ -2,10 +2,13 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/harp-project/harp/harness/verdict"
 )
@@ -105,4 +108,83 @@ func Previous(root, exclude string) (Run, bool) {
 		}
 	}
 	return Run{}, false
+}
+
+// PrunedNote is the file a run directory gets when its evidence was removed.
+const PrunedNote = "EVIDENCE-PRUNED"
+
+// MaxKeep bounds a retention setting: more is a typo, not a policy.
+const MaxKeep = 10000
+
+// CheckKeep refuses a retention setting out of 0..MaxKeep.
+func CheckKeep(keep int) error {
+	if keep < 0 || keep > MaxKeep {
+		return fmt.Errorf("--keep %d: want 0 to %d runs whose evidence is kept", keep, MaxKeep)
+	}
+	return nil
+}
+
+// Prune keeps the evidence of the newest keep runs under root (by run id)
+// and removes the evidence directories of the older ones; their
+// summary.json, reports and junit.xml stay (history and comparisons read
+// those), and each gets a PrunedNote saying when, by what and why. It
+// gives the runs it pruned now. by names who prunes (the newest run).
+func Prune(root string, keep int, by string, now time.Time) ([]string, error) {
+	if err := CheckKeep(keep); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.IsDir() { // not reports/latest, a link
+			ids = append(ids, e.Name())
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(ids)))
+	var pruned []string
+	var errs []error
+	runs := 0
+	for _, id := range ids {
+		dir := filepath.Join(root, id)
+		data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+		if err != nil {
+			continue // not a run (or one still being written)
+		}
+		var run Run
+		if json.Unmarshal(data, &run) != nil {
+			continue
+		}
+		runs++
+		if runs <= keep {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, PrunedNote)); err == nil {
+			continue // pruned before
+		}
+		var gone []string
+		for _, r := range run.Results {
+			ev := r.Evidence
+			// Only a directory of the run itself, never a path out of it.
+			if ev == "" || ev != filepath.Base(ev) || ev == "." || ev == ".." {
+				continue
+			}
+			if err := os.RemoveAll(filepath.Join(dir, ev)); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			gone = append(gone, ev+"/")
+		}
+		note := fmt.Sprintf("Evidence removed %s by harp nightly --keep %d (run %s): only the newest %d nightly runs keep their evidence.\n"+
+			"summary.json, report.md, report.html and junit.xml stay; their links into these directories no longer resolve:\n%s",
+			now.UTC().Format(time.RFC3339), keep, by, keep, strings.Join(append(gone, ""), "\n"))
+		if err := os.WriteFile(filepath.Join(dir, PrunedNote), []byte(note), 0o644); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		pruned = append(pruned, id)
+	}
+	return pruned, errors.Join(errs...)
 }
