@@ -24,6 +24,7 @@ import (
 	"github.com/harp-project/harp/harness/cache"
 	"github.com/harp-project/harp/harness/child"
 	"github.com/harp-project/harp/harness/engine"
+	"github.com/harp-project/harp/harness/findings"
 	"github.com/harp-project/harp/harness/helper"
 	"github.com/harp-project/harp/harness/owner"
 	"github.com/harp-project/harp/harness/progress"
@@ -422,6 +423,15 @@ func cmdNightly(ctx context.Context, args []string) int {
 		fmt.Printf("\nchanges since %s: %d\n", prev.ID, len(run.Changes))
 		for _, c := range run.Changes {
 			fmt.Println("  " + c.String())
+		}
+		// The same moves by finding: a cell that stays REPRODUCED can
+		// still gain or lose a bug.
+		for _, c := range findings.Changes(prev.Results, run.Results) {
+			run.FindingChanges = append(run.FindingChanges, c.String())
+		}
+		fmt.Printf("findings that moved: %d\n", len(run.FindingChanges))
+		for _, c := range run.FindingChanges {
+			fmt.Println("  " + c)
 		}
 	}
 	v := outcome(*reports, run)

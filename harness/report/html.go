@@ -184,6 +184,14 @@ dd { margin: 0; }
 <li>{{.String}}</li>
 {{- end}}
 </ul>
+{{- if .Run.FindingChanges}}
+<h3>Findings that moved: {{len .Run.FindingChanges}}</h3>
+<ul>
+{{- range .Run.FindingChanges}}
+<li>{{.}}</li>
+{{- end}}
+</ul>
+{{- end}}
 {{- end}}
 <table class="matrix">
 <thead><tr><th>suite</th>{{range .Builds}}<th title="{{.Spec}}">{{.Name}}</th>{{end}}</tr></thead>

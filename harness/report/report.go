@@ -98,6 +98,8 @@ type Run struct {
 	// Since and Changes compare with a previous run (make nightly).
 	Since   string   `json:"since,omitempty"`
 	Changes []Change `json:"changes,omitempty"`
+	// FindingChanges are the same moves by finding (findings.Changes).
+	FindingChanges []string `json:"finding_changes,omitempty"`
 }
 
 // NewID makes a sortable run id.
@@ -242,6 +244,13 @@ func Markdown(run Run) string {
 			fmt.Fprintf(&b, "- %s\n", c)
 		}
 		b.WriteString("\n")
+		if len(run.FindingChanges) > 0 {
+			fmt.Fprintf(&b, "Findings that moved (harp findings): %d\n\n", len(run.FindingChanges))
+			for _, c := range run.FindingChanges {
+				fmt.Fprintf(&b, "- %s\n", c)
+			}
+			b.WriteString("\n")
+		}
 	}
 	b.WriteString("| suite | upstream | build | verdict | trials | reason |\n|---|---|---|---|---|---|\n")
 	for _, r := range run.Results {

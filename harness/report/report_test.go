@@ -240,3 +240,18 @@ func TestCrashMarkdown(t *testing.T) {
 		t.Errorf("the report with a long backtrace is %d characters: over GitHub's limit", len(md))
 	}
 }
+
+// A nightly's change list names the findings that moved, in both formats.
+func TestFindingChangesRendered(t *testing.T) {
+	run := Run{ID: "n2", Since: "n1", FindingChanges: []string{"new finding F-e11e1321 conf-failed-reload/master-survives.syntax-error: 3.4.7-1"}}
+	md := Markdown(run)
+	page, err := HTML(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, doc := range map[string]string{"report.md": md, "report.html": string(page)} {
+		if !strings.Contains(doc, "new finding F-e11e1321 conf-failed-reload/master-survives.syntax-error: 3.4.7-1") {
+			t.Errorf("%s does not name the finding that moved", name)
+		}
+	}
+}
