@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -305,7 +306,18 @@ func slug(title string) string {
 func layout(run Run) []section {
 	out := make([]section, len(run.Results))
 	used := 0
-	for i, r := range run.Results {
+	// The budget goes to what a maintainer reads first: REPRODUCED cells
+	// (crash rows among them), then ERROR and INCONCLUSIVE, then PASS;
+	// sections keep their places.
+	order := make([]int, len(run.Results))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return readFirst(run.Results[order[a]].Verdict) < readFirst(run.Results[order[b]].Verdict)
+	})
+	for _, i := range order {
+		r := run.Results[i]
 		s := section{Result: r}
 		showCrashes := showsCrashes(run.Results, r)
 		if !showCrashes && len(r.Crashes) > 0 {
@@ -452,4 +464,17 @@ func capLine(s string, n int) string {
 		n--
 	}
 	return s[:n] + "..."
+}
+
+// readFirst ranks verdicts for the report's budget.
+func readFirst(v verdict.Verdict) int {
+	switch v {
+	case verdict.Reproduced:
+		return 0
+	case verdict.Error:
+		return 1
+	case verdict.Inconclusive:
+		return 2
+	}
+	return 3
 }

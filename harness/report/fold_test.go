@@ -243,6 +243,14 @@ func TestBudgets(t *testing.T) {
 		!strings.Contains(last, "[12-s12-2.6.12/](12-s12-2.6.12/)") || !strings.Contains(last, "- Verdict: **PASS**") {
 		t.Errorf("the last cell keeps more or less than its header lines:\n%s", last)
 	}
+	// A REPRODUCED cell late in the run still gets its details: the
+	// budget goes to what is read first.
+	rs[11].Verdict = verdict.Reproduced
+	_, secs = sections(t, Markdown(run), "\n## #")
+	if strings.Contains(secs[11], "Details not shown") || !strings.Contains(secs[11], "### round 1: held") {
+		t.Errorf("the late REPRODUCED cell lost its details to PASS cells before it:\n%.2000s", secs[11])
+	}
+	rs[11].Verdict = verdict.Pass
 	page, _ := os.ReadFile(filepath.Join(dir, "report.html"))
 	for _, want := range []string{`<li>round 300: held (0.0 s)</li>`, `<a href="12-s12-2.6.12/">12-s12-2.6.12/</a>`, `<a href="01-s01-2.6.12/trials.json">`} {
 		if !strings.Contains(string(page), want) {
