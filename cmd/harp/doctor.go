@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/doctor"
+	"github.com/harp-project/harp/harness/monitor"
 )
 
 // multi is a repeatable flag.
@@ -29,9 +30,14 @@ func cmdDoctor(ctx context.Context, args []string) int {
 	asJSON := fs.Bool("json", false, "print the diagnosis as JSON (for monitoring)")
 	timeout := fs.Duration("timeout", 30*time.Second, "deadline for reading every socket (they are read at the same time)")
 	settle := fs.Duration("settle", 10*time.Second, "while the only problems are links down or tables diverging, read again each second for up to this long before calling them problems (0: one read)")
+	watch := fs.Bool("watch", false, "keep reading every --interval and serve the diagnosis: /metrics (Prometheus), /healthz and a status page at /")
+	listen := fs.String("listen", monitor.DefaultListen, "with --watch: host:port to serve on (loopback unless given; port 0 picks a free one)")
+	interval := fs.Duration("interval", 15*time.Second, "with --watch: how often every socket is read, 1s to 1h (each read within --timeout or the interval, the shorter)")
 	if !flags(fs, args) {
 		return 3
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if len(sockets) == 0 {
 		return fail("doctor: give at least one --socket (path or host:port), one per instance")
 	}
@@ -44,10 +50,21 @@ func cmdDoctor(ctx context.Context, args []string) int {
 	if err := checkSettle(*settle); err != nil {
 		return fail("doctor: %v", err)
 	}
+	if err := checkWatchFlags(*watch, set); err != nil {
+		return fail("doctor: %v", err)
+	}
+	if *watch {
+		if err := checkWatch(*listen, *interval, *timeout, names); err != nil {
+			return fail("doctor: %v", err)
+		}
+	}
 	for _, s := range sockets {
 		if err := doctor.CheckSocket(s); err != nil {
 			return fail("doctor: --socket %v", err)
 		}
+	}
+	if *watch {
+		return watchDoctor(ctx, *listen, monitor.Options{Names: names, Sockets: sockets, Interval: *interval, Timeout: *timeout})
 	}
 	// One memory budget for every read of the run: sockets that stream
 	// without end are refused, not read until harp runs out of memory.

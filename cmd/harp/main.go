@@ -52,6 +52,8 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
                first bad (or, with --find-fix, first good) Debian build or commit
   harp doctor  --socket PATH|HOST:PORT ... [--name N ...] [--json]
                diagnose stick-table replication between live instances
+  harp doctor  --watch [--listen ADDR] [--interval D] --socket ... [--name N ...]
+               the same every interval, served as /metrics (Prometheus), /healthz and a status page
   harp images  --haproxy SPECS          build (or find) the images, print their tags
   harp builds                           HAProxy builds the Debian mirror serves
   harp suites  [--markdown | --readme FILE]

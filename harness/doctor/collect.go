@@ -33,6 +33,9 @@ type Instance struct {
 	Unreachable string `json:"unreachable,omitempty"`
 	// Raw answers, for evidence and captures.
 	Raw map[string]string `json:"-"`
+	// Digests are the tables' contents as compared, when they were read
+	// into digests (CollectDigests) instead of Entries.
+	Digests map[string]*TableDigest `json:"-"`
 }
 
 // Query sends one command on a runtime socket and returns the answer.
@@ -50,6 +53,11 @@ func denied(out string) bool {
 // that cannot be reached at all is an error; refused commands are
 // recorded in Errors.
 func Collect(ctx context.Context, name, socket string, q Query) (Instance, error) {
+	return collect(ctx, name, socket, q, func(in *Instance, t cliout.Table) cliout.Table { return in.readTable(ctx, q, t) })
+}
+
+// collect is Collect with each table listed by show table read by table.
+func collect(ctx context.Context, name, socket string, q Query, table func(*Instance, cliout.Table) cliout.Table) (Instance, error) {
 	in := Instance{Socket: socket, Name: name, Errors: map[string]string{}, Raw: map[string]string{}}
 	if in.Name == "" {
 		in.Name = socket
@@ -79,7 +87,13 @@ func Collect(ctx context.Context, name, socket string, q Query) (Instance, error
 		}
 	}
 	if out, ok := in.ask(ctx, q, "show table"); ok {
-		in.readTables(ctx, q, out)
+		ts, err := cliout.ParseTables(out)
+		if err != nil {
+			in.Errors["show table"] = err.Error()
+		}
+		for _, t := range ts {
+			in.Tables = append(in.Tables, table(&in, t))
+		}
 	}
 	return in, nil
 }
@@ -95,39 +109,40 @@ func (in *Instance) ask(ctx context.Context, q Query, cmd string) (string, bool)
 		in.Errors[cmd] = err.Error()
 	// No peers section and no table answer nothing: that is an answer.
 	case denied(out) || strings.TrimSpace(out) == "" && cmd != "show peers" && cmd != "show table":
-		in.Errors[cmd] = strings.TrimSpace(firstLine(out))
-		for _, l := range strings.Split(out, "\n") {
-			if denied(l) {
-				in.Errors[cmd] = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "#"))
-			}
-		}
-		if in.Errors[cmd] == "" {
-			in.Errors[cmd] = "empty answer"
-		}
+		in.Errors[cmd] = refusal(out)
 	default:
 		return out, true
 	}
 	return out, false
 }
 
-// readTables reads each table show table lists; a table whose contents
-// are refused is kept with its header alone.
-func (in *Instance) readTables(ctx context.Context, q Query, list string) {
-	ts, err := cliout.ParseTables(list)
-	if err != nil {
-		in.Errors["show table"] = err.Error()
-	}
-	for _, t := range ts {
-		cmd := "show table " + t.Name
-		if out, ok := in.ask(ctx, q, cmd); ok {
-			if full, err := cliout.ParseTable(out); err == nil {
-				t = full
-			} else {
-				in.Errors[cmd] = err.Error()
-			}
+// refusal is what an answer refusing a command says: its line that says
+// so, else its first line.
+func refusal(out string) string {
+	msg := strings.TrimSpace(firstLine(out))
+	for _, l := range strings.Split(out, "\n") {
+		if denied(l) {
+			msg = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "#"))
 		}
-		in.Tables = append(in.Tables, t)
 	}
+	if msg == "" {
+		msg = "empty answer"
+	}
+	return msg
+}
+
+// readTable reads one table show table lists; a table whose contents are
+// refused is kept with its header alone.
+func (in *Instance) readTable(ctx context.Context, q Query, t cliout.Table) cliout.Table {
+	cmd := "show table " + t.Name
+	if out, ok := in.ask(ctx, q, cmd); ok {
+		if full, err := cliout.ParseTable(out); err == nil {
+			t = full
+		} else {
+			in.Errors[cmd] = err.Error()
+		}
+	}
+	return t
 }
 
 func firstLine(s string) string { l, _, _ := strings.Cut(strings.TrimSpace(s), "\n"); return l }
@@ -136,6 +151,12 @@ func firstLine(s string) string { l, _, _ := strings.Cut(strings.TrimSpace(s), "
 // for them all: a socket that cannot be read becomes an instance marked
 // Unreachable, so that the others are still diagnosed.
 func CollectAll(ctx context.Context, timeout time.Duration, names, sockets []string, dial func(string) Query) []Instance {
+	return collectAll(ctx, timeout, names, sockets, func(ctx context.Context, name, s string) (Instance, error) {
+		return Collect(ctx, name, s, dial(s))
+	})
+}
+
+func collectAll(ctx context.Context, timeout time.Duration, names, sockets []string, collect func(ctx context.Context, name, socket string) (Instance, error)) []Instance {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out := make([]Instance, len(sockets))
@@ -144,7 +165,7 @@ func CollectAll(ctx context.Context, timeout time.Duration, names, sockets []str
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			in, err := Collect(ctx, names[i], s, dial(s))
+			in, err := collect(ctx, names[i], s)
 			if err == nil && ctx.Err() != nil {
 				// Answers cut by the deadline would read as refusals.
 				err = fmt.Errorf("%s: no complete answer within %s", s, timeout)

@@ -33,6 +33,9 @@ const (
 	Healthy           Code = "ok"                 // every link up, every table agrees
 )
 
+// Codes are every code a diagnosis may hold, Settle's included.
+var Codes = []Code{Unreachable, SocketLevel, NoPeers, Identity, IdentityDuplicate, LinkDown, TableDefinition, TableMissing, Divergence, Healthy, Settled}
+
 // Finding is one thing the doctor concluded, with what it rests on.
 // Instance and Table are set when it is about exactly one instance or
 // table, so callers need not read the message.
@@ -76,6 +79,10 @@ type TableView struct {
 	Diverging  int               `json:"diverging_keys"` // keys not on every instance
 	ValueDiffs int               `json:"value_diffs"`    // keys on every instance whose data differ
 	Percent    float64           `json:"divergence_pct"`
+	// Replicated says the table is meant to agree across instances (it is
+	// in a peers section that some instance runs, or that one dropped):
+	// only then are its contents compared for findings.
+	Replicated bool `json:"replicated"`
 	// Updates: instance -> remote peer -> the table's update counters.
 	Updates map[string]map[string]cliout.PeerTable `json:"updates,omitempty"`
 
@@ -141,9 +148,10 @@ func Diagnose(all []Instance) Diagnosis {
 	add(linksDown(d.Links, p))
 	d.Tables = compareTables(ins)
 	dropped := d.Has(Identity)
-	for _, t := range d.Tables {
+	for i, t := range d.Tables {
 		// Per table, so a table's findings stay together.
 		if replicated(t, p, dropped) {
+			d.Tables[i].Replicated = true
 			add(tableDefinition(t, d.Tables, p))
 			add(tableMissing(t, ins))
 			add(divergence(t))
@@ -161,46 +169,52 @@ func Diagnose(all []Instance) Diagnosis {
 // the tables first appear.
 func compareTables(ins []Instance) []TableView {
 	byName := map[string]*TableView{}
-	keys := map[string]map[string]map[string]string{} // table -> key -> instance -> data
+	copies := map[string][]copyOf{} // table -> the instances' contents
 	var order []string
 	for _, in := range ins {
 		for _, t := range in.Tables {
 			if byName[t.Name] == nil {
 				byName[t.Name] = &TableView{Name: t.Name, Definitions: map[string]string{}, Stores: map[string]string{}, Used: map[string]int{}, Missing: map[string]int{}}
-				keys[t.Name] = map[string]map[string]string{}
 				order = append(order, t.Name)
 			}
-			byName[t.Name].read(in, t, keys[t.Name])
+			if d := byName[t.Name].read(in, t); d != nil {
+				copies[t.Name] = append(copies[t.Name], copyOf{in.Name, d.entries})
+			}
 		}
 		addUpdates(byName, in)
 	}
 	var out []TableView
 	for _, name := range order {
 		v := byName[name]
-		v.count(ins, keys[name])
+		v.count(copies[name])
 		out = append(out, *v)
 	}
 	return out
 }
 
-// read records one instance's copy of the table and its entries' data
-// into keys (key -> instance -> data).
-func (v *TableView) read(in Instance, t cliout.Table, keys map[string]map[string]string) {
+// copyOf is one instance's contents of a table.
+type copyOf struct {
+	instance string
+	entries  []entryDigest // sorted by key hash
+}
+
+// read records one instance's copy of the table and gives its contents
+// as compared (nil when they were refused).
+func (v *TableView) read(in Instance, t cliout.Table) *TableDigest {
 	v.Definitions[in.Name] = fmt.Sprintf("type %s size %d", t.Type, t.Size)
 	v.Used[in.Name] = t.Used
 	if _, hidden := in.Errors["show table "+t.Name]; hidden {
-		return // contents refused: not compared (socket-level says so)
+		return nil // contents refused: not compared (socket-level says so)
 	}
 	v.compared++
-	if len(t.Entries) > 0 {
-		v.Stores[in.Name] = strings.Join(sortedKeys(t.Entries[0].Data), ",")
+	d := in.Digests[t.Name]
+	if d == nil {
+		d = digestEntries(t.Entries)
 	}
-	for _, e := range t.Entries {
-		if keys[e.Key] == nil {
-			keys[e.Key] = map[string]string{}
-		}
-		keys[e.Key][in.Name] = dataOf(e)
+	if d.Len() > 0 {
+		v.Stores[in.Name] = d.Stores
 	}
+	return d
 }
 
 // addUpdates records what show peers says each peer was sent of a table.
@@ -226,27 +240,50 @@ func addUpdates(byName map[string]*TableView, in Instance) {
 }
 
 // count tallies keys missing somewhere and common keys whose data differ,
-// counting only instances whose contents were read.
-func (v *TableView) count(ins []Instance, keys map[string]map[string]string) {
-	v.Keys = len(keys)
-	for _, per := range keys {
-		if len(per) < v.compared {
+// over the instances whose contents were read: one merge of their sorted
+// digests, so nothing is held per key.
+func (v *TableView) count(copies []copyOf) {
+	at := make([]int, len(copies)) // each copy's next entry
+	has := make([]bool, len(copies))
+	for {
+		var key uint64
+		found := false
+		for i, c := range copies {
+			if at[i] < len(c.entries) && (!found || c.entries[at[i]].key < key) {
+				key, found = c.entries[at[i]].key, true
+			}
+		}
+		if !found {
+			break
+		}
+		v.Keys++
+		on, differ := 0, false
+		var data uint64
+		for i, c := range copies {
+			has[i] = at[i] < len(c.entries) && c.entries[at[i]].key == key
+			if !has[i] {
+				continue
+			}
+			if d := c.entries[at[i]].data; on == 0 {
+				data = d
+			} else if d != data {
+				differ = true
+			}
+			on++
+			for at[i] < len(c.entries) && c.entries[at[i]].key == key { // a key listed twice counts once
+				at[i]++
+			}
+		}
+		switch {
+		case on < len(copies):
 			v.Diverging++
-			for _, in := range ins {
-				if _, ok := per[in.Name]; !ok && v.Definitions[in.Name] != "" && in.Errors["show table "+v.Name] == "" {
-					v.Missing[in.Name]++
+			for i, c := range copies {
+				if !has[i] {
+					v.Missing[c.instance]++
 				}
 			}
-			continue
-		}
-		first := ""
-		for _, data := range per {
-			if first == "" {
-				first = data
-			} else if data != first {
-				v.ValueDiffs++
-				break
-			}
+		case differ:
+			v.ValueDiffs++
 		}
 	}
 	if v.Keys > 0 {
