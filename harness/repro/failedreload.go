@@ -1,0 +1,177 @@
+package repro
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/harp-project/harp/harness/findings"
+	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/conformance/failedreload"
+)
+
+// The failed-reload checks the sh script judges, with what each reads.
+var failedReloadChecks = map[string]string{
+	failedreload.CheckMasterSurvives:  "the master is still running (and answers show proc) after the failed reload",
+	failedreload.CheckCounted:         "show proc's failed counter counts the failed reload within the bound",
+	failedreload.CheckOldWorkerKept:   "the worker from before the failed reload is still listed in show proc",
+	failedreload.CheckNoNewWorker:     "no new current worker after the failed reload",
+	failedreload.CheckOldWorkerServes: "the worker from before answers HTTP 200 after the failed reload",
+	failedreload.CheckTableKept:       "that worker's table still holds keep-N with gpc0 N",
+	failedreload.CheckTakesSignals:    "the master neither blocks SIGUSR2 nor leaves it pending (/proc/<master>/status)",
+	failedreload.CheckNextReload:      "the next reload, with the good config back, starts a new worker within the bound",
+	failedreload.CheckNewWorkerServes: "that new worker answers HTTP 200",
+}
+
+func matchFailedReload(f findings.Finding) bool {
+	return f.Kind == findings.KindCheck && f.Suite == failedreload.Suite.ID
+}
+
+func matchFailedReloadCrash(f findings.Finding) bool {
+	return f.Kind == findings.KindCrash && f.Suite == failedreload.Suite.ID && strings.HasPrefix(f.Signature, "crash/master/")
+}
+
+func failedReload(f findings.Finding, r report.Result) (Repro, error) {
+	base, brk, _ := strings.Cut(f.Check, ".")
+	if _, ok := failedReloadChecks[base]; !ok {
+		return Repro{}, fmt.Errorf("unknown check %q of %s", base, failedreload.Suite.ID)
+	}
+	last, ok := failedIn(r, f.Check)
+	if !ok {
+		return Repro{}, fmt.Errorf("no cycle of the result on %s failed %s", buildName(r), f.Check)
+	}
+	return failedReloadScript(f, r, base, brk, last.N, checkText(last, f.Check))
+}
+
+// failedReloadCrash: a master that died in a failed-reload cycle is the
+// master-survives check of the cycle it died in.
+func failedReloadCrash(f findings.Finding, r report.Result) (Repro, error) {
+	evs, err := trials[failedreload.Evidence](r)
+	if err != nil {
+		return Repro{}, err
+	}
+	for _, t := range sortedTrials(r) {
+		ev := evs[t.N]
+		if m, ok := ev.Facts.Master.Get(); ok && m.Process == "master" {
+			rp, err := failedReloadScript(f, r, failedreload.CheckMasterSurvives, ev.Facts.BreakID, t.N, fmt.Sprintf("the %s after the failed reload", m))
+			rp.Reproduces = "the master's death after the failed reload of cycle " + fmt.Sprint(t.N) + " (the script sees its exit status; the crash's stack is in harp's evidence)"
+			return rp, err
+		}
+	}
+	return Repro{}, fmt.Errorf("no cycle of the result on %s saw the master exit", buildName(r))
+}
+
+type cycle struct {
+	N        int
+	Break    string // its id (missing-map)
+	Name     string // a missing map file
+	Recovery string // SIGUSR2, or master CLI reload
+	Judged   bool
+}
+
+func failedReloadScript(f findings.Finding, r report.Result, check, brk string, last int, text string) (Repro, error) {
+	evs, err := trials[failedreload.Evidence](r)
+	if err != nil {
+		return Repro{}, err
+	}
+	good, err := Localize(r.Config)
+	if err != nil {
+		return Repro{}, err
+	}
+	web := "8080" // the suite's frontend
+	if !contains(good.Ports, web) {
+		return Repro{}, fmt.Errorf("the recorded config has no port %s (the suite's frontend): ports %v", web, good.Ports)
+	}
+	if good.Sockets["admin"] == "" {
+		return Repro{}, fmt.Errorf("the recorded config has no admin stats socket")
+	}
+	files := []File{{Name: "haproxy.cfg", Text: good.Config}}
+	var cycles []cycle
+	var bound float64
+	seen := map[string]bool{}
+	for _, t := range sortedTrials(r) {
+		if t.N > last {
+			break
+		}
+		ev := evs[t.N]
+		fa := ev.Facts
+		if fa.Setup != "" {
+			continue // it stopped before the break: nothing of it to replay
+		}
+		if fa.BreakID == "" {
+			return Repro{}, fmt.Errorf("cycle %d recorded no break id (a run older than the check ids that name the break)", t.N)
+		}
+		bound = math.Max(bound, fa.Bound.Seconds())
+		cycles = append(cycles, cycle{N: t.N, Break: fa.BreakID, Name: fa.Break, Recovery: fa.Recovery, Judged: brk == "" || fa.BreakID == brk})
+		if seen[fa.BreakID] {
+			continue
+		}
+		seen[fa.BreakID] = true
+		broken := ev.Broken
+		if broken == "" {
+			return Repro{}, fmt.Errorf("cycle %d recorded no broken config", t.N)
+		}
+		lb, err := Localize(broken)
+		if err != nil {
+			return Repro{}, fmt.Errorf("cycle %d's broken config: %w", t.N, err)
+		}
+		files = append(files, File{Name: "broken-" + fa.BreakID + ".cfg", Text: lb.Config})
+	}
+	if len(cycles) == 0 || !cycles[len(cycles)-1].Judged {
+		return Repro{}, fmt.Errorf("cycle %d, where %s failed, holds no replayable break", last, f.Check)
+	}
+	if bound < 1 {
+		bound = 20
+	}
+	data := map[string]any{"Finding": f, "From": fmt.Sprintf("%s (%s), %s", buildName(r), r.Build, r.Evidence),
+		"Check": check, "CheckText": text, "Break": brk, "Bound": int(math.Ceil(bound)), "Ports": strings.Join(good.Ports, " "),
+		"WebPort": web, "Cycles": cycles}
+	script, err := render("failedreload.sh", data)
+	if err != nil {
+		return Repro{}, err
+	}
+	files = append([]File{{Name: "reproduce", Exec: true, Text: script}}, files...)
+	does := []string{
+		fmt.Sprintf("Copies `haproxy.cfg` to a temporary directory, picks free ports, checks `haproxy -c` accepts it, and starts `haproxy -W -db -f haproxy.cfg -S <dir>/master.sock`; it waits (up to %d s) for `show proc` on the master CLI to list a worker.", int(math.Ceil(bound))),
+	}
+	for _, c := range cycles {
+		judge := "a setup cycle (harp's run went through it first)"
+		if c.Judged {
+			judge = fmt.Sprintf("judges %s: %s", check, failedReloadChecks[check])
+		}
+		does = append(does, fmt.Sprintf("Cycle %d, %s (`broken-%s.cfg`), recovery by %s: %s.", c.N, c.Name, c.Break, c.Recovery, judge))
+	}
+	does = append(does,
+		"Each cycle: the current worker must answer HTTP 200; `set table tbl key keep-N data.gpc0 N` on it (master CLI `@!<pid>`); show proc's failed counter is read. `haproxy -c` must refuse the broken config (else INCONCLUSIVE: no break on this build); it is written over haproxy.cfg and the master gets SIGUSR2. show proc is polled until it counts one more failed reload (or the bound passes), the master watched meanwhile; then the check is read. Recovery: the good config back, the reload by SIGUSR2 or the master CLI's `reload`, and show proc must list a new worker within the bound.",
+		fmt.Sprintf("REPRODUCED as soon as %s fails in a judged cycle; PASS when it held in every judged cycle; INCONCLUSIVE when a step it needs could not be made (the master died in a setup cycle, a socket never answered).", check))
+	return Repro{Lang: Sh, Files: files, Does: does, Needs: "POSIX sh, socat and Linux's /proc"}, nil
+}
+
+func sortedTrials(r report.Result) []verdict.Trial {
+	ts := append([]verdict.Trial(nil), r.Trials...)
+	for i := 1; i < len(ts); i++ {
+		for j := i; j > 0 && ts[j].N < ts[j-1].N; j-- {
+			ts[j], ts[j-1] = ts[j-1], ts[j]
+		}
+	}
+	return ts
+}
+
+func checkText(t verdict.Trial, id string) string {
+	for _, c := range t.Checks {
+		if c.ID == id {
+			return c.Text
+		}
+	}
+	return ""
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

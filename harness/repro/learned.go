@@ -1,0 +1,97 @@
+package repro
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/harp-project/harp/harness/findings"
+	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/suites/conformance/learnedentries"
+)
+
+// The learned-entries suite's crafted node: its section, peers and table
+// (craftedConfig), and the check the Python script reproduces.
+const (
+	learnedKind    = "crafted: huge expiry"
+	learnedSection = "crafted"
+	learnedMarker  = "# ---- nodeC"
+)
+
+func matchLearned(f findings.Finding) bool {
+	return f.Kind == findings.KindProperty && f.Suite == learnedentries.Suite.ID
+}
+
+var (
+	peerLine  = regexp.MustCompile(`(?m)^\s*peer\s+(\S+)\s+(\S+)`)
+	tableLine = regexp.MustCompile(`(?m)^\s*table\s+(\S+)\s.*\bexpire\s+(\d+)(ms|s|m)\b`)
+)
+
+// learnedExpiry: the suite names no checks, so its finding is the whole
+// property; the script reproduces the violation that needs raw
+// peers-protocol bytes (a timed update with a 2^31-1 ms expiry), and only
+// from a result where that trial was the one violated.
+func learnedExpiry(f findings.Finding, r report.Result) (Repro, error) {
+	evs, err := trials[learnedentries.Evidence](r)
+	if err != nil {
+		return Repro{}, err
+	}
+	violated := false
+	for _, t := range r.Trials {
+		if evs[t.N].Kind == learnedKind && t.Violation != "" && t.UnmetReason() == "" {
+			violated = true
+		}
+	}
+	if !violated {
+		return Repro{}, fmt.Errorf("the result on %s has no violated %q trial: the Python reproducer shows that check only", buildName(r), learnedKind)
+	}
+	_, node, ok := strings.Cut(r.Config, learnedMarker)
+	if !ok {
+		return Repro{}, fmt.Errorf("the recorded config has no %q part (the node harp's peers client talks to)", learnedMarker)
+	}
+	_, node, _ = strings.Cut(node, "\n") // the marker line's rest
+	loc, err := Localize(node)
+	if err != nil {
+		return Repro{}, err
+	}
+	if loc.Sockets["admin"] != "admin.sock" {
+		return Repro{}, fmt.Errorf("the crafted node's config has no admin stats socket")
+	}
+	if !strings.Contains(node, "peers "+learnedSection) {
+		return Repro{}, fmt.Errorf("the crafted node's config has no peers section %s", learnedSection)
+	}
+	peers := peerLine.FindAllStringSubmatch(node, -1)
+	tm := tableLine.FindStringSubmatch(node)
+	if len(peers) != 2 || tm == nil {
+		return Repro{}, fmt.Errorf("the crafted node's config is not two peers and one table with an expire")
+	}
+	local, remote := peers[0][1], peers[1][1]
+	localPort := peers[0][2][strings.LastIndex(peers[0][2], ":")+1:]
+	if !strings.Contains(node, "localpeer "+local) {
+		return Repro{}, fmt.Errorf("the crafted node's local peer is not %s", local)
+	}
+	n, _ := strconv.Atoi(tm[2])
+	ms := map[string]int{"ms": 1, "s": 1000, "m": 60000}[tm[3]] * n
+	var pyPorts []string
+	for _, p := range loc.Ports {
+		pyPorts = append(pyPorts, strconv.Quote(p))
+	}
+	data := map[string]any{"Finding": f, "From": fmt.Sprintf("%s (%s), %s", buildName(r), r.Build, r.Evidence),
+		"Section": learnedSection, "Local": local, "Remote": remote, "Table": tm[1], "ExpireMS": ms,
+		"PeerPort": localPort, "PyPorts": "[" + strings.Join(pyPorts, ", ") + "]"}
+	script, err := render("learned.py", data)
+	if err != nil {
+		return Repro{}, err
+	}
+	does := []string{
+		"Copies `haproxy.cfg` (the node harp's peers client talked to) to a temporary directory, picks free ports, checks `haproxy -c` accepts it and starts `haproxy -W -db -f haproxy.cfg -S <dir>/master.sock`; waits for its stats socket, then for section " + learnedSection + "'s initial resync to finish (`show peers` flags 0x1|0x2, up to 25 s), so that HAProxy does not ask the script's peer to teach it.",
+		fmt.Sprintf("Connects to the local peer's port as peer `%s` and sends the handshake (`HAProxyS 2.1`, `%s`, `%s <pid> 1`); HAProxy must answer 200 and show the session established. From then on the script answers as a quiet, up-to-date peer (resync-finished, confirms, acks) and sends a heartbeat every 1.5 s.", remote, local, remote),
+		fmt.Sprintf("`set table %s/%s key harp-def data.gpc0 1` on the admin socket, so that HAProxy pushes an update: the script reads HAProxy's own definition of the table from it (the name and data types it uses on the wire).", learnedSection, tm[1]),
+		fmt.Sprintf("Sends that definition back (table id 1) and a timed update (message 10/0x85: update id 1, expiry 2147483647 ms, key ce-repro, gpc0 4), then polls `show table %s/%s key ce-repro` (up to 5 s).", learnedSection, tm[1]),
+		fmt.Sprintf("REPRODUCED when the stored entry expires later than the table's own expire (%d ms); PASS when it expires within it; INCONCLUSIVE when the update was never applied or a step before it could not be made.", ms),
+	}
+	return Repro{Lang: Python, Files: []File{{Name: "reproduce", Exec: true, Text: script}, {Name: "haproxy.cfg", Text: loc.Config}},
+		Does: does, Needs: "Python 3 (its standard library: socket, struct, subprocess) and Linux",
+		Reproduces: fmt.Sprintf("its %q violation: the one that needs raw peers-protocol bytes (the suite's other trials, between two real nodes, are harp's to run)", learnedKind)}, nil
+}
