@@ -6,8 +6,11 @@
 // 100 sections, a cluster suite with 3, 5 and 9 nodes, the matrix with 1, 2
 // and 4 builds. The table is printed and written to reports/bench-<id>.md.
 //
+// Then what one scrape of harp doctor --watch costs on 3 instances with
+// 100,000 entries each, as ratios to one show table dump (monitor_test.go).
+//
 // REPO=<haproxy clone> adds the bisect row (#3517 over v2.9.0..v3.0.0);
-// BENCH_ONLY=speed|growth runs one part.
+// BENCH_ONLY=speed|growth|monitor runs one part.
 package bench
 
 import (
@@ -162,6 +165,9 @@ func BenchmarkHarp(b *testing.B) {
 	}
 	if only("growth") {
 		x.growth()
+	}
+	if only("monitor") {
+		x.monitor()
 	}
 	fmt.Println()
 	text := strings.Join(x.out, "\n") + "\n"

@@ -47,6 +47,8 @@ type Table struct {
 	Store string // "gpc0,http_req_cnt"
 	// Expire is the entries' lifetime ("" is 1h).
 	Expire string
+	// Size is how many entries it holds at most ("" is 10k).
+	Size string
 }
 
 // Spec describes one node.

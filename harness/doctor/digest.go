@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -44,8 +43,7 @@ const (
 
 func fnvAdd(h uint64, s []byte) uint64 {
 	for _, c := range s {
-		h ^= uint64(c)
-		h *= fnvPrime
+		h = fnvByte(h, c)
 	}
 	return h
 }
@@ -55,12 +53,14 @@ func dataHash(fields [][2][]byte) uint64 {
 	h := uint64(fnvOffset)
 	for i, f := range fields {
 		if i > 0 {
-			h = fnvAdd(h, []byte{' '})
+			h = fnvByte(h, ' ')
 		}
-		h = fnvAdd(fnvAdd(fnvAdd(h, f[0]), []byte{'='}), f[1])
+		h = fnvAdd(fnvByte(fnvAdd(h, f[0]), '='), f[1])
 	}
 	return h
 }
+
+func fnvByte(h uint64, c byte) uint64 { return (h ^ uint64(c)) * fnvPrime }
 
 // digestEntries digests entries read whole (the one-shot doctor's path).
 func digestEntries(es []cliout.Entry) *TableDigest {
@@ -89,15 +89,25 @@ func (d *TableDigest) sort() {
 
 // scanEntry reads one entry line of show table ("0x...: key=k use=0
 // exp=3599 shard=0 gpc0=1 http_req_cnt=2") as cliout does, into fields
-// (reused between lines): the key, the data fields sorted by name.
+// (reused between lines): the key, the data fields sorted by name. It
+// allocates nothing once fields has room: a dump of a million lines makes
+// no garbage.
 func scanEntry(line []byte, fields [][2][]byte) (key []byte, _ [][2][]byte, ok bool) {
 	fields = fields[:0]
-	for _, tok := range bytes.Fields(line) {
-		k, v, found := bytes.Cut(tok, []byte{'='})
-		if !found || len(k) == 0 || len(v) == 0 {
+	for len(line) > 0 {
+		i := bytes.IndexByte(line, ' ')
+		tok := line
+		if i >= 0 {
+			tok, line = line[:i], line[i+1:]
+		} else {
+			line = nil
+		}
+		eq := bytes.IndexByte(tok, '=')
+		if eq <= 0 || eq == len(tok)-1 {
 			continue
 		}
-		switch string(k) {
+		k, v := tok[:eq], tok[eq+1:]
+		switch string(k) { // no allocation: the compiler compares in place
 		case "key":
 			key, ok = v, true
 		case "use", "exp", "shard":
@@ -105,7 +115,12 @@ func scanEntry(line []byte, fields [][2][]byte) (key []byte, _ [][2][]byte, ok b
 			fields = append(fields, [2][]byte{k, v})
 		}
 	}
-	sort.Slice(fields, func(i, j int) bool { return bytes.Compare(fields[i][0], fields[j][0]) < 0 })
+	// Insertion sort: a few fields, usually in order already.
+	for i := 1; i < len(fields); i++ {
+		for j := i; j > 0 && bytes.Compare(fields[j-1][0], fields[j][0]) > 0; j-- {
+			fields[j-1], fields[j] = fields[j], fields[j-1]
+		}
+	}
 	return key, fields, ok
 }
 

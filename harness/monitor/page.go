@@ -44,8 +44,8 @@ th { background: #f3f3f5; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .down, .bad { color: #b3261e; font-weight: 600; } .up { color: #1e7b34; }
 ul.findings { padding-left: 0; list-style: none; }
-ul.findings li { margin: .4em 0; padding: .3em .6em; border-left: 4px solid #999; }
-li.problem { border-color: #b3261e; } li.warning { border-color: #c98a00; } li.ok { border-color: #1e7b34; }
+ul.findings > li { margin: .4em 0; padding: .3em .6em; border-left: 4px solid #999; }
+ul.findings > li.problem { border-color: #b3261e; } ul.findings > li.warning { border-color: #c98a00; } ul.findings > li.ok { border-color: #1e7b34; }
 .level { font-weight: 600; text-transform: uppercase; font-size: .85em; }
 code { font-size: .9em; }
 footer { margin-top: 2em; color: #666; font-size: .9em; }
@@ -75,7 +75,7 @@ var pageT = template.Must(template.New("page").Funcs(template.FuncMap{
 {{if not .Read}}<p class="status">No read has finished yet: the first read of {{.Sockets}} socket(s) is under way.</p>
 {{else}}
 <p class="status {{if .Healthy}}ok{{else}}problem{{end}}" id="summary">{{if .Healthy}}Healthy: {{.Summary}}{{else}}<strong>Problem.</strong> Likely cause: {{.Cause}}{{end}}</p>
-<p>Read {{.N}} of {{len .Instances}} instance(s) at <time datetime="{{.At}}">{{.At}}</time> (<span id="ago">just now</span>), in {{.Took}}; read again every {{.Interval}}.</p>
+<p>Read #{{.N}} of {{len .Instances}} instance(s), finished at <time datetime="{{.At}}">{{.At}}</time> (<span id="ago">just now</span>), in {{.Took}}; read again every {{.Interval}}.</p>
 
 <h2>Findings</h2>
 <ul class="findings" id="findings">
