@@ -30,7 +30,7 @@ const ToolsRepository = "harp-repro"
 var ToolPackages = []string{"socat", "python3-minimal"}
 
 // toolsRecipe changes whenever the way tools images are made changes.
-const toolsRecipe = "harp-repro-tools-v1"
+const toolsRecipe = "harp-repro-tools-v2"
 
 // errNoApt is the exit status of the install step in an image without apt.
 const errNoApt = 97
@@ -67,9 +67,15 @@ apt-get -q -y --no-install-recommends install %s &&
 apt-get clean && rm -rf /var/lib/apt/lists/*`, errNoApt, strings.Join(ToolPackages, " "))
 	done := progress.Start("adding %s to %s (once: kept as %s)", strings.Join(ToolPackages, " and "), base, tag)
 	labels := engine.Labels("image-build")
-	res, err := b.Docker.ContainerCreate(ctx, client.ContainerCreateOptions{
-		Config: &container.Config{Image: base, Entrypoint: []string{"/bin/sh", "-c", install}, User: "0:0", Tty: true, Labels: labels},
-	})
+	// The install runs as the command, the entrypoint replaced only where
+	// the base has one: a commit keeps what its config leaves unset from
+	// the container, and the install must not stay the image's command.
+	run := &container.Config{Image: base, Cmd: []string{"/bin/sh", "-c", install}, User: "0:0", Tty: true, Labels: labels}
+	if info.Config != nil && len(info.Config.Entrypoint) > 0 {
+		run.Entrypoint = []string{"/bin/sh", "-c", install}
+		run.Cmd = nil
+	}
+	res, err := b.Docker.ContainerCreate(ctx, client.ContainerCreateOptions{Config: run})
 	if err != nil {
 		done(err)
 		return "", fmt.Errorf("creating a container of %s: %w", base, err)
@@ -85,11 +91,14 @@ apt-get clean && rm -rf /var/lib/apt/lists/*`, errNoApt, strings.Join(ToolPackag
 		done(err)
 		return "", err
 	}
-	// The base's own configuration back (the install's entrypoint is no
-	// part of the image), with a label saying what was added.
-	ccfg := &container.Config{Labels: map[string]string{}}
+	// The base's own configuration back, with a label saying what was
+	// added; an image without a command gets a shell.
+	ccfg := &container.Config{Labels: map[string]string{}, Cmd: []string{"/bin/sh"}}
 	if c := info.Config; c != nil {
-		ccfg.Env, ccfg.Cmd, ccfg.Entrypoint, ccfg.WorkingDir, ccfg.User = c.Env, c.Cmd, c.Entrypoint, c.WorkingDir, c.User
+		ccfg.Env, ccfg.Entrypoint, ccfg.WorkingDir, ccfg.User = c.Env, c.Entrypoint, c.WorkingDir, c.User
+		if len(c.Cmd) > 0 {
+			ccfg.Cmd = c.Cmd
+		}
 		for k, v := range c.Labels {
 			ccfg.Labels[k] = v
 		}

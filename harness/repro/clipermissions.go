@@ -33,23 +33,43 @@ func cliPermissions(f findings.Finding, r report.Result) (Repro, error) {
 	if err != nil {
 		return Repro{}, err
 	}
+	// The judged command, and every state-changing command harp sent
+	// before it on that node (earlier trials' too, each trial starting
+	// with the table entry set again): they make the state it met (a
+	// `clear map` after a `del map` has nothing left to clear).
 	var call clipermissions.Call
 	var socket string
+	var steps []cliStep
 	found := false
 	for _, t := range sortedTrials(r) {
 		fa := evs[t.N].Facts
+		if found {
+			break
+		}
+		steps = append(steps, cliStep{"admin", "set table tbl key " + cliKey + " data.gpc0 5"})
 		calls := fa.Changes
 		if what == "read-allowed" {
 			calls = fa.Reads
 		}
 		for _, c := range calls {
-			if clipermissions.CheckID(fa.Socket, c.Command, what) == f.Check && !found {
+			// Two commands may share a check id (its verb and object):
+			// the judged one is the one whose outcome failed it.
+			if clipermissions.CheckID(fa.Socket, c.Command, what) == f.Check && failedCheck(c, what) {
 				call, socket, found = c, fa.Socket, true
+				break
+			}
+			// Reads change nothing; a command that never reached the
+			// socket did nothing.
+			if what != "read-allowed" && !strings.HasPrefix(c.Unread, "the command never reached") {
+				steps = append(steps, cliStep{fa.Socket, c.Command})
 			}
 		}
 	}
 	if !found {
 		return Repro{}, fmt.Errorf("no trial of the result on %s sent the command of %s", buildName(r), f.Check)
+	}
+	for i := range steps {
+		steps[i].Command = localPath(steps[i].Command)
 	}
 	probe := ""
 	if what != "read-allowed" {
@@ -71,7 +91,11 @@ func cliPermissions(f findings.Finding, r report.Result) (Repro, error) {
 		return Repro{}, fmt.Errorf("the recorded config has no port %s (the suite's frontend): ports %v", web, loc.Ports)
 	}
 	cmd := strings.ReplaceAll(call.Command, "/etc/harp/", "${REPRO_DIR}/")
-	for _, s := range []string{cmd, probe} {
+	quoted := []string{cmd, probe}
+	for _, st := range steps {
+		quoted = append(quoted, st.Command)
+	}
+	for _, s := range quoted {
 		if strings.ContainsAny(strings.ReplaceAll(s, "${REPRO_DIR}", ""), "\"$`\\\n") {
 			return Repro{}, fmt.Errorf("command %q holds characters the script cannot quote", call.Command)
 		}
@@ -79,14 +103,15 @@ func cliPermissions(f findings.Finding, r report.Result) (Repro, error) {
 	level := call.Level
 	data := map[string]any{"Finding": f, "From": fmt.Sprintf("%s (%s), %s", buildName(r), r.Build, r.Evidence),
 		"Socket": socket, "Level": level, "What": what, "WhatText": cliChecks[what], "Probe": probe,
-		"Ports": strings.Join(loc.Ports, " "), "WebPort": web, "Command": cmd}
+		"Ports": strings.Join(loc.Ports, " "), "WebPort": web, "Command": cmd, "Steps": steps}
 	script, err := render("clipermissions.sh", data)
 	if err != nil {
 		return Repro{}, err
 	}
 	does := []string{
 		"Copies `haproxy.cfg` to a temporary directory with the map `m.map` (k v0) and the ACL file `a.acl` (192.0.2.9) it reads, picks free ports, checks `haproxy -c` accepts it and starts `haproxy -W -db -f haproxy.cfg -S <dir>/master.sock`, with three stats sockets there: admin.sock, operator.sock and user.sock (`level admin`, `operator`, `user`).",
-		"Setup, as harp's run: 5 HTTP requests answered 200; `set table tbl key harp-key data.gpc0 5` on the admin socket.",
+		"Setup, as harp's run: 5 HTTP requests answered 200.",
+		fmt.Sprintf("Replays, in order, the %d commands harp sent on that node before the judged one (each trial's `set table tbl key %s data.gpc0 5` on the admin socket, then each state-changing command on its trial's socket), so that the judged command meets the state it met in harp's run.", len(steps), cliKey),
 	}
 	if what == "read-allowed" {
 		does = append(does, fmt.Sprintf("Sends `%s` on the %s socket (its documented level), followed by `show cli level` so that the whole answer is known: REPRODUCED when it is refused (Permission denied, Unknown command) or empty, PASS otherwise.", call.Command, level))
@@ -98,6 +123,30 @@ func cliPermissions(f findings.Finding, r report.Result) (Repro, error) {
 	files := []File{{Name: "reproduce", Exec: true, Text: script}, {Name: "haproxy.cfg", Text: loc.Config}}
 	return Repro{Lang: Sh, Files: files, Does: does, Needs: "POSIX sh, socat and Linux's /proc"}, nil
 }
+
+// failedCheck says whether a recorded call failed its check, as
+// clipermissions.JudgeChecks decides it.
+func failedCheck(c clipermissions.Call, what string) bool {
+	if c.Unread != "" {
+		return false
+	}
+	switch what {
+	case "refusal-changes-nothing":
+		return c.Refused && c.Changed != ""
+	case "level-enforced":
+		return !c.Refused && c.Changed != ""
+	case "no-false-success":
+		return !c.Refused && c.Changed == ""
+	case "read-allowed":
+		return c.Refused || c.Failed != ""
+	}
+	return false
+}
+
+// cliKey is the entry every trial of the suite sets first.
+const cliKey = "harp-key"
+
+type cliStep struct{ Socket, Command string }
 
 // cliProbe says how the script reads the state a command would change,
 // as the suite does (clipermissions' probe), or that it cannot.

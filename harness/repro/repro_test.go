@@ -180,9 +180,11 @@ func TestCLIPermissions(t *testing.T) {
 	cs, violation, _ := clipermissions.JudgeChecks(facts)
 	r := report.Result{Suite: clipermissions.Suite.ID, Title: clipermissions.Suite.Title, Build: "deb:trixie", Name: "3.0.11-1+deb13u5", Verdict: verdict.Reproduced,
 		Config: cfg, Evidence: "01-x", Trials: roundTrip(t, []verdict.Trial{{N: 1, Checks: cs, Violation: violation, Evidence: clipermissions.Evidence{Facts: facts}}})}
-	for _, c := range []struct{ check, probe, cmd string }{
-		{"user.set-table.refusal-changes-nothing", `PROBE="table"`, `CMD="set table tbl key harp-new data.gpc0 1"`},
-		{"user.add-map.level-enforced", `PROBE="map:${REPRO_DIR}/m.map"`, `CMD="add map ${REPRO_DIR}/m.map k v"`},
+	for _, c := range []struct{ check, probe, cmd, steps string }{
+		{"user.set-table.refusal-changes-nothing", `PROBE="table"`, `CMD="set table tbl key harp-new data.gpc0 1"`,
+			"\nstep admin \"set table tbl key harp-key data.gpc0 5\"\n\n"},
+		{"user.add-map.level-enforced", `PROBE="map:${REPRO_DIR}/m.map"`, `CMD="add map ${REPRO_DIR}/m.map k v"`,
+			"\nstep admin \"set table tbl key harp-key data.gpc0 5\"\nstep user \"set table tbl key harp-new data.gpc0 1\"\n\n"},
 	} {
 		sig := r.Suite + "/" + c.check
 		f := findings.Finding{ID: findings.ID(sig), Signature: sig, Kind: findings.KindCheck, Suite: r.Suite, Check: c.check, Title: r.Title}
@@ -192,7 +194,7 @@ func TestCLIPermissions(t *testing.T) {
 		}
 		script, _ := rp.File("reproduce")
 		_, what, _ := strings.Cut(strings.TrimPrefix(c.check, "user."), ".")
-		for _, want := range []string{"SOCKET=user ", "LEVEL=operator ", "WHAT=" + what + " ", c.probe, c.cmd, `PORTS="8080 8081"`, `printf 'k v0\n' >"$DIR/m.map"`} {
+		for _, want := range []string{"SOCKET=user ", "LEVEL=operator ", "WHAT=" + what + " ", c.probe, c.cmd, `PORTS="8080 8081"`, `printf 'k v0\n' >"$DIR/m.map"`, c.steps, `refused "$GOT"`} {
 			if !strings.Contains(script, want) {
 				t.Errorf("%s: script lacks %q", c.check, want)
 			}
@@ -204,6 +206,20 @@ func TestCLIPermissions(t *testing.T) {
 				t.Errorf("config lacks %q", want)
 			}
 		}
+	}
+	// Two commands share user.clear-table.*: the judged one is the one
+	// whose outcome failed the check, the other a step before it.
+	facts.Changes = []clipermissions.Call{{Command: "clear table tbl key harp-key", Level: "operator", Answer: "Permission denied", Refused: true},
+		{Command: "clear table tbl", Level: "operator"}}
+	cs, violation, _ = clipermissions.JudgeChecks(facts)
+	r.Trials = roundTrip(t, []verdict.Trial{{N: 1, Checks: cs, Violation: violation, Evidence: clipermissions.Evidence{Facts: facts}}})
+	sig := r.Suite + "/user.clear-table.no-false-success"
+	rp, err := For(findings.Finding{Signature: sig, Kind: findings.KindCheck, Suite: r.Suite, Check: "user.clear-table.no-false-success"}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if script, _ := rp.File("reproduce"); !strings.Contains(script, `CMD="clear table tbl"`+"\n") || !strings.Contains(script, `step user "clear table tbl key harp-key"`) {
+		t.Errorf("the judged command is the one that failed the check:\n%s", script)
 	}
 	if p, err := cliProbe("shutdown session 0x1"); err == nil {
 		t.Errorf("shutdown session needs a held session the script does not make: %q", p)
@@ -348,5 +364,22 @@ func pyCompile(t *testing.T, script string) {
 	}
 	if out, err := exec.Command("python3", "-m", "py_compile", path).CombinedOutput(); err != nil {
 		t.Errorf("python3 -m py_compile: %v\n%s", err, out)
+	}
+}
+
+// pyMinimal are the modules Debian's python3-minimal holds that the
+// Python reproducer may import (shutil and tempfile are not among them).
+var pyMinimal = map[string]bool{"os": true, "re": true, "select": true, "signal": true, "socket": true, "struct": true, "subprocess": true, "sys": true, "time": true}
+
+func TestPythonImports(t *testing.T) {
+	text, err := scripts.ReadFile("scripts/learned.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(text), "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 2 && (f[0] == "import" || f[0] == "from") && !pyMinimal[f[1]] {
+			t.Errorf("the Python reproducer imports %s, which python3-minimal lacks or harp has not checked: %q", f[1], l)
+		}
 	}
 }

@@ -86,9 +86,14 @@ for i in 1 2 3 4 5; do
 	code=$(http_status "$PORT_{{.WebPort}}")
 	[ "$code" = 200 ] || inconclusive "the frontend answered HTTP ${code:-nothing} before the checks"
 done
-ask_level admin "set table tbl key harp-key data.gpc0 5" || inconclusive "set table on the admin socket got no whole answer"
-[ -z "$ANSWER" ] || inconclusive "set table on the admin socket answered: $ANSWER"
-
+# step SOCKET-LEVEL COMMAND: one of the commands harp sent before the one
+# judged, in its order: they make the state the judged one met.
+step() {
+	ask_level "$1" "$2" || inconclusive "\"$2\" on the $1 socket (a step before the judged command) got no whole answer"
+	note "step: \"$2\" on the $1 socket: ${ANSWER:-(no answer: a success)}"
+}
+{{range .Steps}}step {{.Socket}} "{{.Command}}"
+{{end}}
 if [ "$WHAT" = read-allowed ]; then
 	note "sending \"$CMD\" on the $LEVEL socket (its documented level)"
 	ask_level "$LEVEL" "$CMD" || inconclusive "\"$CMD\" on the $LEVEL socket: the answer did not end with the socket's level: what HAProxy said is unknown"
@@ -103,7 +108,8 @@ was=$STATE
 note "before: $was"
 note "sending \"$CMD\" on the $SOCKET socket (documented level: $LEVEL)"
 ask_level "$SOCKET" "$CMD" || inconclusive "\"$CMD\" on the $SOCKET socket: the answer did not end with the socket's level: what HAProxy said is unknown"
-said=$(printf '%s\n' "$ANSWER" | head -n 1)
+GOT=$ANSWER
+said=$(printf '%s\n' "$GOT" | head -n 1)
 note "answer: ${said:-(none: a success)}"
 state || inconclusive "the state \"$CMD\" would change could not be read after it ($PROBE)"
 now=$STATE
@@ -111,7 +117,7 @@ note "after: $now"
 changed=
 [ "$was" = "$now" ] || changed="$was -> $now"
 
-if refused "$ANSWER"; then
+if refused "$GOT"; then
 	case $WHAT in
 	refusal-changes-nothing)
 		[ -z "$changed" ] || reproduced "SECURITY: \"$CMD\" (documented $LEVEL) refused on the $SOCKET socket (\"$said\") but changed $changed"

@@ -7,9 +7,10 @@
 #   REPRODUCED and exit 1: the finding shows; PASS and exit 0: it does not;
 #   INCONCLUSIVE and exit 2: a precondition was not met (it says which);
 #   exit 3: usage.
-# Needs Python 3's standard library only (no harp, Go or Docker). It runs
-# haproxy in master-worker mode (-W) in a temporary directory and kills
-# every haproxy it started when it exits.
+# Needs Python 3's standard library only, and of it only what Debian's
+# python3-minimal holds (no shutil, no tempfile); no harp, Go or Docker.
+# It runs haproxy in master-worker mode (-W) in a temporary directory and
+# kills every haproxy it started when it exits.
 #
 # The script plays the remote peer `{{.Remote}}` of peers section `{{.Section}}`
 # itself, speaking the peers protocol (doc/peers-v2.0.txt): the text
@@ -19,13 +20,11 @@
 import os
 import re
 import select
-import shutil
 import signal
 import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
 SECTION, LOCAL, REMOTE, TABLE = {{pyq .Section}}, {{pyq .Local}}, {{pyq .Remote}}, {{pyq .Table}}
@@ -258,7 +257,7 @@ def remote_established(admin):
     out = show_peers_section(admin)
     if out is None:
         return False
-    m = re.search(r"^0x[0-9a-f]+: id=%s\b(.*?)(?=^0x[0-9a-f]+: id=|\Z)" % re.escape(REMOTE), out, re.S | re.M)
+    m = re.search(r"^\s*0x[0-9a-f]+: id=%s\b(.*?)(?=^\s*0x[0-9a-f]+: id=|\Z)" % re.escape(REMOTE), out, re.S | re.M)
     return bool(m) and "last_status=ESTA" in m.group(1) and "appctx:0x" in m.group(1)
 
 
@@ -275,7 +274,8 @@ def entry(admin, key):
 def run(haproxy, tmp, procs):
     env = dict(os.environ, REPRO_DIR=tmp)
     cfg = os.path.join(tmp, "haproxy.cfg")
-    shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), "haproxy.cfg"), cfg)
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "haproxy.cfg"), "rb") as src, open(cfg, "wb") as dst:
+        dst.write(src.read())
     admin = os.path.join(tmp, "admin.sock")
     log = os.path.join(tmp, "haproxy.log")
     for attempt in range(5):
@@ -375,7 +375,46 @@ def stop(procs, tmp):
             os.killpg(p.pid, signal.SIGKILL)  # workers left in the group
         except OSError:
             pass
-    shutil.rmtree(tmp, ignore_errors=True)
+    remove(tmp)
+
+
+def remove(top):
+    """rm -rf (python3-minimal has no shutil)."""
+    for d, dirs, files in os.walk(top, topdown=False):
+        for name in files + dirs:
+            p = os.path.join(d, name)
+            try:
+                os.rmdir(p) if os.path.isdir(p) and not os.path.islink(p) else os.unlink(p)
+            except OSError:
+                pass
+    try:
+        os.rmdir(top)
+    except OSError:
+        pass
+
+
+def mkdtemp():
+    """A new private directory (python3-minimal's tempfile needs shutil)."""
+    base = os.environ.get("TMPDIR") or "/tmp"
+    while True:
+        path = os.path.join(base, "harp-repro.%d.%s" % (os.getpid(), os.urandom(4).hex()))
+        try:
+            os.mkdir(path, 0o700)
+            return path
+        except FileExistsError:
+            continue
+
+
+def interrupted(*_):
+    raise Verdict(2, "INCONCLUSIVE: interrupted")
+
+
+def which(name):
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        p = os.path.join(d, name)
+        if os.access(p, os.X_OK):
+            return p
+    return None
 
 
 def main():
@@ -384,10 +423,11 @@ def main():
         return 3
     haproxy = sys.argv[1]
     if os.sep not in haproxy:
-        haproxy = shutil.which(haproxy) or haproxy
-    tmp = tempfile.mkdtemp(prefix="harp-repro.")
+        haproxy = which(haproxy) or haproxy
+    tmp = mkdtemp()
     procs = []
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(Verdict(2, "INCONCLUSIVE: interrupted")))
+    signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGHUP, interrupted)
     try:
         if not os.access(haproxy, os.X_OK):
             inconclusive(haproxy + " is not an executable haproxy")
