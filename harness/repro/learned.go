@@ -92,6 +92,6 @@ func learnedExpiry(f findings.Finding, r report.Result) (Repro, error) {
 		fmt.Sprintf("REPRODUCED when the stored entry expires later than the table's own expire (%d ms); PASS when it expires within it; INCONCLUSIVE when the update was never applied or a step before it could not be made.", ms),
 	}
 	return Repro{Lang: Python, Files: []File{{Name: "reproduce", Exec: true, Text: script}, {Name: "haproxy.cfg", Text: loc.Config}},
-		Does: does, Needs: "Python 3 (its standard library: socket, struct, subprocess) and Linux",
+		Does: does, Needs: "Python 3 (its standard library, and of it only what Debian's python3-minimal holds: socket, struct, select, subprocess) and Linux",
 		Reproduces: fmt.Sprintf("its %q violation: the one that needs raw peers-protocol bytes (the suite's other trials, between two real nodes, are harp's to run)", learnedKind)}, nil
 }
