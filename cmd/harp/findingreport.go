@@ -79,7 +79,7 @@ func cmdReportFinding(ctx context.Context, a findingArgs, out, post string) int 
 		if err != nil {
 			return fail("report: --fix: %v", err)
 		}
-		proof, err := report.LoadSummary(a.proof)
+		proof, err := proofRuns(a.proof)
 		if err != nil {
 			return fail("report: --proof: %v", err)
 		}
@@ -145,4 +145,21 @@ func readRepro(dir string) (map[string]string, error) {
 		return nil, fmt.Errorf("%s holds no reproduce script (harp findings repro --out writes one)", dir)
 	}
 	return files, nil
+}
+
+// proofRuns reads the proof: one run, or several (comma-separated: the
+// base build's run and the patched build's), their results together.
+func proofRuns(dirs string) (report.Run, error) {
+	var all report.Run
+	var ids []string
+	for _, dir := range strings.Split(dirs, ",") {
+		run, err := report.LoadSummary(strings.TrimSpace(dir))
+		if err != nil {
+			return all, err
+		}
+		ids = append(ids, run.ID)
+		all.Results = append(all.Results, run.Results...)
+	}
+	all.ID = strings.Join(ids, " + ")
+	return all, nil
 }
