@@ -59,7 +59,7 @@ type Row struct {
 // Table reads the level table of a HAProxy version ("3.2.26-1" uses
 // 3.2.*.tsv): the file of the same major.minor.
 func Table(version string) (string, []Row, error) {
-	mm := regexp.MustCompile(`^(\d+\.\d+)\.`).FindStringSubmatch(version)
+	mm := regexp.MustCompile(`^(\d+\.\d+)[.-]`).FindStringSubmatch(version) // 3.2.26-1, 3.5-dev5-50872daa6
 	if mm == nil {
 		return "", nil, fmt.Errorf("version %q has no major.minor", version)
 	}

@@ -136,3 +136,14 @@ func TestJudgeCheckIDs(t *testing.T) {
 		}
 	}
 }
+
+// A development version has a major.minor too: its reason names the
+// missing table, not a version harp could not read.
+func TestTableOfADevVersion(t *testing.T) {
+	if _, _, err := Table("3.5-dev5-50872daa6"); err == nil || !strings.Contains(err.Error(), "no CLI level table for HAProxy 3.5") {
+		t.Errorf("3.5-dev5: %v", err)
+	}
+	if name, _, err := Table("3.2.26-1"); err != nil || name != "3.2.0.tsv" {
+		t.Errorf("3.2.26-1: %s %v", name, err)
+	}
+}
