@@ -179,19 +179,33 @@ func fix(in Inputs) string {
 // both. The fix is proven when the finding is REPRODUCED without it and
 // PASS with it, and no other suite's verdict moved.
 func Proof(run report.Run, patch, sig string) string {
+	// The pair is a build with the patch and the build with the same
+	// spec less that patch: with several patches in the proof runs, the
+	// comparison isolates this one.
+	specs := map[string]bool{}
+	for _, r := range run.Results {
+		specs[r.Build] = true
+	}
+	var base, patched string
+	for spec := range specs {
+		if b, ok := withoutPatch(spec, patch); ok && specs[b] && (patched == "" || spec < patched) {
+			base, patched = b, spec
+		}
+	}
 	var without, with []report.Result
 	for _, r := range run.Results {
-		if r.IsCrashRow() {
+		if r.IsCrashRow() || base == "" {
 			continue
 		}
-		if strings.Contains(r.Build, patch) {
+		switch r.Build {
+		case patched:
 			with = append(with, r)
-		} else {
+		case base:
 			without = append(without, r)
 		}
 	}
 	if len(with) == 0 || len(without) == 0 {
-		return fmt.Sprintf("(the proof run %s does not hold builds both with and without %s)\n", run.ID, patch)
+		return fmt.Sprintf("(the proof run %s does not hold a build with %s and the same build without it)\n", run.ID, patch)
 	}
 	by := func(rs []report.Result) map[string]report.Result {
 		m := map[string]report.Result{}
@@ -328,4 +342,16 @@ func lastLines(s string, n int) string {
 		lines = append([]string{fmt.Sprintf("(%d earlier lines in harp's evidence)", len(lines)-n)}, lines[len(lines)-n:]...)
 	}
 	return fit(strings.Join(lines, "\n"), 4000)
+}
+
+// withoutPatch is a build spec less its patch=...name option; ok is false
+// when the spec does not apply that patch.
+func withoutPatch(spec, name string) (string, bool) {
+	parts := strings.Split(spec, ",")
+	for i, p := range parts {
+		if v, isPatch := strings.CutPrefix(p, "patch="); isPatch && (v == name || strings.HasSuffix(v, "/"+name)) {
+			return strings.Join(append(parts[:i:i], parts[i+1:]...), ","), true
+		}
+	}
+	return "", false
 }

@@ -48,6 +48,18 @@ func TestMarkdown(t *testing.T) {
 			t.Errorf("missing %q in:\n%s", want, md)
 		}
 	}
+	// With a second patch on top in the proof runs, the pair is still the
+	// build with this patch and the same build without it.
+	stacked := proof
+	stacked.Results = append(append([]report.Result(nil), proof.Results...),
+		report.Result{Suite: "conf-failed-reload", Build: "git:/h@HEAD,patch=fix.diff,patch=/p/other.diff", Verdict: verdict.Pass,
+			Checks: []verdict.Tally{{ID: "master-survives.syntax-error", Held: 2}}})
+	if p := Proof(stacked, "fix.diff", sig); !strings.Contains(p, "| conf-failed-reload | REPRODUCED | REPRODUCED |") {
+		t.Errorf("the stacked build was taken for the patched one:\n%s", p)
+	}
+	if p := Proof(stacked, "other.diff", "conf-failed-reload/failed-reload-counted.syntax-error"); !strings.Contains(p, "without the patch and `git:/h@HEAD,patch=fix.diff,patch=/p/other.diff` with it") {
+		t.Errorf("the second patch's pair:\n%s", p)
+	}
 	// A fix whose proof moved another suite says so; one that leaves the
 	// finding says NOT PROVEN.
 	proof.Results[3].Verdict = verdict.Reproduced
