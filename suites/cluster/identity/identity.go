@@ -8,7 +8,6 @@ package identity
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/cluster"
@@ -64,7 +63,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 			t.Unmet = unmet
 			return err
 		}
-		defer c.StopWithin(ctx, time.Minute) // one cluster per trial
+		defer env.StopCluster(ctx, c) // one cluster per trial, its crashes read first
 		return trial(ctx, c, t, how)
 	})
 }
@@ -76,7 +75,7 @@ func control(ctx context.Context, env *scenario.Env) (unmet string, err error) {
 	if c == nil {
 		return "control (every name right): " + unmet, err
 	}
-	defer c.StopWithin(ctx, time.Minute)
+	defer env.StopCluster(ctx, c)
 	ks := cluster.Keys("control-", 10)
 	if err := c.Members[0].SetKeys(ctx, cluster.DefaultTable, ks, "data.gpc0 1"); err != nil {
 		return "", err

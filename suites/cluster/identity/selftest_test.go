@@ -26,6 +26,11 @@ var _ = selftest.Describe(identity.Suite, func() {
 			Expect(ev.Facts.KeysOnGhost.Value).To(BeZero())
 			Expect(ev.DoctorNamedIdentity).To(BeTrue())
 		}
+		// Each trial's cluster is stopped only after its crashes were
+		// read: every node checked, none left unread.
+		Expect(r.CrashWatch).NotTo(BeNil())
+		Expect(r.CrashWatch.Failed).To(BeEmpty())
+		Expect(r.CrashWatch.Nodes).To(BeNumerically(">=", 12))
 	},
 		// Observed on both: a misnamed node has its peers section removed, by each of the three ways, and the doctor names it.
 		selftest.ServedEnds(verdict.Pass)...,
