@@ -83,9 +83,7 @@ func (env *Env) Close(ctx context.Context) {
 	ws := append([]watched(nil), env.watched...)
 	env.mu.Unlock()
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
-	for _, w := range ws {
-		env.collectCrashes(cctx, w.n)
-	}
+	env.collectAll(cctx, ws)
 	cancel()
 	env.mu.Lock()
 	fs := env.cleanups
@@ -112,22 +110,62 @@ func (env *Env) StopNode(ctx context.Context, n *node.Node) {
 	n.Stop(sctx)
 }
 
-// collectCrashes records, once per node, the processes that died on a
-// signal with their backtraces (Crashes), and whether the node could be
-// checked at all (CrashWatch): a node harp could not read may have crashed
-// unseen, which is no "none crashed".
-func (env *Env) collectCrashes(ctx context.Context, n *node.Node) {
+// collectAll collects every node's crash evidence side by side (each
+// waits for its own node to settle), recorded in the order of ws.
+func (env *Env) collectAll(ctx context.Context, ws []watched) {
+	type got struct {
+		cs  []verdict.Crash
+		err error
+		ok  bool
+	}
+	res := make([]got, len(ws))
+	var wg sync.WaitGroup
+	for i, w := range ws {
+		if !env.claim(w.n) {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cs, err := w.n.Crashes(ctx)
+			res[i] = got{cs, err, true}
+		}()
+	}
+	wg.Wait()
+	for i, w := range ws {
+		if res[i].ok {
+			env.record(w.n, res[i].cs, res[i].err)
+		}
+	}
+}
+
+// claim says whether n's crashes are still to be collected, and marks
+// them collected.
+func (env *Env) claim(n *node.Node) bool {
 	env.mu.Lock()
+	defer env.mu.Unlock()
 	if env.collected == nil {
 		env.collected = map[*node.Node]bool{}
 	}
 	done := env.collected[n]
 	env.collected[n] = true
-	env.mu.Unlock()
-	if done {
+	return !done
+}
+
+// collectCrashes records, once per node, the processes that died on a
+// signal with their backtraces (Crashes), and whether the node could be
+// checked at all (CrashWatch): a node harp could not read may have crashed
+// unseen, which is no "none crashed".
+func (env *Env) collectCrashes(ctx context.Context, n *node.Node) {
+	if !env.claim(n) {
 		return
 	}
 	cs, err := n.Crashes(ctx)
+	env.record(n, cs, err)
+}
+
+// record keeps one node's crashes and whether it could be checked.
+func (env *Env) record(n *node.Node, cs []verdict.Crash, err error) {
 	for i := range cs {
 		cs[i].Suite = env.Suite.ID
 		c := cs[i]
@@ -153,6 +191,11 @@ func (env *Env) collectCrashes(ctx context.Context, n *node.Node) {
 // (0: not checked). A node that runs other threads is an unmet
 // precondition.
 func (env *Env) StartNode(ctx context.Context, o node.Options, threads int) (n *node.Node, unmet string, err error) {
+	return env.startNode(ctx, o, threads, func(n *node.Node) { env.Cleanup(func(ctx context.Context) { n.Stop(ctx) }) })
+}
+
+// startNode is StartNode; stopLater registers the node's stop.
+func (env *Env) startNode(ctx context.Context, o node.Options, threads int, stopLater func(*node.Node)) (n *node.Node, unmet string, err error) {
 	o.Image, o.RunID = env.Image, env.RunID
 	if o.CPUs == 0 {
 		o.CPUs = env.CPUs
@@ -165,8 +208,7 @@ func (env *Env) StartNode(ctx context.Context, o node.Options, threads int) (n *
 	if err != nil {
 		return nil, "", err
 	}
-	started := n // n is nil again when a precondition below fails
-	env.Cleanup(func(ctx context.Context) { started.Stop(ctx) })
+	stopLater(n)
 	env.Watch(o.Name, n)
 	if threads > 0 {
 		if unmet, err = CheckThreads(ctx, n, threads); err != nil || unmet != "" {
@@ -178,12 +220,27 @@ func (env *Env) StartNode(ctx context.Context, o node.Options, threads int) (n *
 
 // StartNodes starts k nodes of the same options side by side (StartNode
 // each; the first keeps o.Name, the others add -2, -3, ...), for trials
-// that run on several nodes at once (RunTrialsOn). The first node that
-// fails to start or misses a precondition is the answer.
+// that run on several nodes at once (RunTrialsOn); they stop side by side
+// too. The first node that fails to start or misses a precondition is the
+// answer.
 func (env *Env) StartNodes(ctx context.Context, k int, o node.Options, threads int) ([]*node.Node, string, error) {
 	if o.Name == "" {
 		o.Name = "node-" + env.Suite.ID
 	}
+	var mu sync.Mutex
+	var started []*node.Node
+	env.Cleanup(func(ctx context.Context) {
+		mu.Lock()
+		ns := started
+		mu.Unlock()
+		var wg sync.WaitGroup
+		for _, n := range ns {
+			wg.Add(1)
+			go func() { defer wg.Done(); n.Stop(ctx) }()
+		}
+		wg.Wait()
+	})
+	stopLater := func(n *node.Node) { mu.Lock(); started = append(started, n); mu.Unlock() }
 	nodes := make([]*node.Node, k)
 	unmets, errs := make([]string, k), make([]error, k)
 	var wg sync.WaitGroup
@@ -195,7 +252,7 @@ func (env *Env) StartNodes(ctx context.Context, k int, o node.Options, threads i
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			nodes[i], unmets[i], errs[i] = env.StartNode(ctx, oi, threads)
+			nodes[i], unmets[i], errs[i] = env.startNode(ctx, oi, threads, stopLater)
 		}()
 	}
 	wg.Wait()
