@@ -88,17 +88,67 @@ func (p *Probe) Established(ctx context.Context, timeout time.Duration) (cliout.
 }
 
 // Settled waits until no session of the remote peer is up (neither harp's
-// nor HAProxy's own attempt to connect to the remote peer's address) and
-// HAProxy's next attempt is at least quiet away (its `reconnect` timer;
-// show peers rounds it to seconds): a handshake made then collides with
-// nothing, and once it is established HAProxy stops attempting.
-func (p *Probe) Settled(ctx context.Context, quiet, timeout time.Duration) error {
-	return node.Poll(ctx, timeout, 100*time.Millisecond, func() (bool, error) {
+// nor HAProxy's own attempt to connect to the remote peer's address), no
+// stream of an earlier one is left (HAProxy releases a session's applet
+// after show peers stopped showing it, and a release clears the alive
+// flag, the next session's too on a build with #3519) and HAProxy's next
+// attempt is at least quiet away (its `reconnect` timer, which show peers
+// rounds down to seconds; an expired one never is): a handshake made then
+// collides with nothing and is not undone by an old release, and once it
+// is established HAProxy stops attempting. With quiet 0 a timer shown as
+// 0s is enough: the attempt may then be a moment away, and a handshake
+// that collides with it anyway must be told by the caller (coll in show
+// peers).
+//
+// An attempt of HAProxy's own that a handshake superseded is not shut
+// down: it goes on retrying until its connects fail (3 s against a port
+// where nothing listens), and `shutdown session` does not end it sooner.
+// With keepAttempts those may remain; they are returned, for the caller
+// to watch (Streams) and discard what their release may have undone.
+func (p *Probe) Settled(ctx context.Context, quiet, timeout time.Duration, keepAttempts bool) (attempts []string, err error) {
+	err = node.Poll(ctx, timeout, 50*time.Millisecond, func() (bool, error) {
 		r, err := p.State(ctx)
 		if err != nil || r.Session {
 			return false, nil
 		}
 		d, never, ok := r.Delay("reconnect")
-		return ok && (never || d >= quiet), nil
+		if !ok || (!never && (r.Fields["reconnect"] == "<PAST>" || d < quiet)) {
+			return false, nil
+		}
+		in, out, err := p.Streams(ctx)
+		attempts = out
+		return err == nil && len(in) == 0 && (keepAttempts || len(out) == 0), nil
 	})
+	return attempts, err
+}
+
+// Streams lists the peers streams show sess gives, by pointer: in, those
+// that came in over TCP (harp's sessions, released or not); out, those
+// without a frontend connection (HAProxy's own attempts to connect). The
+// CLI's streams are neither. The section has no other proxy.
+func (p *Probe) Streams(ctx context.Context) (in, out []string, err error) {
+	sess, err := p.Node.Query(ctx, node.Current, "show sess")
+	if err != nil {
+		return nil, nil, err
+	}
+	in, out = streams(sess)
+	return in, out, nil
+}
+
+func streams(sess string) (in, out []string) {
+	for _, line := range strings.Split(sess, "\n") {
+		ptr, rest, ok := strings.Cut(line, ": ")
+		if !ok || !strings.HasPrefix(ptr, "0x") {
+			continue
+		}
+		f := " " + rest + " "
+		switch {
+		case strings.Contains(f, " fe=GLOBAL "):
+		case strings.Contains(f, " proto=tcpv4 "), strings.Contains(f, " proto=tcpv6 "):
+			in = append(in, ptr)
+		case strings.Contains(f, " proto=? "):
+			out = append(out, ptr)
+		}
+	}
+	return in, out
 }

@@ -5,6 +5,7 @@ package issue3519
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,11 +39,11 @@ var Suite = scenario.Register(&scenario.Scenario{
 	},
 	StepsFor: func(p scenario.Values) []string {
 		return []string{
-			fmt.Sprintf("Setup: %s, nbthread 1, localpeer local; one peers section with `local` on a port the test reaches and `remote` on a port where nothing listens; table `marker` (type ip, size 100, expire 1h, store gpc0). Precondition: the section's initial resync is finished (else HAProxy would ask harp's peer to teach it, and the answer would refresh the alive flag).", nodesText(p.Int("PARALLEL"))),
+			fmt.Sprintf("Setup: %s, nbthread 1, localpeer local; one peers section with `local` on a port the test reaches and `remote` on a port where nothing listens; table `marker` (type ip, size 100, expire 1h, store gpc0). Precondition: the section's initial resync is finished (else HAProxy would ask harp's peer to teach it during a trial, and the answer would refresh the alive flag): harp's peer, as `remote`, answers HAProxy's resync request in a session of its own with resync finished (an up-to-date peer with nothing to teach), closed before the trials; a build that does not ask finishes by its 5 s timeout.", nodesText(p.Int("PARALLEL"))),
 			"Positive control, once (on a node of its own beside the trials, when there are several): a replacement that HAProxy is told to kill (`shutdown session`) must be seen closed by harp within 2 s, or the run is INCONCLUSIVE.",
-			"Trial: harp's peers client completes a handshake as `remote` (the first connection); a second client completes a handshake as `remote` (the replacement); HAProxy must release the first session (its socket closed by HAProxy) within 2 s. The replacement is then watched until HAProxy's next reconnect check, as `reconnect=` in show peers gives it (rounded down to seconds), plus 1.5 s, sending nothing; that check, rounded up, must come before harp's first heartbeat (3 s after the handshake, like HAProxy's), which would refresh the alive flag, else the attempt is discarded and run again (as one whose handshake collided with HAProxy's own; 3 attempts, then INCONCLUSIVE).",
+			"Trial: once no session of the remote peer is up, no stream of an earlier one is left (show sess) and HAProxy's reconnect timer has not expired, harp's peers client completes a handshake as `remote` (the first connection); a second client completes a handshake as `remote` (the replacement); HAProxy must release the first session (its socket closed by HAProxy) within 2 s. An attempt of HAProxy's own to connect that a handshake superseded goes on retrying until its connects fail (3 s) and its release clears the alive flag too: a control may start beside one (a trial's replacement waits for it to end), and a watched session that HAProxy closes after one ended is discarded and run again. The replacement is then watched, sending nothing, through HAProxy's next reconnect check: until show peers shows that check passed (the reconnect timer set again to its full period with the session still established, before harp's first heartbeat), else until the check as `reconnect=` gives it (rounded down to seconds) plus 1.5 s; that check, rounded up, must come before harp's first heartbeat (3 s after the handshake, like HAProxy's), which would refresh the alive flag, else the attempt is discarded and run again, as is one whose handshake collided with HAProxy's own attempt to connect (coll up; 3 attempts, then INCONCLUSIVE).",
 			"Expectation: the replacement stays established through the check: its socket stays open and `show peers` shows the remote peer established. A violation is HAProxy's own kill: the socket closed by HAProxy, show peers no longer established, no_hbt up by one and proto_err unchanged; any other closing is INCONCLUSIVE.",
-			"Control, beside each trial: the same trial with one handshake and no replacement must stay established through its own check; if it does not, the verdict is INCONCLUSIVE.",
+			"Control, beside each trial (before it, on its node): the same trial with one handshake and no replacement must stay established through its own check; if it does not, the verdict is INCONCLUSIVE. ",
 		}
 	},
 	Run: run,
@@ -51,11 +52,20 @@ var Suite = scenario.Register(&scenario.Scenario{
 const (
 	// show peers rounds timers down to seconds: the check comes within a
 	// second of what it shows; the window waits half a second more.
-	rounding  = time.Second
-	margin    = 1500 * time.Millisecond
-	release   = 2 * time.Second
-	settle    = 15 * time.Second
-	quiet     = time.Second // show peers rounds timers down to seconds
+	rounding = time.Second
+	margin   = 1500 * time.Millisecond
+	release  = 2 * time.Second
+	settle   = 15 * time.Second
+	// A handshake may follow HAProxy's reconnect timer closely: one that
+	// collides with HAProxy's own attempt anyway raises coll, and the
+	// attempt is run again (cleanTrial). Waiting for a timer shown as 1s
+	// instead would often wait out HAProxy's own attempt (3 s: its
+	// connects to the dead port are refused and retried).
+	quiet     = 0
+	checkPoll = 100 * time.Millisecond
+	// A reconnect timer shown at 3 s or more right after it was lower was
+	// set again to HAProxy's 5 s period: the check found the peer alive.
+	passed    = 3 * time.Second
 	section   = "sync"
 	localPeer = "local"
 	remote    = "remote"
@@ -126,7 +136,11 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		}
 		positive <- control{}
 	} else {
-		go func() { u, err := probes[lanes].positive(ctx); positive <- control{u, err} }()
+		go func() {
+			u, err := probes[lanes].positive(ctx)
+			positive <- control{u, err}
+			env.StopNode(ctx, probes[lanes].Node) // its stop overlaps the trials
+		}()
 		nodes = nodes[:lanes]
 	}
 	var mu sync.Mutex
@@ -147,6 +161,13 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		tr, err := p.cleanTrial(ctx, t.N, true)
 		tr.Evidence.(*Evidence).Control = c
 		t.Trial = tr
+		if p.resync != "" { // the node's precondition, in its first trial
+			t.Notef("%s", p.resync)
+			p.resync = ""
+		}
+		if err == nil && lanes > 1 && t.N+lanes > env.Trials {
+			env.StopNode(ctx, n) // the node's last trial: its stop overlaps the others'
+		}
 		return err
 	})
 	if res := <-positive; out.Err == nil {
@@ -167,23 +188,60 @@ func nodesText(n int) string {
 	return fmt.Sprintf("up to %d nodes side by side, the trials spread over them (trial i on node (i-1) mod %d, each node's trials one after another)", n, n)
 }
 
-// prepare makes a node's probe once its initial resync finished.
+// prepare makes a node's probe once its initial resync finished. harp's
+// peer, as the remote peer it plays, answers HAProxy's resync request in a
+// session of its own (an up-to-date peer with nothing to teach says resync
+// finished), so the resync ends when HAProxy hears it rather than at its
+// 5 s timeout; that session is closed before any trial. A build that never
+// asks still finishes by its timeout.
 func prepare(ctx context.Context, n *node.Node) (*peerProbe, string, error) {
 	addr, err := n.Addr(ctx, "10000/tcp")
 	if err != nil {
 		return nil, "", err
 	}
 	p := &peerProbe{Probe: &remotepeer.Probe{Node: n, Addr: addr, Section: section, Local: localPeer, Remote: remote}}
-	if unmet := p.WaitResync(ctx, 20*time.Second); unmet != "" {
+	t0 := time.Now()
+	c, status, err := p.Dial(ctx, peers.Options{Answer: true})
+	if err != nil {
+		return nil, "", fmt.Errorf("the resync session: %w", err)
+	}
+	unmet := p.WaitResync(ctx, 20*time.Second)
+	took := time.Since(t0).Round(time.Millisecond)
+	switch {
+	case c == nil:
+		p.resync = fmt.Sprintf("initial resync finished by HAProxy's own timeout after %s (its handshake with harp's peer was answered %d)", took, status)
+	case asked(c):
+		p.resync = fmt.Sprintf("initial resync finished %s after the node was ready: HAProxy asked harp's peer (as %s, in a session of its own, closed before the trials) and harp answered resync finished", took, remote)
+	default:
+		p.resync = fmt.Sprintf("initial resync finished %s after the node was ready, without asking harp's peer", took)
+	}
+	if c != nil {
+		c.Close()
+	}
+	if unmet != "" {
 		return nil, unmet, nil
 	}
 	return p, "", nil
+}
+
+// asked says whether HAProxy sent the session a resync request.
+func asked(c *peers.Conn) bool {
+	for _, e := range c.Events() {
+		if e.Msg.Class == peers.ClassControl && e.Msg.Type == peers.CtrlResyncRequest {
+			return true
+		}
+	}
+	return false
 }
 
 // peerProbe plays the remote peer against one node.
 type peerProbe struct {
 	*remotepeer.Probe
 	handshake time.Time // of the session last dialled: its first heartbeat is due 3 s later
+	resync    string    // how the node's initial resync finished, noted in its first trial
+	// HAProxy's own attempts to connect that a handshake superseded and
+	// that were still retrying when the last trial connected (show sess).
+	attempts []string
 }
 
 // cleanTries bounds the attempts at a trial whose handshake collided with
@@ -210,13 +268,16 @@ const collided = "collision with HAProxy's own session"
 
 // rerun says whether an attempt is not the scenario under test, for a
 // reason that a fresh attempt may not have: a collision with HAProxy's own
-// attempt, or a random collision backoff that put HAProxy's check after
-// harp's first heartbeat.
+// attempt, a random collision backoff that put HAProxy's check after
+// harp's first heartbeat, or the release of a superseded attempt of
+// HAProxy's during the window.
 func rerun(unmet string) bool {
-	return strings.HasPrefix(unmet, collided) || strings.HasPrefix(unmet, lateCheck)
+	return strings.HasPrefix(unmet, collided) || strings.HasPrefix(unmet, lateCheck) || strings.HasPrefix(unmet, attemptEnded)
 }
 
 const lateCheck = "HAProxy's next reconnect check"
+
+const attemptEnded = "an attempt of HAProxy's own to connect, superseded and still retrying, ended"
 
 // trial runs one trial; with replace=false it is the control (one
 // connection, no replacement). What could not be set up is an unmet
@@ -231,7 +292,12 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 			c.Close()
 		}
 	}()
-	before, start, unmet, err := p.connect(ctx, replace, &conns)
+	// A control may start beside an attempt of HAProxy's still retrying:
+	// its check comes within 2 s of the handshake, mostly before that
+	// attempt ends (3 s after it began). A replacement's check may come
+	// later: it waits for the attempt to be over, which saves the runs
+	// that it would discard.
+	before, start, unmet, err := p.connect(ctx, replace, !replace, &conns)
 	if err != nil || unmet != "" {
 		t.Unmet = unmet
 		return t, err
@@ -252,7 +318,11 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 	}
 	t.Violation, t.Unmet = Judge(f)
 	if t.Violation == "" && t.Unmet == "" {
-		t.Notes = append(t.Notes, fmt.Sprintf("%s established for the whole %s window (HAProxy's reconnect check plus %s)", f.what(), f.Window, margin))
+		if f.CheckPassed > 0 {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s established through HAProxy's reconnect check: show peers showed the check passed %s into the window (reconnect timer set again, session established), before harp's first heartbeat", f.what(), f.CheckPassed.Round(time.Millisecond)))
+		} else {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s established for the whole %s window (HAProxy's reconnect check plus %s)", f.what(), f.Window, margin))
+		}
 	}
 	return t, nil
 }
@@ -262,9 +332,9 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 // of HAProxy's own and that the watched one is established; the
 // connections made are added to conns, the watched one last. start is
 // when the watched session became the only one.
-func (p *peerProbe) connect(ctx context.Context, replace bool, conns *[]*peers.Conn) (before cliout.Peer, start time.Time, unmet string, err error) {
-	if err := p.Settled(ctx, quiet, settle); err != nil {
-		return before, start, "a session of the remote peer from the previous trial never ended", nil
+func (p *peerProbe) connect(ctx context.Context, replace, keepAttempts bool, conns *[]*peers.Conn) (before cliout.Peer, start time.Time, unmet string, err error) {
+	if p.attempts, err = p.Settled(ctx, quiet, settle, keepAttempts); err != nil {
+		return before, start, "a session of the remote peer from before, or its stream, never ended", nil
 	}
 	r0, err := p.State(ctx)
 	if err != nil {
@@ -349,19 +419,66 @@ func (p *peerProbe) window(ctx context.Context, watched *peers.Conn, replace boo
 	}
 	timer := time.NewTimer(f.Window)
 	defer timer.Stop()
-	select {
-	case <-watched.Closed():
-		at, why := watched.ClosedAt()
-		if f.ClosedAfter, f.Closing = at.Sub(start), obs.Opt(obs.Value(fmt.Sprint(why))); !watched.ClosedByPeer() { // harp's side: what HAProxy would have done is unknown
-			f.Closing = obs.Opt(obs.Failure[string]("harp's client ended the %s session itself: %v", f.what(), why))
+	poll := time.NewTicker(checkPoll)
+	defer poll.Stop()
+	// The window ends at the check once show peers shows it passed: the
+	// timer set again to HAProxy's full reconnect period with the session
+	// still established. Only in an answer read before harp's first
+	// heartbeat (with a tenth of a second to spare), which sets the timer
+	// again too; a kill sets it to at most 2049 ms.
+	last, heartbeat := d, p.handshake.Add(peers.DefaultOptions.Heartbeat-100*time.Millisecond)
+watch:
+	for {
+		select {
+		case <-watched.Closed():
+			at, why := watched.ClosedAt()
+			if f.ClosedAfter, f.Closing = at.Sub(start), obs.Opt(obs.Value(fmt.Sprint(why))); !watched.ClosedByPeer() { // harp's side: what HAProxy would have done is unknown
+				f.Closing = obs.Opt(obs.Failure[string]("harp's client ended the %s session itself: %v", f.what(), why))
+			}
+			// An attempt's release can only make HAProxy kill the session,
+			// never keep it: one that ended, before or after this closing
+			// (it cannot be told), leaves the closing unexplained.
+			f.AttemptEnded = p.attemptEnded(ctx)
+			break watch
+		case <-timer.C:
+			break watch
+		case <-poll.C:
+			r, err := p.State(ctx)
+			cur, never, ok := r.Delay("reconnect")
+			if err != nil || !ok || never {
+				continue // a reading that failed decides nothing
+			}
+			if cur > last && cur >= passed && r.Established() && time.Now().Before(heartbeat) {
+				f.CheckPassed = time.Since(start)
+				break watch
+			}
+			last = cur
+		case <-ctx.Done():
+			return f, after, ctx.Err()
 		}
-	case <-timer.C:
-	case <-ctx.Done():
-		return f, after, ctx.Err()
 	}
 	after, err = p.State(ctx)
 	f.After = obs.Opt(obs.From(state(after), err))
 	return f, after, nil
+}
+
+// attemptEnded says whether an attempt of HAProxy's own that was still
+// retrying when the watched session connected is gone from show sess (a
+// failed reading says nothing).
+func (p *peerProbe) attemptEnded(ctx context.Context) bool {
+	if len(p.attempts) == 0 {
+		return false
+	}
+	_, out, err := p.Streams(ctx)
+	if err != nil {
+		return false
+	}
+	for _, a := range p.attempts {
+		if !slices.Contains(out, a) {
+			return true
+		}
+	}
+	return false
 }
 
 // Facts are what one trial's window showed.
@@ -371,11 +488,17 @@ type Facts struct {
 	// The replacement's next check comes after harp's first heartbeat,
 	// which refreshes the alive flag: the trial could not see the bug.
 	CheckAfterHeartbeat bool
-	Window              time.Duration        // HAProxy's next reconnect check plus the margin
-	Closing             obs.Optional[string] // how HAProxy closed the watched socket within the window (unknown: harp's client did)
-	ClosedAfter         time.Duration        // ... after the superseded session was released
-	Before              State                // the remote peer in show peers before the window
-	After               obs.Optional[State]  // ... and after it
+	// An attempt of HAProxy's own to connect, superseded by a handshake
+	// and still retrying when the watched session connected, was gone once
+	// HAProxy closed the watched session: its release clears the alive
+	// flag of whatever session is up, so the closing proves nothing.
+	AttemptEnded bool
+	Window       time.Duration        // HAProxy's next reconnect check plus the margin
+	CheckPassed  time.Duration        // when show peers showed that check passed, the session kept (0: not seen; the window ran whole)
+	Closing      obs.Optional[string] // how HAProxy closed the watched socket within the window (unknown: harp's client did)
+	ClosedAfter  time.Duration        // ... after the superseded session was released
+	Before       State                // the remote peer in show peers before the window
+	After        obs.Optional[State]  // ... and after it
 }
 
 // State is what show peers says of the remote peer.
@@ -406,6 +529,8 @@ func Judge(f Facts) (violation, unmet string) {
 		return "", fmt.Sprintf("show peers showed no reconnect check pending for the %s: no window to watch", f.what())
 	case f.CheckAfterHeartbeat:
 		return "", fmt.Sprintf("%s of the %s comes after harp's first heartbeat, which refreshes the alive flag", lateCheck, f.what())
+	case f.AttemptEnded:
+		return "", fmt.Sprintf("%s while the %s was watched: its release clears the alive flag", attemptEnded, f.what())
 	case !read || (f.Closing.State != "" && !closed): // unknown: the one rule's
 		return "", ""
 	case closed && a.Established:
@@ -451,7 +576,7 @@ func (p *peerProbe) positiveOnce(ctx context.Context) (unmet string, killedFirst
 			c.Close()
 		}
 	}()
-	before, _, u, err := p.connect(ctx, true, &conns)
+	before, _, u, err := p.connect(ctx, true, true, &conns) // it kills the replacement itself
 	if err != nil || u != "" {
 		return u, false, err
 	}

@@ -25,6 +25,7 @@ func TestJudge(t *testing.T) {
 		want             verdict.Verdict
 	}{
 		{"replacement kept through the check: held", Facts{Replace: true, Window: 2 * time.Second, After: after(State{Established: true})}, "", "", verdict.Pass},
+		{"the check seen passed before the window's end: held", Facts{Replace: true, Window: 2500 * time.Millisecond, CheckPassed: 1206 * time.Millisecond, After: after(State{Established: true})}, "", "", verdict.Pass},
 		{"HAProxy's reconnect check killed the replacement: the issue", killed, "replacement killed by HAProxy's reconnect check (no_hbt +1)", "", verdict.Reproduced},
 		{"a control killed the same way is a violation of the control",
 			Facts{Window: 5 * time.Second, Closing: byHAProxy, Before: State{NoHbt: 2}, After: after(State{NoHbt: 3})}, "control connection killed by HAProxy's reconnect check (no_hbt +1)", "", verdict.Reproduced},
@@ -37,6 +38,8 @@ func TestJudge(t *testing.T) {
 		{"socket open while show peers says not established", Facts{Replace: true, After: after(State{})}, "", "the replacement socket is open but show peers shows the peer not established", verdict.Inconclusive},
 		{"a check after harp's first heartbeat proves nothing", Facts{Replace: true, CheckAfterHeartbeat: true}, "",
 			"HAProxy's next reconnect check of the replacement comes after harp's first heartbeat, which refreshes the alive flag", verdict.Inconclusive},
+		{"a superseded attempt of HAProxy's ended in the window: proves nothing", Facts{AttemptEnded: true, Window: 2500 * time.Millisecond, Closing: byHAProxy, Before: State{}, After: after(State{NoHbt: 1})}, "",
+			"an attempt of HAProxy's own to connect, superseded and still retrying, ended while the control connection was watched: its release clears the alive flag", verdict.Inconclusive},
 		{"no reconnect check to wait for", Facts{Replace: true, NoCheck: true}, "", "show peers showed no reconnect check pending for the replacement: no window to watch", verdict.Inconclusive},
 		// Harness faults: unknown, never HAProxy's. Today's code called the
 		// first an unmet precondition and the second an ERROR.
