@@ -138,8 +138,8 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	} else {
 		go func() {
 			u, err := probes[lanes].positive(ctx)
-			positive <- control{u, err}
 			env.StopNode(ctx, probes[lanes].Node) // its stop overlaps the trials
+			positive <- control{u, err}
 		}()
 		nodes = nodes[:lanes]
 	}
