@@ -128,11 +128,12 @@ fuzz:
 	for f in FuzzDecodeMessage FuzzMessageRoundTrip FuzzVarint FuzzUpdateRoundTrip; do \
 		$(GO) test ./harness/peers -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; done
 
-## bench: harp's time against plain scripts with fixed sleeps (bench/*.sh) on the same
-##   builds, their ratio, how the cost grows (sections, nodes, builds), and
-##   what a doctor --watch scrape costs (3 x 100,000 entries, as ratios to
-##   one show table dump); REPO=<haproxy clone> adds the bisect row,
-##   BENCH_ONLY=speed|growth|monitor one part
+## bench: harp's time against the reporters' own scripts (bench/reporters, run in
+##   the same build's image with Python 3 added), best of BENCH_RUNS (3) each,
+##   their ratio (a row fails when the verdicts differ), how the cost grows
+##   (sections, nodes, builds), and what a doctor --watch scrape costs
+##   (3 x 100,000 entries, as ratios to one show table dump);
+##   REPO=<haproxy clone> adds the bisect row, BENCH_ONLY=speed|growth|monitor one part
 bench: deps $(HARP)
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 90m ./bench
 
