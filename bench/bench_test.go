@@ -1,6 +1,6 @@
 // Package bench measures harp (make bench). Each row of the speed table
 // is harp's time on a warm image, the time of the script the issue's
-// reporter attached upstream (reporters/, unchanged) run in the same
+// reporter attached upstream (../shared/anchors or HARP_ANCHORS, unchanged) run in the same
 // build's image with Python 3 added, and their ratio, each the best of
 // BENCH_RUNS (3) runs; the script's conclusion and harp's verdict must
 // agree on every run, or the row fails. Then how the cost grows: #3517

@@ -2,6 +2,8 @@ package bench
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -9,9 +11,10 @@ import (
 	"github.com/harp-project/harp/images"
 )
 
-// reporter is the script a reporter attached to an upstream issue (kept
-// unchanged in reporters/<issue>/), how it runs and what its output
-// concludes.
+// reporter is the script a reporter attached to an upstream issue (read
+// where the project keeps them, ../shared/anchors/seed-<issue>, or under
+// HARP_ANCHORS: the reporters' code, not harp's, so not copied into the
+// repository), how it runs and what its output concludes.
 type reporter struct {
 	dir, script string
 	args        []string
@@ -25,10 +28,10 @@ var reporters = map[string]reporter{
 	// python3 reproduce.py /path/to/haproxy haproxy.log, in the directory
 	// holding haproxy.cfg: three reloads, each round's two marker tables
 	// printed after it.
-	"3517": {dir: "reporters/3517", script: "reproduce.py", args: []string{images.Binary, "haproxy.log"}, conclude: conclude3517},
+	"3517": {dir: "seed-3517", script: "reproduce.py", args: []string{images.Binary, "haproxy.log"}, conclude: conclude3517},
 	// python3 repro-collision.py /path/to/haproxy: five trials, SURVIVED
 	// or PREMATURE_CLOSE each.
-	"3519": {dir: "reporters/3519", script: "repro-collision.py", args: []string{images.Binary}, conclude: conclude3519},
+	"3519": {dir: "seed-3519", script: "repro-collision.py", args: []string{images.Binary}, conclude: conclude3519},
 }
 
 // The marker the #3517 script sets in both tables before each reload.
@@ -94,8 +97,12 @@ func conclude3519(out string, code int) (string, string) {
 // container's creation to its removal, as a user's `docker run` would).
 func (x *bench) script(issue string, py images.Python) (verdict, why string, took time.Duration) {
 	r := reporters[issue]
+	dir := filepath.Join(anchors(), r.dir)
+	if _, err := os.Stat(filepath.Join(dir, r.script)); err != nil {
+		x.b.Fatalf("the #%s reporter's script, the baseline: %v (set HARP_ANCHORS to the directory holding seed-%s/)", issue, err, issue)
+	}
 	t0 := time.Now()
-	out, code, err := x.builder.RunScript(x.ctx, py, r.dir, r.script, r.args, 5*time.Minute)
+	out, code, err := x.builder.RunScript(x.ctx, py, dir, r.script, r.args, 5*time.Minute)
 	took = time.Since(t0)
 	if err != nil {
 		x.b.Errorf("%s's reporter script in %s could not run: %v", issue, py.Image, err)
@@ -114,4 +121,12 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// anchors is the directory holding the reporters' scripts.
+func anchors() string {
+	if d := os.Getenv("HARP_ANCHORS"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "shared", "anchors")
 }
