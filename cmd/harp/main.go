@@ -68,6 +68,8 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp findings mark SIG STATUS [REF]     reported owner/repo#N | fixed-in VERSION | not-haproxy | wontfix
   harp findings repro SIG --reports DIR --out DIR   a standalone reproducer (sh + socat, or Python 3)
   harp check   RUNDIR | history.json    judge stored chaos histories again
+  harp history --repo CLONE [--since v2.6.0] [--head REF] [--reports DIR,...] [--out FILE] [--json]
+               upstream's BUG/ fixes as harp's scoreboard (docs/upstream-bugs.md)
   harp sweep   [--all]                  remove containers left by killed runs
   harp version                          harp's version and commit (also in every summary.json)
 
@@ -123,6 +125,8 @@ func main() {
 		code = cmdFindings(ctx, os.Args[2:])
 	case "check":
 		code = cmdCheck(os.Args[2:])
+	case "history":
+		code = cmdHistory(ctx, os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 	case "version", "--version":

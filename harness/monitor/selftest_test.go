@@ -312,7 +312,9 @@ scrape_configs:
 		a3 := a.Members[2]
 		t0 := time.Now()
 		Expect(a.Cut(ctx, a3)).To(Succeed())
-		Eventually(func() []alert { return prom.alerts("HarpPeerLinkDown", "firing", map[string]string{"instance": "a1", "peer": "a3"}) }).
+		Eventually(func() []alert {
+			return prom.alerts("HarpPeerLinkDown", "firing", map[string]string{"instance": "a1", "peer": "a3"})
+		}).
 			WithTimeout(60 * time.Second).WithPolling(500 * time.Millisecond).ShouldNot(BeEmpty())
 		fired := time.Since(t0)
 		Expect(prom.alerts("HarpPeerLinkDown", "", map[string]string{"instance": "a1", "peer": "a2"})).To(BeEmpty(), "only the cut node's links")
@@ -331,7 +333,9 @@ scrape_configs:
 	}, NodeTimeout(3*time.Minute))
 
 	It("fires the identity alert for a misnamed local peer, and the definition alert for a table defined differently", func(ctx SpecContext) {
-		Eventually(func() []alert { return prom.alerts("HarpPeerIdentityMismatch", "firing", map[string]string{"instance": "b3", "code": "identity"}) }).
+		Eventually(func() []alert {
+			return prom.alerts("HarpPeerIdentityMismatch", "firing", map[string]string{"instance": "b3", "code": "identity"})
+		}).
 			WithTimeout(30 * time.Second).WithPolling(500 * time.Millisecond).ShouldNot(BeEmpty())
 		Eventually(func() []alert {
 			return prom.alerts("HarpTableDefinitionMismatch", "firing", map[string]string{"table": "cluster/odd", "code": "table-definition"})

@@ -1,0 +1,226 @@
+package history
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/harp-project/harp/harness/findings"
+	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+// Status is where harp stands on one fix.
+type Status string
+
+const (
+	Caught       Status = "caught"         // REPRODUCED on the bad release, PASS on the fixed one
+	Missed       Status = "missed"         // observable, and no check saw it on the bad release
+	NoCheck      Status = "no check yet"   // observable, no finding names it
+	Inconclusive Status = "inconclusive"   // a release's verdict was neither
+	NotRun       Status = "not run"        // the check exists, a release has no cell in the runs
+	NotCleared   Status = "not cleared"    // REPRODUCED on the fixed release too
+	Unobservable Status = "not observable" // judged out of a black-box harness's reach
+	Unjudged     Status = "not judged"
+	Unreleased   Status = "not released" // no .0 release holds the fix yet
+)
+
+// Row is one fix on the scoreboard.
+type Row struct {
+	Fix
+	Judgement
+	Judged  bool   `json:"judged"`
+	OnBad   string `json:"verdict_bad,omitempty"` // a verdict, or "" when no cell ran
+	OnFixed string `json:"verdict_fixed,omitempty"`
+	// Why the verdicts are what they are (the first deciding result's reason).
+	BadWhy   string `json:"verdict_bad_reason,omitempty"`
+	FixedWhy string `json:"verdict_fixed_reason,omitempty"`
+	Status   Status `json:"status"`
+}
+
+// Board is the scoreboard: every fix, and the counts a closing note gives.
+type Board struct {
+	Rows   []Row          `json:"rows"`
+	Counts map[Status]int `json:"counts"`
+	// Observable is how many fixes a black-box harness can see.
+	Observable int `json:"observable"`
+	// Runs are the run directories the verdicts came from.
+	Runs []string `json:"runs,omitempty"`
+}
+
+// Make joins the fixes with their judgements and the verdicts the runs
+// hold on each fix's bad and fixed release.
+func Make(fixes []Fix, js map[string]Judgement, runs []findings.Scanned) Board {
+	b := Board{Counts: map[Status]int{}}
+	for _, r := range runs {
+		b.Runs = append(b.Runs, r.Dir)
+	}
+	for _, f := range fixes {
+		row := Row{Fix: f}
+		row.Judgement, row.Judged = judgementOf(js, f.Commit)
+		row.Judgement.Commit = f.Short()
+		switch {
+		case !row.Judged:
+			row.Status = Unjudged
+		case !row.Observable:
+			row.Status = Unobservable
+		case !row.Caught():
+			row.Status = NoCheck
+		case f.Fixed == "":
+			row.OnBad, row.BadWhy = onRelease(runs, f.Bad, row.Catch)
+			row.Status = Unreleased
+		default:
+			row.OnBad, row.BadWhy = onRelease(runs, f.Bad, row.Catch)
+			row.OnFixed, row.FixedWhy = onRelease(runs, f.Fixed, row.Catch)
+			row.Status = status(row.OnBad, row.OnFixed)
+		}
+		if row.Judged && row.Observable {
+			b.Observable++
+		}
+		b.Counts[row.Status]++
+		b.Rows = append(b.Rows, row)
+	}
+	return b
+}
+
+// status reads the two verdicts.
+func status(bad, fixed string) Status {
+	switch {
+	case bad == "" || fixed == "":
+		return NotRun
+	case bad == string(verdict.Pass):
+		return Missed
+	case bad != string(verdict.Reproduced) || fixed != string(verdict.Pass) && fixed != string(verdict.Reproduced):
+		return Inconclusive
+	case fixed == string(verdict.Reproduced):
+		return NotCleared
+	}
+	return Caught
+}
+
+// describeIn is the `git describe` an origin line carries.
+var describeIn = regexp.MustCompile(`^git .* commit [0-9a-f]+ \(([^)]+)\)`)
+
+// TagOf is the release tag a result's build is exactly ("" for any other
+// build: a commit between tags, a Debian package).
+func TagOf(r report.Result) string {
+	if m := describeIn.FindStringSubmatch(r.Origin); m != nil {
+		if _, _, ok := releaseKey(m[1]); ok {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// onRelease is harp's verdict on one release for a catch (signatures
+// separated by commas: REPRODUCED when any shows, PASS when every one was
+// looked for and not seen), over every run that has the release.
+func onRelease(runs []findings.Scanned, tag, catch string) (string, string) {
+	if tag == "" {
+		return "", ""
+	}
+	sigs := strings.Split(catch, ",")
+	var got []verdict.Verdict
+	var whys []string
+	for _, run := range runs {
+		for _, r := range run.Run.Results {
+			if TagOf(r) != tag || r.Suite == "crash" {
+				continue
+			}
+			for _, sig := range sigs {
+				sig = strings.TrimSpace(sig)
+				if s := findings.SuiteOf(sig); s != "" && s != r.Suite {
+					continue
+				}
+				v, why := findings.Verdict(r, sig)
+				got = append(got, v)
+				whys = append(whys, why)
+			}
+		}
+	}
+	if len(got) == 0 {
+		return "", ""
+	}
+	// Any sighting decides; else a clean look; else the worst other.
+	order := []verdict.Verdict{verdict.Reproduced, verdict.Pass, verdict.Inconclusive, verdict.Error}
+	for _, want := range order {
+		for i, v := range got {
+			if v == want {
+				return string(v), whys[i]
+			}
+		}
+	}
+	return string(got[0]), whys[0]
+}
+
+// Markdown renders the board: the counts, then every fix oldest first.
+func (b Board) Markdown(command string) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "# Upstream's bug history as harp's scoreboard\n\n")
+	fmt.Fprintf(&s, "Generated by `%s`; do not edit by hand (the judgements are in `fixtures/upstream-bugs/judgements.tsv`).\n\n", command)
+	fmt.Fprintf(&s, "Every `BUG/` commit on HAProxy's master line touching %s (src/haproxy.c: its reload and master-worker paths only). "+
+		"*Bad* is the last .0 release without the fix and *fixed* the first with it; a fix is **caught** when harp's check is REPRODUCED on the bad release and PASS on the fixed one.\n\n", strings.Join(Files, ", "))
+	caught := b.Counts[Caught]
+	fmt.Fprintf(&s, "| | fixes |\n|---|---:|\n| all | %d |\n| observable from outside | %d |\n", len(b.Rows), b.Observable)
+	for _, st := range []Status{Caught, Missed, NotCleared, Inconclusive, NotRun, NoCheck, Unreleased, Unobservable, Unjudged} {
+		if n := b.Counts[st]; n > 0 {
+			fmt.Fprintf(&s, "| %s | %d |\n", st, n)
+		}
+	}
+	s.WriteString("\n")
+	if b.Observable > 0 {
+		fmt.Fprintf(&s, "Caught: %d of %d observable fixes (%.0f%%).\n", caught, b.Observable, 100*float64(caught)/float64(b.Observable))
+	}
+	if len(b.Runs) > 0 {
+		fmt.Fprintf(&s, "Verdicts from the runs: %s.\n", strings.Join(b.Runs, ", "))
+	}
+	bySev := map[string]int{}
+	for _, r := range b.Rows {
+		bySev[r.Severity]++
+	}
+	var sevs []string
+	for k, n := range bySev {
+		sevs = append(sevs, fmt.Sprintf("%s %d", k, n))
+	}
+	sort.Strings(sevs)
+	fmt.Fprintf(&s, "By severity: %s.\n\n", strings.Join(sevs, ", "))
+	s.WriteString("| fix | subject | first tag | bad → fixed | observable | caught by | on bad | on fixed | status |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range b.Rows {
+		obs := "?"
+		if r.Judged {
+			obs = "no"
+			if r.Observable {
+				obs = "yes"
+			}
+			if r.Why != "" {
+				obs += ": " + r.Why
+			}
+		}
+		catch := r.Catch
+		if catch == "" || catch == "-" {
+			catch = "–"
+		} else {
+			catch = "`" + catch + "`"
+		}
+		fixed := r.Fixed
+		if fixed == "" {
+			fixed = "(unreleased)"
+		}
+		fmt.Fprintf(&s, "| `%s` | %s | %s | %s → %s | %s | %s | %s | %s | %s |\n", r.Short(), cell(r.Subject), r.FirstTag, orDash(r.Bad), fixed,
+			cell(obs), cell(catch), orDash(r.OnBad), orDash(r.OnFixed), r.Status)
+	}
+	return s.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+// cell keeps a table cell on one line and its pipes literal.
+func cell(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", `\|`)
+}
