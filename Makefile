@@ -160,14 +160,19 @@ matrix: deps $(HARP)
 ##   tag in that range), compared with the previous nightly under reports/nightly
 ##   KEEP: the newest nightly runs that keep their evidence directories (older
 ##   ones keep summary.json, report.md, report.html and junit.xml)
+##   HEADS: git heads, e.g. HEADS='git:~/haproxy@origin/master git:~/haproxy@origin/3.2':
+##   the clone is fetched first, and a head that regressed since the previous
+##   nightly is bisected between the two commits (BISECT_BUDGET in all, 45m)
 EXTRA ?=
 VERSIONS ?=
+HEADS ?=
 KEEP ?= 14
+BISECT_BUDGET ?= 45m
 nightly: deps $(HARP)
-	$(HARP) nightly --extra "$$EXTRA $$VERSIONS" --jobs "$$JOBS" --keep "$$KEEP"
+	$(HARP) nightly --extra "$$EXTRA $$VERSIONS $$HEADS" --jobs "$$JOBS" --keep "$$KEEP" --bisect-budget "$$BISECT_BUDGET"
 
 # Recipes read every value a user gives from the environment ("$$HAPROXY"):
 # a quote in a build spec or a path never reaches the shell as code. The
 # export comes last: GNU make defines a variable it exports before its
 # `?=` default as empty, and the default would never apply.
-export HAPROXY TRIALS N TARGET SUITE PROPERTY GOOD BAD REPO ISSUE RUN POST BUILDS SUITES JOBS SHARD EXTRA VERSIONS KEEP LABELS SOCKETS SEEDS NEMESIS_SUITES
+export HAPROXY TRIALS N TARGET SUITE PROPERTY GOOD BAD REPO ISSUE RUN POST BUILDS SUITES JOBS SHARD EXTRA VERSIONS HEADS BISECT_BUDGET KEEP LABELS SOCKETS SEEDS NEMESIS_SUITES

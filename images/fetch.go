@@ -40,7 +40,7 @@ func (b *Builder) git(ctx context.Context, s spec.Spec) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	img.Spec, img.Origin = s, c.Origin(s.Repo)
+	img.Spec, img.Origin, img.Commit = s, c.Origin(s.Repo), c.ID
 	return img, nil
 }
 

@@ -51,6 +51,9 @@ type Image struct {
 	// Origin says where the build came from when the spec does not (a git
 	// commit and its subject, a downloaded tarball and its sha256).
 	Origin string
+	// Commit is the commit a git: build compiled ("" for others): what a
+	// nightly on a branch head compares and bisects between.
+	Commit string
 }
 
 // Builder makes images; Cache holds apt lists, downloads and source builds.

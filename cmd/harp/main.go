@@ -42,9 +42,11 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp run     --label-filter FILTER --haproxy SPECS [--trials N] [--param NAME=VALUE]... [--reports DIR]
   harp matrix  --builds SPECS --suites FILTER [--jobs N] [--shard i/n] [--param NAME=VALUE]... [--reports DIR]
   harp merge   [--reports DIR] RUN-DIR...   merge shard outputs into one report
-  harp nightly [--extra SPECS] [--suites FILTER] [--jobs N] [--param NAME=VALUE]... [--reports DIR] [--keep N]
-               every build the Debian mirror serves, compared with the previous nightly;
-               only the newest N nightly runs (14) keep their evidence directories
+  harp nightly [--extra SPECS] [--debian=false] [--suites FILTER] [--jobs N] [--param NAME=VALUE]... [--reports DIR] [--keep N]
+               [--bisect-budget D]
+               every build the Debian mirror serves and the --extra ones (git heads: git:CLONE@origin/master,
+               fetched first), compared with the previous nightly; a head that regressed is bisected between
+               the two nights' commits; only the newest N nightly runs (14) keep their evidence directories
   harp report  --issue N | --property conf-ID [--run DIR] [--out FILE] [--post owner/repo#N]
                Markdown for the upstream issue from a run (posted with GITHUB_TOKEN)
   harp bisect  --suite FILTER --good SPEC|REF --bad SPEC|REF [--repo DIR] [--find-fix]
@@ -373,12 +375,17 @@ func cmdNightly(ctx context.Context, args []string) int {
 	jobs := fs.Int("jobs", max(runtime.NumCPU()/2, 1), "builds run at the same time")
 	reports := fs.String("reports", "reports/nightly", "directory of nightly runs")
 	keep := fs.Int("keep", 14, "nightly runs whose evidence directories are kept (older ones keep summary.json and their reports)")
+	debian := fs.Bool("debian", true, "test every build the Debian mirror serves (--debian=false: only --extra, e.g. git heads)")
+	budget := fs.Duration("bisect-budget", 45*time.Minute, "time for bisecting the git heads that regressed since the previous nightly (0: none)")
 	pf := paramFlags(fs)
 	if !flags(fs, args) {
 		return 3
 	}
 	if err := report.CheckKeep(*keep); err != nil {
 		return fail("nightly: %v", err)
+	}
+	if *budget < 0 {
+		return fail("nightly: --bisect-budget %s: want 0 or more", *budget)
 	}
 	suites, err := selectSuites(*filter)
 	if err != nil {
@@ -388,44 +395,58 @@ func cmdNightly(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	var specs []spec.Spec
+	if strings.TrimSpace(*extra) != "" {
+		if specs, err = parseSpecs(*extra); err != nil {
+			return fail("%v", err)
+		}
+	}
+	if !*debian && len(specs) == 0 {
+		return fail("nightly: --debian=false and no --extra builds: nothing to test is no pass")
+	}
+	if err := writable(*reports); err != nil {
+		return fail("nightly: %v", err)
+	}
 	docker, builder, err := setup(ctx)
 	if err != nil {
 		return fail("%v", err)
 	}
-	m, err := builder.Mirror(ctx)
-	if err != nil {
-		return fail("%v", err)
-	}
-	// What apt on each Debian suite installs now (a -security or -updates
-	// build over the suite's own): the builds people run.
-	var specs []spec.Spec
-	seen := map[string]bool{}
-	for _, suite := range spec.DebSuites {
-		b, err := m.Resolve(ctx, suite)
-		if err != nil || seen[b.Version] {
-			continue // a suite that serves no haproxy (or the same build)
-		}
-		seen[b.Version] = true
-		s, _ := spec.Parse("deb:" + b.Version)
-		specs = append(specs, s)
-	}
-	if len(specs) == 0 {
-		return fail("nightly: the Debian mirror %s serves no haproxy build: nothing to test is no pass", m.URL)
-	}
-	if strings.TrimSpace(*extra) != "" {
-		more, err := parseSpecs(*extra)
+	var debs []spec.Spec
+	if *debian {
+		m, err := builder.Mirror(ctx)
 		if err != nil {
 			return fail("%v", err)
 		}
-		specs = append(specs, more...)
+		// What apt on each Debian suite installs now (a -security or -updates
+		// build over the suite's own): the builds people run.
+		seen := map[string]bool{}
+		for _, suite := range spec.DebSuites {
+			b, err := m.Resolve(ctx, suite)
+			if err != nil || seen[b.Version] {
+				continue // a suite that serves no haproxy (or the same build)
+			}
+			seen[b.Version] = true
+			s, _ := spec.Parse("deb:" + b.Version)
+			debs = append(debs, s)
+		}
+		if len(debs) == 0 {
+			return fail("nightly: the Debian mirror %s serves no haproxy build: nothing to test is no pass", m.URL)
+		}
 	}
 	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " "), Harp: harpVersion()}
 	defer sweepRun(ctx, docker, run.ID)
-	progress.Printf("nightly: %d suites on %d builds (%d what the Debian suites install)", len(suites), len(specs), len(seen))
+	// Heads are fetched first: tonight's commit is the one each cell
+	// remembers (report.Result.Commit) and tomorrow compares with.
+	run.Notes = fetchHeads(ctx, specs)
+	specs = append(debs, specs...)
+	progress.Printf("nightly: %d suites on %d builds (%d what the Debian releases install)", len(suites), len(specs), len(debs))
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Params: params}
 	run.Results = r.RunCells(ctx, runner.Cells(suites, specs), *jobs)
 	if prev, ok := report.Previous(*reports, run.ID); ok {
 		run.Since, run.Changes = prev.ID, report.Compare(prev.Results, run.Results)
+		// A head that regressed is bisected between last night's commit
+		// and tonight's: the change names the first bad commit.
+		bisectRegressions(ctx, r, builder, &run, prev.Results, suites, params, *reports, *budget)
 		fmt.Printf("\nchanges since %s: %d\n", prev.ID, len(run.Changes))
 		for _, c := range run.Changes {
 			fmt.Println("  " + c.String())
@@ -440,12 +461,7 @@ func cmdNightly(ctx context.Context, args []string) int {
 			fmt.Println("  " + c)
 		}
 	}
-	v := outcome(*reports, run)
-	for _, c := range run.Changes {
-		if c.Kind == "vanished" { // a cell gone since last night is never green
-			v = verdict.Worst(v, verdict.Inconclusive)
-		}
-	}
+	v := vanishedIsInconclusive(outcome(*reports, run), run.Changes)
 	// Disk use stays bounded: older runs keep their summaries and reports
 	// (what history and comparisons read), not their evidence. Only once
 	// this run is written: a night without its report prunes nothing.

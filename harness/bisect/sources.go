@@ -115,7 +115,7 @@ func Export(ctx context.Context, repo, dir string, c Candidate, opts spec.Spec) 
 	if err != nil {
 		return c, err
 	}
-	c.Spec = spec.Spec{Scheme: spec.Src, Target: tarball, Patches: opts.Patches, Make: opts.Make}
+	c.Spec = spec.Spec{Scheme: spec.Src, Target: tarball, Patches: opts.Patches, Make: opts.Make, Flavor: opts.Flavor}
 	c.Spec.Raw = c.Spec.String()
 	c.SpecRaw = c.Spec.Raw
 	return c, nil

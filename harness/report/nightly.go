@@ -20,9 +20,27 @@ type Change struct {
 	Build  string          `json:"build"`
 	Before verdict.Verdict `json:"before,omitempty"`
 	After  verdict.Verdict `json:"after,omitempty"`
+	// A git head's commits on either side, and what the bisect between
+	// them found (FirstBad: "commit subject", or the range left).
+	BeforeCommit string `json:"before_commit,omitempty"`
+	AfterCommit  string `json:"after_commit,omitempty"`
+	FirstBad     string `json:"first_bad,omitempty"`
 }
 
 func (c Change) String() string {
+	s := c.line()
+	if c.BeforeCommit != "" && c.AfterCommit != "" && c.BeforeCommit != c.AfterCommit {
+		s += fmt.Sprintf(" (commit %s -> %s)", short(c.BeforeCommit), short(c.AfterCommit))
+	}
+	if c.FirstBad != "" {
+		s += "; " + c.FirstBad
+	}
+	return s
+}
+
+func short(id string) string { return id[:min(12, len(id))] }
+
+func (c Change) line() string {
 	if c.After == "" {
 		return fmt.Sprintf("%s: #%s on %s: was %s, not run this time", c.Kind, c.Suite, c.Build, c.Before)
 	}
@@ -33,19 +51,22 @@ func (c Change) String() string {
 }
 
 // Compare lists what changed from prev to cur, cell by cell (suite and
-// build version): newly reproduced (regressed), newly passing (fixed),
-// newly inconclusive, and cells that are new.
+// build version; for a git: build, its spec, so a branch head is the same
+// cell whatever commit it is at tonight): newly reproduced (regressed),
+// newly passing (fixed), newly inconclusive, and cells that are new.
 func Compare(prev, cur []Result) []Change {
 	key := func(r Result) [2]string {
 		name := r.Name
-		if name == "" {
+		if name == "" || strings.HasPrefix(r.Build, "git:") {
 			name = r.Build
 		}
 		return [2]string{r.Suite, name}
 	}
 	before := map[[2]string]verdict.Verdict{}
+	commits := map[[2]string]string{}
 	for _, r := range prev {
 		before[key(r)] = r.Verdict
+		commits[key(r)] = r.Commit
 	}
 	var out []Change
 	now := map[[2]string]bool{}
@@ -63,7 +84,7 @@ func Compare(prev, cur []Result) []Change {
 	for _, r := range cur {
 		k := key(r)
 		b, seen := before[k]
-		c := Change{Suite: k[0], Build: k[1], Before: b, After: r.Verdict}
+		c := Change{Suite: k[0], Build: k[1], Before: b, After: r.Verdict, BeforeCommit: commits[k], AfterCommit: r.Commit}
 		switch {
 		case !seen:
 			c.Kind = "new"

@@ -26,6 +26,7 @@ type Result struct {
 	Build          string          `json:"build_spec"`
 	Image          string          `json:"image,omitempty"`
 	Origin         string          `json:"origin,omitempty"` // a git commit and subject, a tarball's URL and sha256
+	Commit         string          `json:"commit,omitempty"` // a git: build's commit (a nightly's head moves)
 	Version        string          `json:"haproxy_version"`
 	Name           string          `json:"build_name"`
 	Verdict        verdict.Verdict `json:"verdict"`
@@ -100,6 +101,9 @@ type Run struct {
 	Changes []Change `json:"changes,omitempty"`
 	// FindingChanges are the same moves by finding (findings.Changes).
 	FindingChanges []string `json:"finding_changes,omitempty"`
+	// Notes are what the run could not do as asked and went on without
+	// (a clone whose fetch failed: its heads were tested as they were).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // NewID makes a sortable run id.
@@ -238,6 +242,9 @@ func Markdown(run Run) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# harp run %s\n\nStarted %s. Command: `%s`\n\n", run.ID, run.Started.UTC().Format(time.RFC3339), run.Command)
 	b.WriteString(Matrix(run.Results, true) + "\n")
+	for _, n := range run.Notes {
+		fmt.Fprintf(&b, "> %s\n\n", n)
+	}
 	if run.Since != "" {
 		fmt.Fprintf(&b, "Changes since %s: %d\n\n", run.Since, len(run.Changes))
 		for _, c := range run.Changes {

@@ -162,7 +162,7 @@ func (r *Runner) RunOne(ctx context.Context, s *scenario.Scenario, img *images.I
 		watch = &w
 	}
 	return report.Result{
-		Suite: s.ID, Upstream: s.Upstream, Title: s.Title, Build: img.Spec.Raw, Image: img.Tag, Origin: img.Origin,
+		Suite: s.ID, Upstream: s.Upstream, Title: s.Title, Build: img.Spec.Raw, Image: img.Tag, Origin: img.Origin, Commit: img.Commit,
 		Version: img.Version, Name: img.Name, Verdict: v, TrialsRun: len(out.Trials), TrialsViolated: violated,
 		Reason: reason, DurationS: time.Since(t0).Seconds(), Noun: s.Noun, VV: img.VV, Config: env.Config,
 		Steps: s.StepsWith(params), Trials: out.Trials, Crashes: env.Crashes, CrashWatch: watch,
