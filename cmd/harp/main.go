@@ -197,7 +197,21 @@ func flags(fs *flag.FlagSet, args []string) bool {
 		fmt.Fprintf(os.Stderr, "harp %s: unexpected argument %q (build specs go in --haproxy)\n", fs.Name(), fs.Arg(0))
 		return false
 	}
+	flagsOnly(fs)
 	return true
+}
+
+// flagsOnly ends the process once the flags parsed when HARP_FLAGS_ONLY is
+// set: how a test runs every make target with its defaults and sees the
+// command line it gives harp is valid, without the work behind it.
+func flagsOnly(fs *flag.FlagSet) {
+	if os.Getenv("HARP_FLAGS_ONLY") == "" {
+		return
+	}
+	var set []string
+	fs.Visit(func(f *flag.Flag) { set = append(set, fmt.Sprintf("--%s=%q", f.Name, f.Value.String())) })
+	fmt.Printf("harp %s: flags parsed: %s\n", fs.Name(), strings.Join(set, " "))
+	os.Exit(0)
 }
 
 // setup connects to Docker, sweeps what dead runs left and makes a builder.

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// makeTargets are the make targets README documents that run harp (or the
+// nemesis driver), with what their defaults must put on its command line.
+var makeTargets = map[string][]string{
+	"test-3517":                      {`--label-filter="issue:3517"`, `--haproxy="deb:latest"`},
+	"test-3519":                      {`--label-filter="issue:3519"`},
+	"test-listener-livelock":         {`--label-filter="issue:listener-livelock"`},
+	"test-cluster-partition":         {`--label-filter="issue:cluster-partition"`},
+	"test-conf-reload-keeps-entries": {`--label-filter="issue:conf-reload-keeps-entries"`},
+	"test-chaos":                     {`--label-filter="issue:chaos"`},
+	"test-cluster":                   {`--label-filter="area:peers-cluster"`},
+	"conformance":                    {`--label-filter="area:conformance"`},
+	"matrix":                         {`--builds="deb:bookworm deb:trixie deb:sid deb:experimental"`, `--suites="area:peers"`, `--jobs="1"`, `--shard="1/1"`},
+	"nightly":                        {`--jobs="1"`, `--keep="14"`, `--bisect-budget="45m0s"`},
+	"bisect":                         {`--suite="issue:3517"`, `--good="deb:bookworm"`, `--bad="deb:experimental"`},
+	"report-property":                {`--run="reports/latest"`},
+	"doctor":                         {"harp doctor: flags parsed"},
+	"capture":                        {`--out="fixtures/captures"`},
+	"repeat":                         {"verdicts over 10 runs of test-3517"},
+	"nemesis":                        {"nemesis: flags parsed: 3 seeds"},
+}
+
+// notHarp are the README's other make words: targets that run no harp
+// command line (go test, the generator) and prose.
+var notHarp = map[string]string{
+	"test": "go test", "unit": "go test", "selftest": "go test", "bench": "go test", "fuzz": "go test",
+	"deps": "scripts/deps.sh", "build": "go build", "readme": "harp suites --readme: no flags with defaults",
+	"variables": "prose", "turns": "prose", "it": "prose", "test-": "prose (make test-<suite>)",
+}
+
+// TestMakeTargetsWithDefaults runs each documented make target with no
+// variables given, harp stopping once its flags parsed (HARP_FLAGS_ONLY):
+// a default the Makefile loses (an export before a ?= once emptied every
+// one of them) fails here, not on a user's first night.
+func TestMakeTargetsWithDefaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds harp and runs make")
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make")
+	}
+	root, _ := filepath.Abs("../..")
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\bmake ([a-z0-9-]+)`).FindAllStringSubmatch(string(readme), -1) {
+		documented[m[1]] = true
+	}
+	var names []string
+	for name := range documented {
+		if _, ok := makeTargets[name]; !ok && notHarp[name] == "" {
+			t.Errorf("README documents make %s: add it to makeTargets (what its defaults must give harp) or notHarp", name)
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	harp := filepath.Join(t.TempDir(), "harp")
+	build := exec.Command("go", "build", "-o", harp, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// The environment without any make variable a user might have set.
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !regexp.MustCompile(`^[A-Z_]+$`).MatchString(k) || k == "PATH" || k == "HOME" || strings.HasPrefix(k, "GO") || k == "TMPDIR" {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "HARP_FLAGS_ONLY=1", "HARP_DEPS=skip")
+	for target, want := range makeTargets {
+		if !documented[target] {
+			t.Errorf("make %s is tested here but README no longer documents it", target)
+			continue
+		}
+		t.Run(target, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "make", "--no-print-directory", "-s", "-C", root, target, "HARP="+harp)
+			cmd.Env = env
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("make %s with its defaults: %v\n%s", target, err, out)
+			}
+			for _, w := range want {
+				if !strings.Contains(string(out), w) {
+					t.Errorf("make %s: output lacks %s:\n%s", target, w, out)
+				}
+			}
+			if strings.Contains(string(out), "invalid value") {
+				t.Errorf("make %s: %s", target, out)
+			}
+		})
+	}
+}
