@@ -70,7 +70,7 @@ func failedReloadResult(t *testing.T) (findings.Finding, report.Result) {
 	}
 	var trials []verdict.Trial
 	for i, b := range failedreload.Breaks[:2] {
-		broken, err := failedreload.Config(b.Line)
+		broken, err := failedreload.BrokenConfig(b)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,4 +19,5 @@ import (
 	_ "github.com/harp-project/harp/suites/issue3517"
 	_ "github.com/harp-project/harp/suites/issue3519"
 	_ "github.com/harp-project/harp/suites/listenerlivelock"
+	_ "github.com/harp-project/harp/suites/regressions/upstreamfixes"
 )

@@ -49,13 +49,19 @@ type Break struct {
 	ID   string
 	Name string
 	Line string
+	// Peers: the broken config also has a peers section (its local peer
+	// and a table), parsed before the error.
+	Peers bool
 }
 
 // Breaks in cycle order.
 var Breaks = []Break{
-	{"missing-map", "a missing map file", "http-request set-header x-m %[req.hdr(host),map(/etc/harp/absent.map)]"},
-	{"syntax-error", "a syntax error", `http-request set-header x-a "unterminated`},
-	{"unknown-keyword", "an unknown keyword", "frobnicate yes"},
+	{"missing-map", "a missing map file", "http-request set-header x-m %[req.hdr(host),map(/etc/harp/absent.map)]", false},
+	{"syntax-error", "a syntax error", `http-request set-header x-a "unterminated`, false},
+	{"unknown-keyword", "an unknown keyword", "frobnicate yes", false},
+	// Upstream 035058e8bfe4: the master crashed when a reload failed
+	// after a peers section was parsed.
+	{"syntax-error-after-peers", "a syntax error after a peers section", `http-request set-header x-a "unterminated`, true},
 }
 
 func breakNames() string {
@@ -95,8 +101,23 @@ func checkBreaks(v string) error {
 
 // Config renders the good config, or a broken one with line added to the
 // frontend.
-func Config(line string) (string, error) {
+func Config(line string) (string, error) { return render(line, false) }
+
+// BrokenConfig is the config a break makes.
+func BrokenConfig(b Break) (string, error) { return render(b.Line, b.Peers) }
+
+func render(line string, peers bool) (string, error) {
+	local := ""
+	if peers {
+		local = "harp"
+	}
 	return config.RenderText("conf-failed-reload", `{{template "global" .}}
+{{- if .Peers}}
+
+peers harp
+    peer harp 127.0.0.1:10000
+    table tp type string len 32 size 1k expire 1h store gpc0
+{{- end}}
 
 frontend web
     mode http
@@ -110,7 +131,7 @@ frontend web
 
 backend tbl
     stick-table type string len 32 size 1k expire 1h store gpc0
-`, map[string]any{"Threads": 2, "LocalPeer": "", "Line": line})
+`, map[string]any{"Threads": 2, "LocalPeer": local, "Line": line, "Peers": peers})
 }
 
 // Evidence is what one cycle recorded.
@@ -178,7 +199,7 @@ func cycle(ctx context.Context, n *node.Node, web string, t *scenario.Trial, b B
 		return err
 	}
 	f.FailedBefore = procs.Master.Failed
-	broken, err := Config(b.Line)
+	broken, err := BrokenConfig(b)
 	if err != nil {
 		return err
 	}

@@ -99,7 +99,7 @@ func TestConfigs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, b := range Breaks {
-		bad, err := Config(b.Line)
+		bad, err := BrokenConfig(b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,13 +144,19 @@ func TestJudgeChecks(t *testing.T) {
 }
 
 func TestSelectBreaks(t *testing.T) {
-	if bs, err := SelectBreaks("all"); err != nil || len(bs) != 3 {
+	if bs, err := SelectBreaks("all"); err != nil || len(bs) != 4 {
 		t.Errorf("all: %v %v", bs, err)
 	}
 	if bs, err := SelectBreaks("unknown-keyword, syntax-error"); err != nil || len(bs) != 2 || bs[0].ID != "syntax-error" {
 		t.Errorf("two, in cycle order: %v %v", bs, err)
 	}
-	if _, err := SelectBreaks("syntax"); err == nil || !strings.Contains(err.Error(), `no break "syntax": want missing-map, syntax-error, unknown-keyword or all`) {
+	if _, err := SelectBreaks("syntax"); err == nil || !strings.Contains(err.Error(), `no break "syntax": want missing-map, syntax-error, unknown-keyword, syntax-error-after-peers or all`) {
 		t.Errorf("unknown: %v", err)
+	}
+	b, _ := SelectBreaks("syntax-error-after-peers")
+	cfg, err := BrokenConfig(b[0])
+	if err != nil || !strings.Contains(cfg, "localpeer harp") || !strings.Contains(cfg, "peers harp\n    peer harp 127.0.0.1:10000") ||
+		strings.Index(cfg, "peers harp") > strings.Index(cfg, `"unterminated`) {
+		t.Errorf("the peers break's config has no peers section before its error: %v\n%s", err, cfg)
 	}
 }

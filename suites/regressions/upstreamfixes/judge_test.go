@@ -1,0 +1,79 @@
+package upstreamfixes
+
+import (
+	"encoding/json"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The judge on facts captured from real builds: the cases each release
+// tag fails are those whose fix it predates.
+func TestJudgeOnCaptures(t *testing.T) {
+	for file, want := range map[string][]string{
+		"facts-2.6.0-a1efc048b.json": {"cfg-len-needs-digits", "cfg-max-reloads-negative-refused", "cfg-sc-inc-gpc-error-names-action", "cfg-tcp-connection-sc-set-gpt",
+			"cli-empty-line-ignored", "cli-env-without-sockpairs", "cli-immediate-abort-released", "cli-set-table-invalid-ip-refused", "cli-too-big-command-reported",
+			"cli-too-many-args-refused", "connect-src-inc-gpc-untracked", "mcli-relative-pid-checked"},
+		"facts-2.7.0-437fd289f.json": {"cfg-len-needs-digits", "cfg-max-reloads-negative-refused", "cfg-sc-inc-gpc-error-names-action", "cfg-tcp-connection-sc-set-gpt",
+			"cli-anon-global-key", "cli-empty-line-ignored", "cli-env-without-sockpairs", "cli-set-table-invalid-ip-refused", "cli-too-big-command-reported",
+			"cli-too-many-args-refused", "connect-src-inc-gpc-untracked"},
+		"facts-2.8.0-fdd8154ed.json": {"cfg-max-reloads-negative-refused", "cfg-stick-counters-index", "cfg-tcp-connection-sc-add-gpc", "cfg-tcp-connection-sc-set-gpt",
+			"cli-env-without-sockpairs", "cli-set-table-invalid-ip-refused", "cli-too-big-command-reported", "cli-too-many-args-refused", "connect-src-inc-gpc-untracked"},
+		"facts-3.4.7-1.json": nil,
+	} {
+		data, err := os.ReadFile("testdata/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fs []Facts
+		if err := json.Unmarshal(data, &fs); err != nil {
+			t.Fatal(err)
+		}
+		var failed []string
+		for _, f := range fs {
+			cs, violation, unmet := Judge(f)
+			if unmet != "" {
+				t.Errorf("%s: %s unmet: %s", file, f.Case, unmet)
+			}
+			if (violation != "") != (len(cs.Failed()) > 0) {
+				t.Errorf("%s: %s: violation %q but checks %+v", file, f.Case, violation, cs)
+			}
+			if violation != "" {
+				failed = append(failed, f.Case)
+			}
+		}
+		sort.Strings(failed)
+		if strings.Join(failed, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: failed\n  %s\nwant\n  %s", file, strings.Join(failed, " "), strings.Join(want, " "))
+		}
+	}
+}
+
+func TestJudgeRules(t *testing.T) {
+	died := Facts{Case: "connect-src-inc-gpc-untracked", Died: true}
+	if cs, v, _ := Judge(died); v == "" || len(cs) != 1 || cs[0].Held || !strings.Contains(v, "the worker died") {
+		t.Errorf("a dead worker: %q %+v", v, cs)
+	}
+	if cs, v, u := Judge(Facts{Case: "cli-anon-global-key", Skip: "cli-anon-global-key needs HAProxy 2.7"}); v != "" || u != "" || len(cs) != 0 {
+		t.Errorf("not applicable is no check: %q %q %+v", v, u, cs)
+	}
+	if cs, v, u := Judge(Facts{Case: "cfg-len-needs-digits", HarpErr: "the control config (without the case's lines) does not load"}); v != "" || u == "" || len(cs) != 0 {
+		t.Errorf("harp's failure decides nothing: %q %q %+v", v, u, cs)
+	}
+	for _, c := range []struct {
+		ver, since string
+		older      bool
+	}{{"2.6.0-a1efc048b", "2.7", true}, {"2.7.0", "2.7", false}, {"3.5-dev5-50872daa6", "2.8", false}, {"2.10.1", "2.9", false}, {"3.0.11-1", "", false}} {
+		if got := Older(c.ver, c.since); got != c.older {
+			t.Errorf("Older(%s, %s) = %v", c.ver, c.since, got)
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range Cases {
+		if seen[c.ID] || len(c.Fix) != 12 || c.Want == nil || c.Does == "" || c.Expects == "" {
+			t.Errorf("case %+v: ids unique, a 12-digit fix, a judge and its words", c.ID)
+		}
+		seen[c.ID] = true
+	}
+}

@@ -1,0 +1,465 @@
+// Package upstreamfixes: upstream's own fixed bugs, one case each. Every
+// case is a runtime command, a config checked with `haproxy -c`, or a
+// connection, written from the fix's commit message, and expects what the
+// fix made HAProxy do; a case that kills the worker fails whatever it
+// expected. Each case is a named check (upstream-fixes/<case>), so
+// docs/upstream-bugs.md reads every fix's verdict on its last bad and
+// first fixed release from the same run.
+package upstreamfixes
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/config"
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+var Suite = scenario.Register(&scenario.Scenario{
+	ID:       "upstream-fixes",
+	Upstream: "regressions: upstream's fixed CLI, config and stick-table bugs",
+	Title:    "Runtime commands, configs and connections from upstream's fixed bugs behave as their fixes made them, and none kills the worker",
+	Summary:  "one node; each case (a stats or master CLI command, a config checked with haproxy -c, a connection) expects what its upstream fix made HAProxy do; cases a build is too old for are not applicable",
+	Labels:   []string{"area:regressions", "area:cli"},
+	Trials:   len(Cases),
+	Noun:     "cases",
+	StepsFor: func(scenario.Values) []string {
+		var s []string
+		s = append(s, "Setup: one node (nbthread 1) with an admin stats socket, map "+mapFile+" (k0 v0), an ip table `tip` (gpc0), an ip table `tgpc` (gpc(1)), and a TCP frontend on 8081 whose `tcp-request connection accept if { src_inc_gpc(0,tgpc) -m bool }` tracks nothing.")
+		for _, c := range Cases {
+			line := fmt.Sprintf("Case `%s` (upstream %s", c.ID, c.Fix)
+			if c.Since != "" {
+				line += ", from HAProxy " + c.Since
+			}
+			s = append(s, line+"): "+c.Does+"; expected: "+c.Expects+".")
+		}
+		return append(s, "After each case the worker must still answer `show info` within 5s (else the case failed: the worker died, and the node is started again for the next case).")
+	},
+	Run: run,
+})
+
+const mapFile = "/etc/harp/m.map"
+
+// Kind is how a case reaches HAProxy.
+type Kind string
+
+const (
+	Stats   Kind = "stats"   // bytes on the admin stats socket, read until it closes
+	Master  Kind = "master"  // bytes on the master CLI
+	Check   Kind = "check"   // a config checked with haproxy -c
+	Connect Kind = "connect" // a TCP connection to the frontend on 8081
+)
+
+// Case is one upstream fix as a black-box check.
+type Case struct {
+	ID      string
+	Fix     string // the upstream commit
+	Since   string // the first major.minor that has what the case uses ("": every)
+	Kind    Kind
+	Send    string // the bytes sent (Stats, Master), or a Check's frontend lines
+	Global  string // a Check's global lines
+	Extra   string // a Check's further sections
+	Then    string // a stats command whose answer is appended (the state after)
+	Does    string
+	Expects string
+	// Want judges the answer (and the answer to Then, after "\n--- then\n").
+	Want func(answer string) (ok bool, why string)
+}
+
+// config is a whole config for a Check case: lines go in a frontend.
+const checkConfig = `global
+    nbthread 1
+%s
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 10s
+    timeout server 10s
+
+frontend fe
+    bind 127.0.0.1:18080
+%s
+    http-request return status 200
+
+backend t
+    stick-table type ip size 1k expire 1m store gpc0,gpt0
+
+backend tg
+    stick-table type ip size 1k expire 1m store gpc(1)
+%s`
+
+// CheckConfig is a Check case's whole config.
+func CheckConfig(c Case) string { return fmt.Sprintf(checkConfig, c.Global, c.Send, c.Extra) }
+
+func contains(sub, why string) func(string) (bool, string) {
+	return func(a string) (bool, string) { return strings.Contains(a, sub), why }
+}
+
+func lacks(sub, why string) func(string) (bool, string) {
+	return func(a string) (bool, string) { return !strings.Contains(a, sub), why }
+}
+
+func accepted(a string) (bool, string) {
+	return strings.HasPrefix(a, "exit 0"), "haproxy -c refused a valid config"
+}
+
+func refused(a string) (bool, string) {
+	return !strings.HasPrefix(a, "exit 0"), "haproxy -c accepted an invalid config"
+}
+
+var version = regexp.MustCompile(`\d+\.\d+`)
+
+// Cases in the order they run: those that crash a bad build come last.
+var Cases = []Case{
+	{ID: "cli-empty-line-ignored", Fix: "21d7125c9233", Kind: Stats, Send: "\n",
+		Does: "an empty line on the stats socket", Expects: "no `Unknown command` answer",
+		Want: lacks("Unknown command", "an empty line was answered as an unknown command")},
+	{ID: "cli-too-many-args-refused", Fix: "d3f92894471d", Kind: Stats, Send: "show info" + strings.Repeat(" x", 70) + "\n",
+		Does: "`show info` followed by 70 words", Expects: "`Too many arguments`",
+		Want: contains("Too many arguments", "a command with more than 64 arguments ran")},
+	{ID: "cli-too-big-command-reported", Fix: "498520fdf505", Kind: Stats, Send: strings.Repeat("x", 20000),
+		Does: "20000 bytes without a line end, the connection kept open for writing", Expects: "an error saying the command is too big",
+		Want: contains("too big", "a command larger than the buffer was dropped without a word")},
+	{ID: "cli-set-table-invalid-ip-refused", Fix: "c6826b957053", Kind: Stats, Send: "set table tip key foo data.gpc0 1\n", Then: "show table tip",
+		Does: "`set table tip key foo data.gpc0 1` on an ip table", Expects: "refused, and `show table tip` lists no entry",
+		Want: func(a string) (bool, string) {
+			_, after, _ := strings.Cut(a, "\n--- then\n")
+			return !strings.Contains(after, "key="), "an invalid IPv4 key was stored"
+		}},
+	{ID: "cli-anon-global-key", Fix: "dd3a33f863c4", Since: "2.7", Kind: Stats, Send: "set anon global-key 12345\n",
+		Does: "`set anon global-key 12345`", Expects: "accepted",
+		Want: lacks("only supports", "`set anon global-key` was refused")},
+	{ID: "cli-env-without-sockpairs", Fix: "113745e6f0c0", Kind: Stats, Send: "show env HAPROXY_CLI; show env HAPROXY_MASTER_CLI\n",
+		Does: "`show env HAPROXY_CLI; show env HAPROXY_MASTER_CLI`", Expects: "no `sockpair@` address",
+		Want: lacks("sockpair@", "the CLI addresses in the environment list internal socket pairs")},
+	{ID: "cli-map-payload-crlf", Fix: "d60c89399169", Kind: Stats, Send: "add map " + mapFile + " <<\nk1 v1\r\nk2 v2\r\n\n", Then: "show map " + mapFile,
+		Does: "`add map ... <<` with two CRLF-ended lines", Expects: "k1 and k2 both in `show map`",
+		Want: func(a string) (bool, string) {
+			_, after, _ := strings.Cut(a, "\n--- then\n")
+			has := func(k string) bool {
+				for _, l := range strings.Split(after, "\n") {
+					if f := strings.Fields(l); len(f) >= 2 && f[1] == k {
+						return true
+					}
+				}
+				return false
+			}
+			return has("k1") && has("k2"), "CRLF-ended payload lines were not read as separate entries"
+		}},
+	{ID: "cli-immediate-abort-released", Fix: "14a413033c15", Kind: Stats, Send: "", Then: "show sess",
+		Does: "20 connections to the stats socket closed at once without a byte, then `show sess`", Expects: "no session of theirs left (at most the one asking)",
+		Want: func(a string) (bool, string) {
+			_, after, _ := strings.Cut(a, "\n--- then\n")
+			return strings.Count(after, "fe=GLOBAL") <= 1, "aborted CLI connections left their sessions behind"
+		}},
+	{ID: "mcli-relative-pid-checked", Fix: "bac3a82a507b", Kind: Master, Send: "@2 show info\n",
+		Does: "`@2 show info` on the master CLI with one worker", Expects: "an error, no worker's answer",
+		Want: lacks("Pid:", "a relative pid naming no process was answered by the worker")},
+	{ID: "mcli-pipelined-after-expert-mode", Fix: "b75edf2f1148", Kind: Master, Send: "expert-mode on; @1 show info\n",
+		Does: "`expert-mode on; @1 show info` on the master CLI", Expects: "the worker's `show info`",
+		Want: contains("Pid:", "a command pipelined after a mode change on the master CLI got no answer")},
+	{ID: "cfg-len-needs-digits", Fix: "3f210970bf94", Kind: Check, Extra: "\nbackend lx\n    stick-table type string len 32x size 1k\n",
+		Does: "`stick-table type string len 32x`", Expects: "refused",
+		Want: refused},
+	{ID: "cfg-tcp-connection-sc-set-gpt", Fix: "6c79309fda89", Kind: Check, Send: "    tcp-request connection track-sc0 src table t\n    tcp-request connection sc-set-gpt0(0) int(7)",
+		Does: "`tcp-request connection sc-set-gpt0(0) int(7)`", Expects: "accepted",
+		Want: accepted},
+	{ID: "cfg-tcp-connection-sc-add-gpc", Fix: "7eb05891d85b", Since: "2.8", Kind: Check, Send: "    tcp-request connection track-sc0 src table tg\n    tcp-request connection sc-add-gpc(0,0) int(3)",
+		Does: "`tcp-request connection sc-add-gpc(0,0) int(3)`", Expects: "accepted",
+		Want: accepted},
+	{ID: "cfg-stick-counters-index", Fix: "21d5f43aa6e9", Since: "2.8", Kind: Check, Global: "    tune.stick-counters 5", Send: "    http-request track-sc4 src table tg\n    http-request sc-add-gpc(0,4) int(1)",
+		Does: "`tune.stick-counters 5` and `sc-add-gpc(0,4)`", Expects: "accepted",
+		Want: accepted},
+	{ID: "cfg-max-reloads-negative-refused", Fix: "af1d17012236", Kind: Check, Global: "    mworker-max-reloads -1",
+		Does: "`mworker-max-reloads -1`", Expects: "refused",
+		Want: refused},
+	{ID: "cfg-sc-inc-gpc-error-names-action", Fix: "20391519c3db", Kind: Check, Send: "    http-request track-sc0 src table t\n    http-request sc-inc-gpc2(0)",
+		Does: "`http-request sc-inc-gpc2(0)`", Expects: "refused with a message naming sc-inc-gpc",
+		Want: func(a string) (bool, string) {
+			return !strings.HasPrefix(a, "exit 0") && !strings.Contains(a, "Expects sc-set-gpc("), "the error names sc-set-gpc for sc-inc-gpc"
+		}},
+	// Cases that crash a bad build.
+	{ID: "cli-pipelined-show-sess", Fix: "1addf8b777c6", Kind: Stats, Send: "show info; show sess\n",
+		Does: "`show info; show sess` in one line", Expects: "both answers",
+		Want: func(a string) (bool, string) {
+			return strings.Contains(a, "Pid:") && strings.Contains(a, "proto="), "a command after another on one line lost its answer"
+		}},
+	{ID: "cli-trace-peers-event", Fix: "d8c2f5c586cf", Kind: Stats, Send: "trace peers event\n",
+		Does: "`trace peers event`", Expects: "the list of events (the worker lives)",
+		Want: contains("event", "`trace peers event` gave no list")},
+	{ID: "connect-src-inc-gpc-untracked", Fix: "ea7ea5198a0e", Kind: Connect,
+		Does: "one TCP connection to 8081 (src_inc_gpc with no tracked counter)", Expects: "the worker lives",
+		Want: func(string) (bool, string) { return true, "" }},
+}
+
+// Facts are what one case observed.
+type Facts struct {
+	Case string `json:"case"`
+	Fix  string `json:"fix"`
+	// Skip: the build predates what the case uses.
+	Skip string `json:"not_applicable,omitempty"`
+	// HarpErr: harp could not run the case (no HAProxy answer is judged).
+	HarpErr string `json:"harp_error,omitempty"`
+	Answer  string `json:"answer"`
+	// Died: the worker did not answer show info within 5s after the case.
+	Died bool `json:"worker_died,omitempty"`
+}
+
+// Judge decides one case from its facts: its check, a violation when the
+// check failed, an unmet precondition when harp could not run it.
+func Judge(f Facts) (cs verdict.Checks, violation, unmet string) {
+	c, ok := byID(f.Case)
+	switch {
+	case !ok:
+		return nil, "", "no case " + f.Case
+	case f.Skip != "":
+		return nil, "", ""
+	case f.HarpErr != "":
+		return nil, "", f.Case + ": " + f.HarpErr
+	case f.Died:
+		text := fmt.Sprintf("%s (upstream %s): the worker died on %s", c.ID, c.Fix, c.Does)
+		cs.Fail(c.ID, text)
+		return cs, text, ""
+	}
+	if ok, why := c.Want(f.Answer); !ok {
+		text := fmt.Sprintf("%s (upstream %s): %s", c.ID, c.Fix, why)
+		cs.Fail(c.ID, text)
+		return cs, text, ""
+	}
+	cs.Hold(c.ID)
+	return cs, "", ""
+}
+
+func byID(id string) (Case, bool) {
+	for _, c := range Cases {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return Case{}, false
+}
+
+// Older says whether version (haproxy -vv's, "2.6.12-1", "3.5-dev5") is
+// older than since ("2.7").
+func Older(ver, since string) bool {
+	if since == "" {
+		return false
+	}
+	parse := func(s string) (int, int, bool) {
+		m := regexp.MustCompile(`^(\d+)\.(\d+)`).FindStringSubmatch(s)
+		if m == nil {
+			return 0, 0, false
+		}
+		a, _ := strconv.Atoi(m[1])
+		b, _ := strconv.Atoi(m[2])
+		return a, b, true
+	}
+	a1, b1, ok1 := parse(ver)
+	a2, b2, ok2 := parse(since)
+	return ok1 && ok2 && (a1 < a2 || a1 == a2 && b1 < b2)
+}
+
+func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+	cfg, err := config.RenderText("upstream-fixes", `global
+    nbthread 1
+    stats socket ipv4@0.0.0.0:9998 level admin
+    stats timeout 1m
+
+defaults
+    timeout connect 2s
+    timeout client 1m
+    timeout server 1m
+
+frontend web
+    mode http
+    bind 0.0.0.0:8080
+    http-request set-var(txn.m) req.hdr(host),map(`+mapFile+`)
+    http-request return status 200
+
+frontend untracked
+    mode tcp
+    bind 0.0.0.0:8081
+    tcp-request connection accept if { src_inc_gpc(0,tgpc) -m bool }
+    default_backend nowhere
+
+backend nowhere
+    mode tcp
+
+backend tip
+    stick-table type ip size 1k expire 1h store gpc0
+
+backend tgpc
+    stick-table type ip size 1k expire 1h store gpc(1)
+`, nil)
+	if err != nil {
+		return verdict.Outcome{Err: err}
+	}
+	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8081/tcp"}, Files: map[string]string{mapFile: "k0 v0\n"}}, 1)
+	if n == nil {
+		return verdict.Outcome{Unmet: unmet, Err: err}
+	}
+	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
+		c := Cases[(t.N-1)%len(Cases)]
+		f := &Facts{Case: c.ID, Fix: c.Fix}
+		t.Evidence = f
+		defer func() {
+			t.Checks, t.Violation, t.Unmet = Judge(*f)
+			if f.Skip != "" {
+				t.Remark = "not applicable: " + f.Skip
+			}
+		}()
+		if Older(env.Image.Version, c.Since) {
+			f.Skip = fmt.Sprintf("%s needs HAProxy %s", c.ID, c.Since)
+			return nil
+		}
+		f.Answer, f.HarpErr = do(ctx, n, c)
+		t.Notef("%s: %s", c.ID, oneLine(f.Answer))
+		if f.HarpErr != "" {
+			return nil
+		}
+		if f.Died = !alive(ctx, n); f.Died {
+			t.Notef("%s: the worker no longer answers; starting the node again", c.ID)
+			if err := n.Restart(ctx, 30*time.Second); err != nil {
+				return fmt.Errorf("restarting the node after %s: %w", c.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
+// do runs one case and gives HAProxy's answer, or why harp could not.
+func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
+	var err error
+	switch c.Kind {
+	case Check:
+		// The control: the same config without the case's lines loads on
+		// this build, so a refusal is the case's, not harp's config.
+		control := "/etc/harp/control.cfg"
+		if err := n.WriteFile(ctx, control, []byte(CheckConfig(Case{}))); err != nil {
+			return "", "writing the control config: " + err.Error()
+		}
+		if ok, out, err := n.CheckConfig(ctx, control); err != nil || !ok {
+			return "", fmt.Sprintf("the control config (without the case's lines) does not load: %v %s", err, oneLine(out))
+		}
+		path := "/etc/harp/check-" + c.ID + ".cfg"
+		if err := n.WriteFile(ctx, path, []byte(CheckConfig(c))); err != nil {
+			return "", "writing the config: " + err.Error()
+		}
+		ok, out, err := n.CheckConfig(ctx, path)
+		if err != nil {
+			return "", err.Error()
+		}
+		if ok {
+			return "exit 0\n" + out, ""
+		}
+		return "refused\n" + out, ""
+	case Connect:
+		addr, err := n.Addr(ctx, "8081/tcp")
+		if err != nil {
+			return "", err.Error()
+		}
+		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			return "", "connecting: " + err.Error()
+		}
+		conn.Write([]byte("x"))
+		conn.SetReadDeadline(time.Now().Add(time.Second))
+		conn.Read(make([]byte, 16)) // whatever comes, or the deadline
+		conn.Close()
+		return "connected", ""
+	case Master:
+		answer, err = raw(ctx, n, node.MasterPort, c.Send, true)
+	case Stats:
+		if c.ID == "cli-immediate-abort-released" {
+			for range 20 {
+				if _, err := raw(ctx, n, node.StatsPort, "", false); err != nil {
+					return "", err.Error()
+				}
+			}
+		} else {
+			// A command kept open for writing is answered without the
+			// client's end: the too-big case waits for its error.
+			answer, err = raw(ctx, n, node.StatsPort, c.Send, c.ID != "cli-too-big-command-reported")
+		}
+	}
+	if err != nil {
+		return answer, err.Error()
+	}
+	if c.Then != "" {
+		// The state after, polled until the case's expectation holds (an
+		// aborted connection takes a moment to go) or 3s passed.
+		var then string
+		var err error
+		node.Poll(ctx, 3*time.Second, 100*time.Millisecond, func() (bool, error) {
+			then, err = n.Stats(ctx, c.Then)
+			ok, _ := c.Want(answer + "\n--- then\n" + then)
+			return err == nil && ok, nil
+		})
+		if err != nil {
+			return answer, "reading the state after: " + err.Error()
+		}
+		answer += "\n--- then\n" + then
+	}
+	return answer, ""
+}
+
+// raw sends exactly payload on a fresh connection to port and reads until
+// HAProxy closes it (at most 5s). An empty payload is a connection closed
+// at once.
+func raw(ctx context.Context, n *node.Node, port, payload string, closeWrite bool) (string, error) {
+	addr, err := n.Addr(ctx, port)
+	if err != nil {
+		return "", err
+	}
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return "", fmt.Errorf("connecting to %s: %w", port, err)
+	}
+	defer conn.Close()
+	if payload == "" {
+		return "", nil
+	}
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := conn.Write([]byte(payload)); err != nil {
+		return "", fmt.Errorf("sending to %s: %w", port, err)
+	}
+	if cw, ok := conn.(*net.TCPConn); ok && closeWrite {
+		cw.CloseWrite()
+	}
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		k, err := conn.Read(buf)
+		b.Write(buf[:k])
+		if err != nil {
+			break // closed, or the deadline: what came is the answer
+		}
+	}
+	return b.String(), nil
+}
+
+// alive says whether the worker answers show info within 5s.
+func alive(ctx context.Context, n *node.Node) bool {
+	ok := false
+	node.Poll(ctx, 5*time.Second, 100*time.Millisecond, func() (bool, error) {
+		out, err := n.Stats(ctx, "show info")
+		ok = err == nil && strings.Contains(out, "Pid:")
+		return ok, nil
+	})
+	return ok
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
