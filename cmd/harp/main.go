@@ -43,7 +43,7 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp matrix  --builds SPECS --suites FILTER [--jobs N] [--shard i/n] [--param NAME=VALUE]... [--reports DIR]
   harp merge   [--reports DIR] RUN-DIR...   merge shard outputs into one report
   harp nightly [--extra SPECS] [--debian=false] [--suites FILTER] [--jobs N] [--param NAME=VALUE]... [--reports DIR] [--keep N]
-               [--bisect-budget D]
+               [--bisect-budget D] [--shard i/n]
                every build the Debian mirror serves and the --extra ones (git heads: git:CLONE@origin/master,
                fetched first), compared with the previous nightly; a head that regressed is bisected between
                the two nights' commits; only the newest N nightly runs (14) keep their evidence directories
@@ -391,6 +391,7 @@ func cmdNightly(ctx context.Context, args []string) int {
 	keep := fs.Int("keep", 14, "nightly runs whose evidence directories are kept (older ones keep summary.json and their reports)")
 	debian := fs.Bool("debian", true, "test every build the Debian mirror serves (--debian=false: only --extra, e.g. git heads)")
 	budget := fs.Duration("bisect-budget", 45*time.Minute, "time for bisecting the git heads that regressed since the previous nightly (0: none)")
+	shard := fs.String("shard", "1/1", "run shard i of n of the cells (i/n); each shard compares with its own previous nightly in --reports")
 	pf := paramFlags(fs)
 	if !flags(fs, args) {
 		return 3
@@ -400,6 +401,10 @@ func cmdNightly(ctx context.Context, args []string) int {
 	}
 	if *budget < 0 {
 		return fail("nightly: --bisect-budget %s: want 0 or more", *budget)
+	}
+	si, sn, err := report.ParseShard(*shard)
+	if err != nil {
+		return fail("nightly: %v", err)
 	}
 	suites, err := selectSuites(*filter)
 	if err != nil {
@@ -447,15 +452,21 @@ func cmdNightly(ctx context.Context, args []string) int {
 			return fail("nightly: the Debian mirror %s serves no haproxy build: nothing to test is no pass", m.URL)
 		}
 	}
-	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " "), Harp: harpVersion()}
-	defer sweepRun(ctx, docker, run.ID)
 	// Heads are fetched first: tonight's commit is the one each cell
 	// remembers (report.Result.Commit) and tomorrow compares with.
-	run.Notes = fetchHeads(ctx, specs)
+	notes := fetchHeads(ctx, specs)
 	specs = append(debs, specs...)
-	progress.Printf("nightly: %d suites on %d builds (%d what the Debian releases install)", len(suites), len(specs), len(debs))
+	all := runner.Cells(suites, specs)
+	cells := report.Shard(all, si, sn)
+	if len(cells) == 0 {
+		return fail("nightly: shard %d/%d of %d cells selects none: use at most %d shards", si, sn, len(all), len(all))
+	}
+	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " "), Harp: harpVersion(), Notes: notes,
+		Shard: fmt.Sprintf("%d/%d", si, sn), Cells: len(all), Matrix: matrixIdentity(specs, *filter, suites, params, 0)}
+	defer sweepRun(ctx, docker, run.ID)
+	progress.Printf("nightly: %d suites on %d builds (%d what the Debian releases install): %d cells (shard %d/%d)", len(suites), len(specs), len(debs), len(cells), si, sn)
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Params: params}
-	run.Results = r.RunCells(ctx, runner.Cells(suites, specs), *jobs)
+	run.Results = r.RunCells(ctx, cells, *jobs)
 	if prev, ok := report.Previous(*reports, run.ID); ok {
 		run.Since, run.Changes = prev.ID, report.Compare(prev.Results, run.Results)
 		// A head that regressed is bisected between last night's commit

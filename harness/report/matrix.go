@@ -205,6 +205,13 @@ func Merge(id string, dirs []string) (Run, error) {
 			run.Started = part.Started
 		}
 		run.Results = append(run.Results, part.Results...)
+		// A nightly's shards each compared with their own previous night.
+		run.Changes = append(run.Changes, part.Changes...)
+		run.FindingChanges = append(run.FindingChanges, part.FindingChanges...)
+		run.Notes = append(run.Notes, part.Notes...)
+		if part.Since != "" {
+			run.Since = strings.TrimPrefix(run.Since+", "+part.Since, ", ")
+		}
 	}
 	matrix, err := sameMatrix(parts)
 	if err != nil {

@@ -39,7 +39,7 @@ var _ = selftest.Describe(upstreamfixes.Suite, func() {
 			}
 			Expect(r.Crashes).To(HaveLen(1))
 			if pat, _ := os.ReadFile("/proc/sys/kernel/core_pattern"); strings.TrimSpace(string(pat)) == "core" {
-				Expect(r.Crashes[0].Signature).To(ContainSubstring("smp_fetch_sc_inc_gpc"))
+				Expect(r.Crashes[0].Signature).To(ContainSubstring("smp_create_src_stkctr"))
 			}
 			return
 		}
