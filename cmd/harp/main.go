@@ -392,6 +392,7 @@ func cmdNightly(ctx context.Context, args []string) int {
 	debian := fs.Bool("debian", true, "test every build the Debian mirror serves (--debian=false: only --extra, e.g. git heads)")
 	budget := fs.Duration("bisect-budget", 45*time.Minute, "time for bisecting the git heads that regressed since the previous nightly (0: none)")
 	shard := fs.String("shard", "1/1", "run shard i of n of the cells (i/n); each shard compares with its own previous nightly in --reports")
+	trials := fs.Int("trials", 0, "trials per suite, 1 to 1000 (default: each suite's own), the bisects' too")
 	pf := paramFlags(fs)
 	if !flags(fs, args) {
 		return 3
@@ -404,6 +405,9 @@ func cmdNightly(ctx context.Context, args []string) int {
 	}
 	si, sn, err := report.ParseShard(*shard)
 	if err != nil {
+		return fail("nightly: %v", err)
+	}
+	if err := checkTrials(fs, *trials); err != nil {
 		return fail("nightly: %v", err)
 	}
 	suites, err := selectSuites(*filter)
@@ -462,10 +466,10 @@ func cmdNightly(ctx context.Context, args []string) int {
 		return fail("nightly: shard %d/%d of %d cells selects none: use at most %d shards", si, sn, len(all), len(all))
 	}
 	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " "), Harp: harpVersion(), Notes: notes,
-		Shard: fmt.Sprintf("%d/%d", si, sn), Cells: len(all), Matrix: matrixIdentity(specs, *filter, suites, params, 0)}
+		Shard: fmt.Sprintf("%d/%d", si, sn), Cells: len(all), Matrix: matrixIdentity(specs, *filter, suites, params, *trials)}
 	defer sweepRun(ctx, docker, run.ID)
 	progress.Printf("nightly: %d suites on %d builds (%d what the Debian releases install): %d cells (shard %d/%d)", len(suites), len(specs), len(debs), len(cells), si, sn)
-	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Params: params}
+	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Params: params, Trials: *trials}
 	run.Results = r.RunCells(ctx, cells, *jobs)
 	if prev, ok := report.Previous(*reports, run.ID); ok {
 		run.Since, run.Changes = prev.ID, report.Compare(prev.Results, run.Results)
