@@ -10,7 +10,7 @@ import (
 	"github.com/harp-project/harp/fixtures"
 )
 
-// Render executes the named template (e.g. "3517.cfg.tmpl") with data.
+// Render executes the named template (e.g. "cluster.cfg.tmpl") with data.
 func Render(name string, data any) (string, error) {
 	t, err := template.New(name).Option("missingkey=error").ParseFS(fixtures.Templates, "templates/*.tmpl")
 	if err != nil {

@@ -5,20 +5,13 @@ import (
 	"testing"
 )
 
-func TestRender3517(t *testing.T) {
-	cfg, err := Render("3517.cfg.tmpl", map[string]any{
-		"Threads": 1, "LocalPeer": "harp", "Table": "marker",
-		"Sections": []struct {
-			Name string
-			Port int
-		}{{"first", 10001}, {"second", 10002}},
-	})
+func TestRenderCapture(t *testing.T) {
+	cfg, err := Render("capture.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": "harp"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"nbthread 1", "localpeer harp", "stats socket ipv4@0.0.0.0:9998 level admin",
-		"peers first\n    peer harp 127.0.0.1:10001\n    table marker type ip size 100 expire 1h store gpc0",
-		"peers second\n    peer harp 127.0.0.1:10002"} {
+		"peers cluster\n    peer harp 127.0.0.1:10000\n    peer remote 127.0.0.1:10999"} {
 		if !strings.Contains(cfg, want) {
 			t.Errorf("config lacks %q:\n%s", want, cfg)
 		}
@@ -26,7 +19,7 @@ func TestRender3517(t *testing.T) {
 }
 
 func TestTemplateErrors(t *testing.T) {
-	if _, err := Render("3517.cfg.tmpl", map[string]any{"Threads": 1}); err == nil || !strings.Contains(err.Error(), "config template 3517.cfg.tmpl") {
+	if _, err := Render("capture.cfg.tmpl", map[string]any{"Threads": 1}); err == nil || !strings.Contains(err.Error(), "config template capture.cfg.tmpl") {
 		t.Errorf("missing data: err = %v", err)
 	}
 	if _, err := Render("nope.cfg.tmpl", nil); err == nil || !strings.Contains(err.Error(), "no such template") {

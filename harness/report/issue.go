@@ -54,7 +54,7 @@ func IssueMarkdown(run Run, issue string) (string, error) { return markdown(run,
 // it says which property, which builds violate it and with what evidence.
 func PropertyMarkdown(run Run, id string) (string, error) {
 	if !strings.HasPrefix(id, "conf-") {
-		return "", fmt.Errorf("%q is not a conformance property (their ids start with conf-; harp suites --label-filter area:conformance lists them)", id)
+		return "", fmt.Errorf("%q is not a conformance property (their ids start with conf-; `harp suites` lists them, labelled area:conformance)", id)
 	}
 	return markdown(run, id, true)
 }

@@ -1,4 +1,4 @@
-// Package backend is harp's own slow HTTP backend: each request takes a
+// Package slowhttp is harp's own slow HTTP backend: each request takes a
 // service time, one request at a time by default (100 ms: about 10
 // requests/s), so connection slots in front of it free slowly; or fast.
 package slowhttp
