@@ -26,7 +26,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 	ID:       "conf-failed-reload",
 	Upstream: "conformance: master-worker reloads that fail",
 	Title:    "A reload with a config that cannot load changes nothing, and the next reload works",
-	Summary:  "6 failure/recovery cycles on one node (a missing map file, a syntax error, an unknown keyword; recovery by SIGUSR2 and by the master CLI): the old worker keeps serving with its table, show proc counts the failure, the master keeps taking signals, the next good reload starts a new worker",
+	Summary:  "8 failure/recovery cycles on one node (a missing map file, a syntax error, an unknown keyword, a syntax error after a peers section; recovery by SIGUSR2 and by the master CLI): the old worker keeps serving with its table, show proc counts the failure, the master keeps taking signals, the next good reload starts a new worker",
 	Labels:   []string{"area:conformance", "area:mworker"},
 	Trials:   len(Breaks) * 2,
 	Noun:     "cycles",
