@@ -146,8 +146,15 @@ func (n *Node) settle(ctx context.Context) {
 	}
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if _, err := cli.Ask(sctx, "tcp", n.addrs(true), "show proc"); err == nil {
-		return // not in the transcript: the trials are over
+	if out, err := cli.Ask(sctx, "tcp", n.addrs(true), "show proc"); err == nil {
+		// Not in the transcript: the trials are over. A listed worker
+		// that does not answer may still be dying (writing its core):
+		// its exit is only logged once it is gone.
+		if procs, err := cliout.ParseProcs(out); err == nil && n.answers(ctx, procs) {
+			return
+		}
+		n.waitSilent(ctx)
+		return
 	}
 	for sctx.Err() == nil {
 		if running, _, err := n.Running(sctx); err != nil || !running {
@@ -158,6 +165,38 @@ func (n *Node) settle(ctx context.Context) {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// answers says whether every worker the master lists answers a command.
+func (n *Node) answers(ctx context.Context, procs cliout.Procs) bool {
+	for _, w := range append(append([]cliout.Proc(nil), procs.Workers...), procs.OldWorkers...) {
+		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		out, err := cli.Ask(actx, "tcp", n.addrs(true), fmt.Sprintf("@!%d show info", w.PID))
+		cancel()
+		if err != nil || !strings.Contains(out, "Pid:") {
+			return false
+		}
+	}
+	return true
+}
+
+// waitSilent waits, up to 20s, until the master lists only workers that
+// answer or stops: a dying worker's core can take seconds to write on a
+// loaded machine.
+func (n *Node) waitSilent(ctx context.Context) {
+	Poll(ctx, 20*time.Second, 250*time.Millisecond, func() (bool, error) {
+		if running, _, err := n.Running(ctx); err != nil || !running {
+			return true, nil
+		}
+		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		out, err := cli.Ask(actx, "tcp", n.addrs(true), "show proc")
+		cancel()
+		if err != nil {
+			return false, nil // the master going down: see again
+		}
+		procs, err := cliout.ParseProcs(out)
+		return err == nil && n.answers(ctx, procs), nil
+	})
 }
 
 // waitMasterExitLine reads the logs again for up to two seconds until they
