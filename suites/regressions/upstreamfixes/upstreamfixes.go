@@ -59,13 +59,15 @@ const (
 
 // Case is one upstream fix as a black-box check.
 type Case struct {
-	ID      string
-	Fix     string // the upstream commit
-	Since   string // the first major.minor that has what the case uses ("": every)
-	Kind    Kind
-	Send    string // the bytes sent (Stats, Master), or a Check's frontend lines
-	Global  string // a Check's global lines
-	Extra   string // a Check's further sections
+	ID     string
+	Fix    string // the upstream commit
+	Since  string // the first major.minor that has what the case uses ("": every)
+	Kind   Kind
+	Send   string // the bytes sent (Stats, Master), or a Check's frontend lines
+	Global string // a Check's global lines
+	Extra  string // a Check's further sections
+	// Abort: the client closes right after sending, reading nothing.
+	Abort   bool
 	Then    string // a stats command whose answer is appended (the state after)
 	Does    string
 	Expects string
@@ -159,12 +161,55 @@ var Cases = []Case{
 			_, after, _ := strings.Cut(a, "\n--- then\n")
 			return strings.Count(after, "fe=GLOBAL") <= 1, "aborted CLI connections left their sessions behind"
 		}},
+	{ID: "cli-pipelined-acks-all-applied", Fix: "2d7e3ddd4a28", Kind: Stats, Abort: true,
+		Send: "add map " + mapFile + " p1 1; add map " + mapFile + " p2 2; add map " + mapFile + " p3 3; add map " + mapFile + " p4 4; add map " + mapFile + " p5 5\n",
+		Then: "show map " + mapFile,
+		Does: "five `add map` in one packet, the connection closed at once without reading", Expects: "all five entries in `show map`",
+		Want: func(a string) (bool, string) {
+			_, after, _ := strings.Cut(a, "\n--- then\n")
+			for _, k := range []string{" p1 ", " p2 ", " p3 ", " p4 ", " p5 "} {
+				if !strings.Contains(after, k) {
+					return false, "pipelined commands of a client that closed at once were lost"
+				}
+			}
+			return true, ""
+		}},
+	{ID: "cli-error-ends-with-line-feed", Fix: "6219a58d2850", Kind: Stats, Send: "show events harp-nosuchsink\n",
+		Does: "`show events harp-nosuchsink`", Expects: "an error ending with a line feed",
+		Want: func(a string) (bool, string) {
+			return strings.HasSuffix(a, "\n"), "an error message came without its trailing line feed"
+		}},
+	{ID: "cli-debug-counters-one-line-each", Fix: "23705564ae1b", Since: "3.1", Kind: Stats, Send: "debug counters all\n",
+		Does: "`debug counters all`", Expects: "no line that is only `]`",
+		Want: func(a string) (bool, string) {
+			for _, l := range strings.Split(a, "\n") {
+				if strings.TrimSpace(l) == "]" {
+					return false, "a counter's text was split over two lines"
+				}
+			}
+			return true, ""
+		}},
 	{ID: "mcli-relative-pid-checked", Fix: "bac3a82a507b", Kind: Master, Send: "@2 show info\n",
 		Does: "`@2 show info` on the master CLI with one worker", Expects: "an error, no worker's answer",
 		Want: lacks("Pid:", "a relative pid naming no process was answered by the worker")},
 	{ID: "mcli-pipelined-after-expert-mode", Fix: "b75edf2f1148", Kind: Master, Send: "expert-mode on; @1 show info\n",
 		Does: "`expert-mode on; @1 show info` on the master CLI", Expects: "the worker's `show info`",
 		Want: contains("Pid:", "a command pipelined after a mode change on the master CLI got no answer")},
+	{ID: "mcli-severity-output-applies", Fix: "1c1bb8ef2abe", Kind: Master, Send: "set severity-output number; @1 show table harp-nosuch\n",
+		Does: "`set severity-output number; @1 show table harp-nosuch` on the master CLI", Expects: "the error prefixed with its severity (`[3]:`)",
+		Want: func(a string) (bool, string) {
+			return regexp.MustCompile(`\[\d\]: `).MatchString(a), "set severity-output on the master CLI did not apply to the worker's answer"
+		}},
+	{ID: "mcli-user-level-kept-through-pid-prefix", Fix: "946921c19980", Since: "3.2", Kind: Master, Send: "user; @@1 set table tip key 10.9.9.9 data.gpc0 7\n",
+		Then: "show table tip",
+		Does: "`user; @@1 set table tip key 10.9.9.9 data.gpc0 7` on the master CLI", Expects: "refused: `show table tip` has no 10.9.9.9",
+		Want: func(a string) (bool, string) {
+			_, after, _ := strings.Cut(a, "\n--- then\n")
+			return !strings.Contains(after, "key=10.9.9.9"), "a command through @@ ran above the level the session lowered to"
+		}},
+	{ID: "cfg-check-with-daemon-reports-errors", Fix: "5f94e98d8958", Kind: Check, Global: "    daemon", Send: "    frobnicate yes",
+		Does: "`haproxy -c` of a config with `daemon` and an unknown keyword", Expects: "refused",
+		Want: refused},
 	{ID: "cfg-len-needs-digits", Fix: "3f210970bf94", Kind: Check, Extra: "\nbackend lx\n    stick-table type string len 32x size 1k\n",
 		Does: "`stick-table type string len 32x`", Expects: "refused",
 		Want: refused},
@@ -194,9 +239,23 @@ var Cases = []Case{
 	{ID: "cli-trace-peers-event", Fix: "d8c2f5c586cf", Kind: Stats, Send: "trace peers event\n",
 		Does: "`trace peers event`", Expects: "the list of events (the worker lives)",
 		Want: contains("event", "`trace peers event` gave no list")},
+	{ID: "cli-payload-larger-than-buffer", Fix: "ebb801d7c814", Kind: Stats, Send: bigPayload(),
+		Then: "show info",
+		Does: "`add map ... <<` with 20 KB of lines (more than a buffer)", Expects: "the worker lives",
+		Want: func(string) (bool, string) { return true, "" }},
 	{ID: "connect-src-inc-gpc-untracked", Fix: "ea7ea5198a0e", Kind: Connect,
 		Does: "one TCP connection to 8081 (src_inc_gpc with no tracked counter)", Expects: "the worker lives",
 		Want: func(string) (bool, string) { return true, "" }},
+}
+
+// bigPayload is an add map payload larger than tune.bufsize.
+func bigPayload() string {
+	var b strings.Builder
+	b.WriteString("add map " + mapFile + " <<\n")
+	for i := 0; b.Len() < 20000; i++ {
+		fmt.Fprintf(&b, "big%d v%d\n", i, i)
+	}
+	return b.String() + "\n"
 }
 
 // Facts are what one case observed.
@@ -375,18 +434,18 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 		conn.Close()
 		return "connected", ""
 	case Master:
-		answer, err = raw(ctx, n, node.MasterPort, c.Send, true)
+		answer, err = raw(ctx, n, node.MasterPort, c.Send, true, c.Abort)
 	case Stats:
 		if c.ID == "cli-immediate-abort-released" {
 			for range 20 {
-				if _, err := raw(ctx, n, node.StatsPort, "", false); err != nil {
+				if _, err := raw(ctx, n, node.StatsPort, "", false, true); err != nil {
 					return "", err.Error()
 				}
 			}
 		} else {
 			// A command kept open for writing is answered without the
 			// client's end: the too-big case waits for its error.
-			answer, err = raw(ctx, n, node.StatsPort, c.Send, c.ID != "cli-too-big-command-reported")
+			answer, err = raw(ctx, n, node.StatsPort, c.Send, c.ID != "cli-too-big-command-reported", c.Abort)
 		}
 	}
 	if err != nil {
@@ -413,7 +472,7 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 // raw sends exactly payload on a fresh connection to port and reads until
 // HAProxy closes it (at most 5s). An empty payload is a connection closed
 // at once.
-func raw(ctx context.Context, n *node.Node, port, payload string, closeWrite bool) (string, error) {
+func raw(ctx context.Context, n *node.Node, port, payload string, closeWrite, abort bool) (string, error) {
 	addr, err := n.Addr(ctx, port)
 	if err != nil {
 		return "", err
@@ -432,6 +491,9 @@ func raw(ctx context.Context, n *node.Node, port, payload string, closeWrite boo
 	}
 	if cw, ok := conn.(*net.TCPConn); ok && closeWrite {
 		cw.CloseWrite()
+	}
+	if abort {
+		return "", nil // closed by the defer, unread
 	}
 	var b strings.Builder
 	buf := make([]byte, 4096)
