@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/harp-project/harp/harness/findings"
+	"github.com/harp-project/harp/harness/gitsrc"
 	"github.com/harp-project/harp/harness/history"
 	"github.com/harp-project/harp/harness/progress"
 )
@@ -60,6 +61,9 @@ func cmdHistory(ctx context.Context, args []string) int {
 		return fail("history: %v", err)
 	}
 	b := history.Make(fixes, js, runs)
+	if c, err := gitsrc.Resolve(ctx, *repo, *head); err == nil {
+		b.Head = c.Describe + " (" + c.Short() + ")"
+	}
 	var text string
 	if *asJSON {
 		data, _ := json.MarshalIndent(b, "", "  ")
