@@ -1,9 +1,15 @@
 //go:build selftest
 
-package main_test
+// selftest: together
+
+// Package nightlytest runs harp nightly end to end on a git head that
+// regresses between two nights. A package of its own, so that make
+// selftest runs it beside cmd/harp's other end-to-end specs.
+package nightlytest_test
 
 import (
 	"os"
+	"testing"
 	"path/filepath"
 	"time"
 
@@ -20,6 +26,8 @@ import (
 // entries are never pushed back to their peer) and an ordinary commit on
 // top before the second night. The second night's change names the mutant
 // commit, found by bisecting between the two nights' commits.
+func TestNightly(t *testing.T) { selftest.Run(t, "harp nightly on git heads") }
+
 var _ = Describe("harp nightly on a git head", Label("nightly", "issue:conf-updates-both-ways", "slow"), func() {
 	It("bisects a head that regressed since the previous night to the commit that did it", func(ctx SpecContext) {
 		repo, sh := selftest.Repo(ctx, "3.0.11")
@@ -47,7 +55,11 @@ var _ = Describe("harp nightly on a git head", Label("nightly", "issue:conf-upda
 		sh("patch", "-p1", "--batch", "-i", selftest.Mutant("2-learned-entry-not-repushed.diff"))
 		sh("git", "commit", "-q", "-am", "BUG/MEDIUM: peers: learnt entries are never pushed back (harp's mutant)")
 		mutant := sh("git", "rev-parse", "HEAD")
-		appendFile(filepath.Join(repo, "doc", "peers.txt"), "\nharp: an ordinary documentation change.\n")
+		f, err := os.OpenFile(filepath.Join(repo, "doc", "peers.txt"), os.O_APPEND|os.O_WRONLY, 0)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = f.WriteString("\nharp: an ordinary documentation change.\n")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(f.Close()).To(Succeed())
 		sh("git", "commit", "-q", "-am", "DOC: an ordinary change")
 		head := sh("git", "rev-parse", "HEAD")
 
