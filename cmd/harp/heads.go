@@ -16,7 +16,6 @@ import (
 	"github.com/harp-project/harp/harness/runner"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/spec"
-	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/images"
 )
 
@@ -183,14 +182,3 @@ func answer(o bisect.Outcome) string {
 }
 
 func short(id string) string { return id[:min(12, len(id))] }
-
-// vanishedIsInconclusive is nightly's rule for a cell gone since the
-// previous night: never green.
-func vanishedIsInconclusive(v verdict.Verdict, changes []report.Change) verdict.Verdict {
-	for _, c := range changes {
-		if c.Kind == "vanished" {
-			v = verdict.Worst(v, verdict.Inconclusive)
-		}
-	}
-	return v
-}

@@ -490,7 +490,7 @@ func cmdNightly(ctx context.Context, args []string) int {
 			fmt.Println("  " + c)
 		}
 	}
-	v := vanishedIsInconclusive(outcome(*reports, run), run.Changes)
+	v := report.NightlyVerdict(outcome(*reports, run), run.Changes)
 	// Disk use stays bounded: older runs keep their summaries and reports
 	// (what history and comparisons read), not their evidence. Only once
 	// this run is written: a night without its report prunes nothing.

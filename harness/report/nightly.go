@@ -50,6 +50,18 @@ func (c Change) line() string {
 	return fmt.Sprintf("%s: #%s on %s: %s -> %s", c.Kind, c.Suite, c.Build, c.Before, c.After)
 }
 
+// NightlyVerdict is a nightly's verdict: its cells', made INCONCLUSIVE
+// by a cell gone since the previous night (a build the mirror stopped
+// serving, a suite removed): a night that tested less is never green.
+func NightlyVerdict(cells verdict.Verdict, changes []Change) verdict.Verdict {
+	for _, c := range changes {
+		if c.Kind == "vanished" {
+			cells = verdict.Worst(cells, verdict.Inconclusive)
+		}
+	}
+	return cells
+}
+
 // Compare lists what changed from prev to cur, cell by cell (suite and
 // build version; for a git: build, its spec, so a branch head is the same
 // cell whatever commit it is at tonight): newly reproduced (regressed),
