@@ -10,7 +10,6 @@ import (
 	"github.com/harp-project/harp/harness/capture"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/suites/issue3517"
 )
 
 // cmdCapture records real runtime output of each build into
@@ -55,7 +54,7 @@ func cmdCapture(ctx context.Context, args []string) int {
 		if err := capture.Node(ctx, docker, img, runID, dir); err != nil {
 			return fail("capture %s: %v", img.Name, err)
 		}
-		cfg, err := issue3517.Config()
+		cfg, err := capture.TwoSections()
 		if err == nil {
 			err = capture.AfterReload(ctx, docker, img, runID, cfg, []string{"first", "second"}, dir, "show-peers-3517-after-reload.txt")
 		}

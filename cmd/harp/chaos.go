@@ -3,15 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"github.com/harp-project/harp/harness/scenario"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/chaos"
-	chaossuite "github.com/harp-project/harp/suites/chaos"
 )
 
 // cmdChaos runs randomized peers histories: the chaos suite with its
@@ -30,8 +31,21 @@ func cmdChaos(ctx context.Context, args []string) int {
 	if !flags(fs, args) {
 		return 3
 	}
-	if _, err := chaossuite.Faults(*faults); err != nil {
-		return fail("chaos: --faults: %v", err)
+	// The suite's own parameter check, from the registry.
+	suites, err := scenario.Select("issue:chaos")
+	if err != nil || len(suites) != 1 {
+		return fail("chaos: the chaos suite is not registered: %v", err)
+	}
+	for _, p := range suites[0].Params {
+		if p.Name != "FAULTS" {
+			continue
+		}
+		if err := p.Check(*faults); err != nil {
+			if inner := errors.Unwrap(err); inner != nil {
+				err = inner // --faults is the name the user gave
+			}
+			return fail("chaos: --faults: %v", err)
+		}
 	}
 	// Checked here: harp run's own message would name its --trials.
 	if *count < 1 || *count > maxTrials {

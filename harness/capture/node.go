@@ -22,6 +22,22 @@ import (
 	"github.com/harp-project/harp/images"
 )
 
+// TwoSections is the setup of #3517's report (upstream's config): two
+// peers sections, each with only the local peer and one table, whose
+// `show peers` after a reload the parser tests read.
+func TwoSections() (string, error) {
+	return config.RenderText("capture-two-sections", `{{template "global" .}}
+
+peers first
+    peer harp 127.0.0.1:10000
+    table marker type ip size 100 expire 1h store gpc0
+
+peers second
+    peer harp 127.0.0.1:10001
+    table marker type ip size 100 expire 1h store gpc0
+`, map[string]any{"Threads": 1, "LocalPeer": "harp"})
+}
+
 // AfterReload records `show peers` of a config's peers sections in the new
 // worker once every section's resync after a reload is finished (with
 // #3517's config: what that suite judges), into dir/file.

@@ -25,7 +25,7 @@ func (p Param) Check(v string) error {
 		return nil
 	}
 	if err := p.check(v); err != nil {
-		return fmt.Errorf("%s=%q: %v", p.Name, v, err)
+		return fmt.Errorf("%s=%q: %w", p.Name, v, err)
 	}
 	return nil
 }
