@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// The capture's two sections are #3517's setup: the same config the suite
-// renders for SECTIONS=2, so the parser tests read what the suite judges.
+// The capture's two sections are #3517's setup: each holds only the local
+// peer and one table, each on a port of its own.
 func TestTwoSections(t *testing.T) {
 	cfg, err := TwoSections()
 	if err != nil {
