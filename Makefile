@@ -133,7 +133,8 @@ fuzz:
 ##   their ratio (a row fails when the verdicts differ), how the cost grows
 ##   (sections, nodes, builds), and what a doctor --watch scrape costs
 ##   (3 x 100,000 entries, as ratios to one show table dump);
-##   REPO=<haproxy clone> adds the bisect row, BENCH_ONLY=speed|growth|monitor one part
+##   REPO=<haproxy clone> adds the bisect row and the conformance tag matrix (--jobs 1 vs 2,
+##   verdicts compared cell by cell), BENCH_ONLY=speed|growth|monitor one part
 bench: deps $(HARP)
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 90m ./bench
 

@@ -10,13 +10,14 @@
 // Then what one scrape of harp doctor --watch costs on 3 instances with
 // 100,000 entries each, as ratios to one show table dump (monitor_test.go).
 //
-// REPO=<haproxy clone> adds the bisect row (#3517 over v2.9.0..v3.0.0);
+// REPO=<haproxy clone> adds the bisect row (#3517 over v2.9.0..v3.0.0) and the conformance tag matrix (one cell after another against side by side);
 // BENCH_ONLY=speed|growth|monitor runs one part.
 package bench
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -157,6 +158,7 @@ func BenchmarkHarp(b *testing.B) {
 		x.compare("3519-buggy", "#3519, 5 trials, buggy build (3.4.7)", issue3519.Suite, buggy)
 		x.compare("3519-fixed", "#3519, 5 trials, fixed build (3.0.11 + fix)", issue3519.Suite, fixed19)
 		x.bisect()
+		x.tagMatrix()
 		x.say("")
 	}
 	if only("growth") {
@@ -203,6 +205,60 @@ func (x *bench) bisect() {
 		x.b.Errorf("bisect: %v", err)
 	}
 	x.say("| bisect #3517 over v2.9.0..v3.0.0 (%s) | %s | %s | by hand | - | - |", repo, first, took.Round(time.Second))
+}
+
+// tagMatrix is the conformance tag matrix (9 release tags x every
+// property, the images built first): one cell after another (--jobs 1, what
+// the matrix was) against cells side by side (--jobs 2), with the
+// verdicts of both compared cell by cell. Run when REPO names a clone.
+func (x *bench) tagMatrix() {
+	repo := os.Getenv("REPO")
+	if repo == "" {
+		x.say("| conformance tag matrix v2.6.0..v3.4.0 | - | not run (REPO=<haproxy clone> runs it) | - | - | - |")
+		return
+	}
+	builds := "git:" + repo + "@v2.6.0..v3.4.0"
+	ctx, cancel := context.WithTimeout(x.ctx, 90*time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "../bin/harp", "images", "--haproxy", builds).CombinedOutput(); err != nil {
+		x.b.Errorf("tag matrix: building the tags: %v\n%s", err, out)
+		return
+	}
+	run := func(jobs string) (map[string]string, time.Duration) {
+		dir := x.b.TempDir()
+		cmd := exec.CommandContext(ctx, "../bin/harp", "matrix", "--builds", builds, "--suites", "area:conformance", "--jobs", jobs, "--reports", dir)
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		t0 := time.Now()
+		cmd.Run() // a finding is exit 1: the verdicts are read below
+		took := time.Since(t0)
+		got := map[string]string{}
+		if data, err := os.ReadFile(firstFile(dir, "summary.json")); err == nil {
+			var s struct {
+				Results []struct{ Suite, Name, Verdict string } `json:"results"`
+			}
+			if json.Unmarshal(data, &s) == nil {
+				for _, r := range s.Results {
+					got[r.Suite+" on "+r.Name] = r.Verdict
+				}
+			}
+		}
+		return got, took
+	}
+	one, tOne := run("1")
+	two, tTwo := run("2")
+	same := len(one) > 0 && len(one) == len(two)
+	var differ []string
+	for k, v := range one {
+		if two[k] != v {
+			same = false
+			differ = append(differ, fmt.Sprintf("%s: %s vs %s", k, v, two[k]))
+		}
+	}
+	if !same {
+		x.b.Errorf("tag matrix: verdicts differ between --jobs 1 and --jobs 2 (%d and %d cells): %s", len(one), len(two), strings.Join(differ, "; "))
+	}
+	x.say("| conformance tag matrix v2.6.0..v3.4.0, %d cells (images built) | %d cells | %s (--jobs 2) | %s (--jobs 1) | %.2fx | %v |",
+		len(one), len(two), tTwo.Round(time.Second), tOne.Round(time.Second), tTwo.Seconds()/tOne.Seconds(), same)
 }
 
 func firstFile(dir, name string) string {
