@@ -136,7 +136,7 @@ fuzz:
 ##   REPO=<haproxy clone> adds the bisect row and the conformance tag matrix (--jobs 1 vs 2,
 ##   verdicts compared cell by cell), BENCH_ONLY=speed|growth|monitor one part
 bench: deps $(HARP)
-	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 90m ./bench
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 180m ./bench
 
 builds: $(HARP)
 	$(HARP) builds
