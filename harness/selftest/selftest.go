@@ -129,12 +129,30 @@ type Build struct {
 	Why  string
 }
 
+// Release is a Debian release the self-tests run on and the version of
+// HAProxy it serves: the one table every self-test's rows name.
+type Release struct{ Spec, Version string }
+
+var (
+	Bookworm     = Release{"deb:bookworm", "2.6.12"}
+	Trixie       = Release{"deb:trixie", "3.0.11"}
+	Sid          = Release{"deb:sid", "3.2.26"}
+	Experimental = Release{"deb:experimental", "3.4.7"}
+	// Releases in version order.
+	Releases = []Release{Bookworm, Trixie, Sid, Experimental}
+)
+
+// On is a row for a release; its why starts with the release's version.
+func On(r Release, want verdict.Verdict, why string) Build {
+	return Build{Spec: r.Spec, Want: want, Why: strings.TrimSpace(r.Version + " " + why)}
+}
+
 // ServedEnds are the oldest and the newest build the mirror serves, both
 // giving want.
 func ServedEnds(want verdict.Verdict) []Build {
 	return []Build{
-		{Spec: "deb:bookworm", Want: want, Why: "the oldest build served (2.6.12)"},
-		{Spec: "deb:experimental", Want: want, Why: "the newest build served (3.4.7)"},
+		{Spec: Bookworm.Spec, Want: want, Why: "the oldest build served (" + Bookworm.Version + ")"},
+		{Spec: Experimental.Spec, Want: want, Why: "the newest build served (" + Experimental.Version + ")"},
 	}
 }
 

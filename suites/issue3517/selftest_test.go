@@ -31,10 +31,10 @@ var _ = selftest.Describe(issue3517.Suite, func() {
 			Expect(t.Exchanges).NotTo(BeEmpty())
 		}
 	},
-		selftest.Build{Spec: "deb:bookworm", Want: verdict.Pass, Why: "2.6.12 keeps both tables"},
-		selftest.Build{Spec: "deb:trixie", Want: verdict.Reproduced, Why: "3.0.11 loses first/marker"},
-		selftest.Build{Spec: "deb:sid", Want: verdict.Reproduced, Why: "3.2.26 loses first/marker"},
-		selftest.Build{Spec: "deb:experimental", Want: verdict.Reproduced, Why: "3.4.7 loses first/marker"},
+		selftest.On(selftest.Bookworm, verdict.Pass, "keeps both tables"),
+		selftest.On(selftest.Trixie, verdict.Reproduced, "loses first/marker"),
+		selftest.On(selftest.Sid, verdict.Reproduced, "loses first/marker"),
+		selftest.On(selftest.Experimental, verdict.Reproduced, "loses first/marker"),
 		selftest.Build{Spec: "src:deb:3.0.11", Want: verdict.Reproduced, Why: "3.0.11 from Debian's source, unpatched"},
 		selftest.Build{Spec: "src:deb:3.0.11,patch=" + fix, Want: verdict.Pass, Why: "3.0.11 with harp's fix keeps both tables"},
 	)

@@ -30,9 +30,9 @@ var _ = selftest.Describe(issue3519.Suite, func() {
 			Expect(ev.RemoteAfter).NotTo(BeEmpty())
 		}
 	},
-		selftest.Build{Spec: "deb:bookworm", Want: verdict.Reproduced, Why: "2.6.12"},
-		selftest.Build{Spec: "deb:trixie", Want: verdict.Reproduced, Why: "3.0.11"},
-		selftest.Build{Spec: "deb:experimental", Want: verdict.Reproduced, Why: "3.4.7"},
+		selftest.On(selftest.Bookworm, verdict.Reproduced, ""),
+		selftest.On(selftest.Trixie, verdict.Reproduced, ""),
+		selftest.On(selftest.Experimental, verdict.Reproduced, ""),
 		selftest.Build{Spec: "src:deb:3.0.11,patch=" + selftest.Fix("3519-peers-alive-flag-owner-only.diff"), Want: verdict.Pass, Why: "3.0.11 with harp's fix"},
 	)
 })

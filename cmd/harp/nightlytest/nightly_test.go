@@ -9,8 +9,8 @@ package nightlytest_test
 
 import (
 	"os"
-	"testing"
 	"path/filepath"
+	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"

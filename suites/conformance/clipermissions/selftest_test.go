@@ -37,9 +37,9 @@ const mapChange = `SECURITY: "add map /etc/harp/m.map k v" (documented operator)
 var _ = selftest.Describe(clipermissions.Suite, func() {
 	selftest.VerdictsTogether(clipermissions.Suite, func(b selftest.Build, r report.Result) {
 		switch b.Spec {
-		case "deb:bookworm", "deb:sid":
+		case selftest.Bookworm.Spec, selftest.Sid.Spec:
 			Expect(r.Reason).To(ContainSubstring(mapChange))
-		case "deb:trixie":
+		case selftest.Trixie.Spec:
 			Expect(r.Reason).To(ContainSubstring(mapChange))
 			Expect(r.Reason).To(ContainSubstring(`SECURITY: "set table tbl key harp-new data.gpc0 1" (documented operator) refused on the user socket ("Permission denied") but changed`))
 		case userSet:
@@ -58,10 +58,10 @@ var _ = selftest.Describe(clipermissions.Suite, func() {
 			Expect(r.Crashes).To(BeEmpty())
 		}
 	},
-		selftest.Build{Spec: "deb:bookworm", Want: verdict.Reproduced, Why: "2.6.12 lets a user socket change maps and ACLs"},
+		selftest.On(selftest.Bookworm, verdict.Reproduced, "lets a user socket change maps and ACLs"),
 		selftest.Build{Spec: "deb:trixie", Want: verdict.Reproduced, Why: "3.0.11: maps, ACLs, and an entry created by a refused set table"},
-		selftest.Build{Spec: "deb:sid", Want: verdict.Reproduced, Why: "3.2.26 lets a user socket change maps and ACLs"},
-		selftest.Build{Spec: "deb:experimental", Want: verdict.Pass, Why: "3.4.7 keeps every level"},
+		selftest.On(selftest.Sid, verdict.Reproduced, "lets a user socket change maps and ACLs"),
+		selftest.On(selftest.Experimental, verdict.Pass, "keeps every level"),
 		selftest.Build{Spec: operMaxconn, Want: verdict.Reproduced, Why: "the mutant lets an operator set a frontend's maxconn"},
 		selftest.Build{Spec: crash, Want: verdict.Reproduced, Why: "the mutant crashes on show errors"},
 		selftest.Build{Spec: userSet, Want: verdict.Reproduced, Why: "mutant 6b lets a user socket set a table entry"},

@@ -32,10 +32,10 @@ var _ = selftest.Describe(learnedentries.Suite, func() {
 			Expect(r.Reason).To(ContainSubstring("expire, learnt by resync: B's entry"))
 		}
 	},
-		selftest.Build{Spec: "deb:bookworm", Want: verdict.Reproduced, Why: "2.6.12 does not clamp a learnt entry's expiry"},
-		selftest.Build{Spec: "deb:trixie", Want: verdict.Pass, Why: "3.0.11"},
-		selftest.Build{Spec: "deb:sid", Want: verdict.Pass, Why: "3.2.26"},
-		selftest.Build{Spec: "deb:experimental", Want: verdict.Pass, Why: "3.4.7"},
+		selftest.On(selftest.Bookworm, verdict.Reproduced, "does not clamp a learnt entry's expiry"),
+		selftest.On(selftest.Trixie, verdict.Pass, ""),
+		selftest.On(selftest.Sid, verdict.Pass, ""),
+		selftest.On(selftest.Experimental, verdict.Pass, ""),
 		selftest.Build{Spec: mutant, Want: verdict.Reproduced, Why: "the mutant removes the clamp"},
 	)
 }, Label("slow"))

@@ -31,10 +31,10 @@ var (
 var _ = selftest.Describe(reloadentries.Suite, func() {
 	selftest.VerdictsTogether(reloadentries.Suite, func(b selftest.Build, r report.Result) {
 		switch b.Spec {
-		case "deb:bookworm":
+		case selftest.Bookworm.Spec:
 			Expect(r.Reason).To(HavePrefix("right after start: 100 of 100 entries lost"), r.Line())
 			Expect(r.Reason).To(ContainSubstring("the old worker had not finished its resync although its sections have no remote peer"), r.Line())
-		case "deb:trixie", "deb:sid", "deb:experimental":
+		case selftest.Trixie.Spec, selftest.Sid.Spec, selftest.Experimental.Spec:
 			Expect(r.TrialsViolated).To(Equal(1), r.Line())
 			Expect(r.Reason).To(HavePrefix("three sections: "), r.Line())
 		case mutant:
@@ -57,10 +57,10 @@ var _ = selftest.Describe(reloadentries.Suite, func() {
 			}
 		}
 	},
-		selftest.Build{Spec: "deb:bookworm", Want: verdict.Reproduced, Why: "2.6.12 waits its 5 s resync timeout with no remote peer, and a reload then loses every entry"},
-		selftest.Build{Spec: "deb:trixie", Want: verdict.Reproduced, Why: "3.0.11 loses sections on reload (#3517)"},
-		selftest.Build{Spec: "deb:sid", Want: verdict.Reproduced, Why: "3.2.26 loses sections on reload (#3517)"},
-		selftest.Build{Spec: "deb:experimental", Want: verdict.Reproduced, Why: "3.4.7 loses sections on reload (#3517)"},
+		selftest.On(selftest.Bookworm, verdict.Reproduced, "waits its 5 s resync timeout with no remote peer, and a reload then loses every entry"),
+		selftest.On(selftest.Trixie, verdict.Reproduced, "loses sections on reload (#3517)"),
+		selftest.On(selftest.Sid, verdict.Reproduced, "loses sections on reload (#3517)"),
+		selftest.On(selftest.Experimental, verdict.Reproduced, "loses sections on reload (#3517)"),
 		selftest.Build{Spec: fix3517, Want: verdict.Pass, Why: "3.0.11 with the #3517 fix keeps every entry"},
 		selftest.Build{Spec: mutant, Want: verdict.Reproduced, Why: "the mutant skips an entry of each lesson"},
 	)

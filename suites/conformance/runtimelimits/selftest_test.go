@@ -32,7 +32,7 @@ var dequeue = "src:deb:3.0.11,patch=" + selftest.Mutant("7b-runtime-limits-hang-
 // watchdog kills the worker, and the crash evidence holds the backtrace.
 var _ = selftest.Describe(runtimelimits.Suite, func() {
 	selftest.VerdictsTogether(runtimelimits.Suite, func(b selftest.Build, r report.Result) {
-		if b.Spec == "deb:bookworm" || b.Spec == dequeue {
+		if b.Spec == selftest.Bookworm.Spec || b.Spec == dequeue {
 			// The raise after connections queued at 0 deadlocks (upstream #2726).
 			Expect(r.Reason).To(MatchRegexp(`^frontend maxconn 0 and back: "set maxconn frontend web 200" (did not answer within \d+s|was not answered: the connection closed)`))
 			Expect(r.Crashes).To(HaveLen(1))
@@ -61,10 +61,10 @@ var _ = selftest.Describe(runtimelimits.Suite, func() {
 			Expect(c.Note).To(ContainSubstring("core_pattern"))
 		}
 	},
-		selftest.Build{Spec: "deb:bookworm", Want: verdict.Reproduced, Why: "2.6.12 deadlocks in set maxconn frontend under load"},
-		selftest.Build{Spec: "deb:trixie", Want: verdict.Pass, Why: "3.0.11"},
-		selftest.Build{Spec: "deb:sid", Want: verdict.Pass, Why: "3.2.26"},
-		selftest.Build{Spec: "deb:experimental", Want: verdict.Pass, Why: "3.4.7"},
+		selftest.On(selftest.Bookworm, verdict.Reproduced, "deadlocks in set maxconn frontend under load"),
+		selftest.On(selftest.Trixie, verdict.Pass, ""),
+		selftest.On(selftest.Sid, verdict.Pass, ""),
+		selftest.On(selftest.Experimental, verdict.Pass, ""),
 		selftest.Build{Spec: hang, Want: verdict.Reproduced, Why: "the mutant hangs in enable frontend until the watchdog kills it"},
 		selftest.Build{Spec: dequeue, Want: verdict.Reproduced, Why: "mutant 7b hangs in set maxconn frontend once connections queued"},
 	)

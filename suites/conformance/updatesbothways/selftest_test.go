@@ -35,10 +35,10 @@ var _ = selftest.Describe(updatesbothways.Suite, func() {
 			Expect(f.Latency).To(BeNumerically("<", f.Bound))
 		}
 	},
-		selftest.Build{Spec: "deb:bookworm", Want: verdict.Pass, Why: "2.6.12"},
-		selftest.Build{Spec: "deb:trixie", Want: verdict.Pass, Why: "3.0.11"},
-		selftest.Build{Spec: "deb:sid", Want: verdict.Pass, Why: "3.2.26"},
-		selftest.Build{Spec: "deb:experimental", Want: verdict.Pass, Why: "3.4.7"},
+		selftest.On(selftest.Bookworm, verdict.Pass, ""),
+		selftest.On(selftest.Trixie, verdict.Pass, ""),
+		selftest.On(selftest.Sid, verdict.Pass, ""),
+		selftest.On(selftest.Experimental, verdict.Pass, ""),
 		selftest.Build{Spec: mutant + " | BOUND=2s", Want: verdict.Reproduced, Why: "the mutant never pushes a learnt entry again"},
 	)
 }, Label("slow"))

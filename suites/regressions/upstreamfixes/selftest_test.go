@@ -32,7 +32,7 @@ var _ = selftest.Describe(upstreamfixes.Suite, func() {
 				failed[c.ID] = true
 			}
 		}
-		if b.Spec == "deb:bookworm" {
+		if b.Spec == selftest.Bookworm.Spec {
 			for _, id := range []string{"cfg-tcp-connection-sc-set-gpt", "cli-empty-line-ignored", "cli-env-without-sockpairs",
 				"cli-set-table-invalid-ip-refused", "cli-too-big-command-reported", "cli-too-many-args-refused", "connect-src-inc-gpc-untracked"} {
 				Expect(failed).To(HaveKey(id), r.Line())
@@ -46,7 +46,7 @@ var _ = selftest.Describe(upstreamfixes.Suite, func() {
 		Expect(failed).To(BeEmpty(), r.Line())
 		Expect(r.Crashes).To(BeEmpty())
 	},
-		selftest.Build{Spec: "deb:bookworm", Want: verdict.Reproduced, Why: "2.6.12 predates seven of the fixes and crashes on one"},
-		selftest.Build{Spec: "deb:experimental", Want: verdict.Pass, Why: "3.4.7 has every fix"},
+		selftest.On(selftest.Bookworm, verdict.Reproduced, "predates seven of the fixes and crashes on one"),
+		selftest.On(selftest.Experimental, verdict.Pass, "has every fix"),
 	)
 }, Label("slow"))
