@@ -12,11 +12,11 @@ import (
 // cases each release fails are those whose fix it predates.
 func TestJudgeOnCaptures(t *testing.T) {
 	for file, want := range map[string][]string{
-		"facts-2.6.0-a1efc048b.json": {"cfg-len-needs-digits", "cfg-max-reloads-negative-refused", "cfg-sc-inc-gpc-error-names-action", "cfg-tcp-connection-sc-set-gpt", "cli-empty-line-ignored", "cli-env-without-sockpairs", "cli-pipelined-after-pause", "cli-set-table-invalid-ip-refused", "cli-too-big-command-reported", "cli-too-many-args-refused", "connect-src-inc-gpc-untracked", "http-other-table-counter-by-own-key", "mcli-relative-pid-checked", "mcli-severity-output-applies"},
-		"facts-2.9.0-fddb8c13b.json": {"cfg-max-reloads-negative-refused", "cfg-stick-counters-index", "cli-env-without-sockpairs", "cli-pipelined-after-pause", "cli-too-big-command-reported", "cli-too-many-args-refused", "connect-src-inc-gpc-untracked", "http-other-table-counter-by-own-key", "mcli-severity-output-applies"},
+		"facts-2.6.0-a1efc048b.json": {"cfg-len-needs-digits", "cfg-max-reloads-negative-refused", "cfg-sc-inc-gpc-error-names-action", "cfg-tcp-connection-sc-set-gpt", "cli-empty-line-ignored", "cli-env-without-sockpairs", "cli-immediate-abort-released", "cli-pipelined-after-pause", "cli-set-table-invalid-ip-refused", "cli-too-big-command-reported", "cli-too-many-args-refused", "connect-src-inc-gpc-untracked", "http-other-table-counter-by-own-key", "mcli-relative-pid-checked", "mcli-severity-output-applies"},
+		"facts-2.9.0-fddb8c13b.json": {"cfg-max-reloads-negative-refused", "cfg-stick-counters-index", "cli-env-without-sockpairs", "cli-immediate-abort-released", "cli-pipelined-after-pause", "cli-too-big-command-reported", "cli-too-many-args-refused", "connect-src-inc-gpc-untracked", "http-other-table-counter-by-own-key", "mcli-severity-output-applies"},
 		"facts-3.0.0-5590ada47.json": {"cfg-max-reloads-negative-refused", "cfg-stick-counters-index", "cli-env-without-sockpairs", "cli-immediate-abort-released", "cli-map-payload-crlf", "cli-too-many-args-refused", "connect-src-inc-gpc-untracked", "http-other-table-counter-by-own-key", "mcli-pipelined-after-expert-mode", "mcli-severity-output-applies"},
-		"facts-3.1.0-f2b97918e.json": {"cfg-check-with-daemon-reports-errors", "cfg-stick-counters-index", "cli-debug-counters-one-line-each", "cli-map-payload-crlf", "cli-too-many-args-refused", "http-other-table-counter-by-own-key"},
-		"facts-3.3.0-7832fb21f.json": {"mcli-user-level-kept-through-pid-prefix"},
+		"facts-3.1.0-f2b97918e.json": {"cfg-check-with-daemon-reports-errors", "cfg-stick-counters-index", "cli-debug-counters-one-line-each", "cli-map-payload-crlf", "cli-too-many-args-refused", "http-other-table-counter-by-own-key", "show-proc-old-workers-newest-first"},
+		"facts-3.3.0-7832fb21f.json": {"mcli-user-level-kept-through-pid-prefix", "peer-half-closed-connection-closed", "show-proc-old-workers-newest-first"},
 		"facts-3.4.0-64a335366.json": nil,
 	} {
 		data, err := os.ReadFile("testdata/" + file)

@@ -10,13 +10,16 @@ package upstreamfixes
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/scenario"
@@ -57,6 +60,8 @@ const (
 	Check   Kind = "check"   // a config checked with haproxy -c
 	Connect Kind = "connect" // a TCP connection to the frontend on 8081
 	HTTP    Kind = "http"    // Send on the stats socket, then a request to the frontend on 8082: its x-g header
+	Peer    Kind = "peer"    // a connection to the peers bind (10000) that sends nothing and half-closes
+	Reloads Kind = "reloads" // two SIGUSR2 reloads, each old worker kept by an idle client; then show proc
 )
 
 // Case is one upstream fix as a black-box check.
@@ -226,6 +231,20 @@ var Cases = []Case{
 		Want: func(a string) (bool, string) {
 			return strings.TrimSpace(strings.TrimPrefix(a, "x-g:")) != "42", "a counter of another table was read with the tracked key's bytes"
 		}},
+	{ID: "peer-half-closed-connection-closed", Fix: "0b29b76a526d", Kind: Peer,
+		Does: "a connection to the peers port that sends nothing and half-closes", Expects: "HAProxy closes it within 5s",
+		Want: func(a string) (bool, string) {
+			return a == "closed by haproxy", "a peers connection shut by its client is never closed"
+		}},
+	{ID: "show-proc-old-workers-newest-first", Fix: "4c61e9028cd5", Kind: Reloads,
+		Does: "two reloads, each old worker kept by an idle client connection, then `show proc` on the master CLI", Expects: "the newest old worker listed first",
+		Want: func(a string) (bool, string) {
+			p, err := cliout.ParseProcs(a)
+			if err != nil || len(p.OldWorkers) < 2 {
+				return false, "show proc did not list the two old workers"
+			}
+			return p.OldWorkers[0].Reloads < p.OldWorkers[1].Reloads, "show proc lists the oldest old worker first"
+		}},
 	{ID: "connect-src-inc-gpc-untracked", Fix: "ea7ea5198a0e", Kind: Connect,
 		Does: "one TCP connection to 8081 (src_inc_gpc with no tracked counter)", Expects: "the worker lives",
 		Want: func(string) (bool, string) { return true, "" }},
@@ -301,6 +320,7 @@ func Older(ver, since string) bool {
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	cfg, err := config.RenderText("upstream-fixes", `global
     nbthread 1
+    localpeer harp
     stats socket ipv4@0.0.0.0:9998 level admin
     stats timeout 1m
 
@@ -336,6 +356,11 @@ backend tint
 backend tstr
     stick-table type string len 32 size 1k expire 1h store gpc0
 
+peers p
+    bind 0.0.0.0:10000
+    server harp
+    table tp type ip size 1k expire 1h store gpc0
+
 backend tip
     stick-table type ip size 1k expire 1h store gpc0
 
@@ -345,7 +370,7 @@ backend tgpc
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8081/tcp", "8082/tcp"}, Files: map[string]string{mapFile: "k0 v0\n"}}, 1)
+	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp", "8081/tcp", "8082/tcp", "10000/tcp"}, Files: map[string]string{mapFile: "k0 v0\n"}}, 1)
 	if n == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
@@ -420,6 +445,59 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 		return "connected", ""
 	case Master:
 		answer, err = raw(ctx, n, node.MasterPort, c.Send, true, c.Abort)
+	case Peer:
+		addr, err := n.Addr(ctx, "10000/tcp")
+		if err != nil {
+			return "", err.Error()
+		}
+		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			return "", "connecting: " + err.Error()
+		}
+		defer conn.Close()
+		conn.(*net.TCPConn).CloseWrite()
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.Copy(io.Discard, conn); err != nil {
+			return "still open after 5s", ""
+		}
+		return "closed by haproxy", ""
+	case Reloads:
+		web, err := n.Addr(ctx, "8080/tcp")
+		if err != nil {
+			return "", err.Error()
+		}
+		for range 2 {
+			// An idle client keeps the worker being replaced alive.
+			hold, err := net.DialTimeout("tcp", web, 5*time.Second)
+			if err != nil {
+				return "", "holding a connection: " + err.Error()
+			}
+			defer hold.Close()
+			before, err := n.CurrentWorker(ctx)
+			if err != nil {
+				return "", err.Error()
+			}
+			if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
+				return "", err.Error()
+			}
+			got := n.ProcsUntil(ctx, 20*time.Second, func(p cliout.Procs) bool {
+				cur, ok := p.Current()
+				return ok && cur.PID != before && len(p.OldWorkers) > 0
+			})
+			p, seen := got.Get()
+			if !seen {
+				return "", "the reload: " + got.Unknown()
+			}
+			// A reload that never took leaves nothing to order: no answer.
+			if cur, ok := p.Current(); !ok || cur.PID == before || len(p.OldWorkers) == 0 {
+				return "", "no new worker with an old one kept within 20s of SIGUSR2"
+			}
+		}
+		out, err := n.Master(ctx, "show proc")
+		if err != nil {
+			return "", err.Error()
+		}
+		return out, ""
 	case HTTP:
 		if _, err := raw(ctx, n, node.StatsPort, c.Send, true, false); err != nil {
 			return "", err.Error()
