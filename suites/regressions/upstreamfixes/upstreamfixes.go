@@ -183,6 +183,9 @@ var Cases = []Case{
 		Want: func(a string) (bool, string) {
 			return strings.Contains(a, "Pid:") && strings.Contains(a, "PATH="), "a command sent after a pause in a pipeline got no answer"
 		}},
+	{ID: "cli-help-show-table-argument-optional", Fix: "623aa725a2b9", Kind: Stats, Send: "help\n",
+		Does: "`help`", Expects: "`show table`'s table argument shown as optional",
+		Want: lacks("show table <table> [<filter>]*", "help says show table needs a table")},
 	{ID: "mcli-relative-pid-checked", Fix: "bac3a82a507b", Kind: Master, Send: "@2 show info\n",
 		Does: "`@2 show info` on the master CLI with one worker", Expects: "an error, no worker's answer",
 		Want: lacks("Pid:", "a relative pid naming no process was answered by the worker")},
@@ -204,6 +207,9 @@ var Cases = []Case{
 	{ID: "cfg-check-with-daemon-reports-errors", Fix: "5f94e98d8958", Kind: Check, Global: "    daemon", Send: "    frobnicate yes",
 		Does: "`haproxy -c` of a config with `daemon` and an unknown keyword", Expects: "refused",
 		Want: refused},
+	{ID: "cfg-stats-bind-process-message", Fix: "023c311d70d1", Kind: Check, Global: "    stats bind-process 1",
+		Does: "`stats bind-process 1`", Expects: "no error calling the whole `stats` keyword unsupported",
+		Want: lacks("'stats' is not supported anymore", "the error names `stats` for `stats bind-process`")},
 	{ID: "cfg-len-needs-digits", Fix: "3f210970bf94", Kind: Check, Extra: "\nbackend lx\n    stick-table type string len 32x size 1k\n",
 		Does: "`stick-table type string len 32x`", Expects: "refused",
 		Want: refused},
