@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -65,17 +67,31 @@ var _ = Describe("harp runs images from a registry", Label("sources", "image", "
 		_, err = selftest.Docker.ImageRemove(ctx, name, client.ImageRemoveOptions{})
 		Expect(err).NotTo(HaveOccurred())
 	}
+	// leftovers counts the image-build containers the spec's own harp
+	// processes left (by their pid label): other packages' self-tests
+	// build images at the same time.
+	var pids []string
+	started := func(s *gexec.Session) *gexec.Session {
+		pids = append(pids, strconv.Itoa(s.Command.Process.Pid))
+		return s
+	}
 	leftovers := func(ctx context.Context) int {
 		res, err := selftest.Docker.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: client.Filters{}.Add("label", "harp.run=image-build")})
 		Expect(err).NotTo(HaveOccurred())
-		return len(res.Items)
+		n := 0
+		for _, c := range res.Items {
+			if slices.Contains(pids, c.Labels["harp.pid"]) {
+				n++
+			}
+		}
+		return n
 	}
 
 	It("pulls image:127.0.0.1:PORT/library/haproxy:TAG once, runs it as every build, and records its digest", func(ctx SpecContext) {
 		name := addr + "/library/haproxy:2.6-harp" // an image with a shell, and a distribution's layout
 		push(ctx, selftest.Image(ctx, "deb:bookworm").Tag, name)
 		reports := GinkgoT().TempDir()
-		s := selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--trials", "1", "--haproxy", "image:"+name, "--reports", reports)
+		s := started(selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--trials", "1", "--haproxy", "image:"+name, "--reports", reports))
 		passOrCrash(s)
 		Expect(s.Err.Contents()).To(ContainSubstring("pulling " + name))
 		Expect(s.Out.Contents()).To(ContainSubstring("#3517 on 2.6.12-1+deb12u4: PASS"))
@@ -87,14 +103,14 @@ var _ = Describe("harp runs images from a registry", Label("sources", "image", "
 		Expect(string(sum)).To(MatchRegexp(`"origin": "image [^"]*@sha256:[0-9a-f]{64}`))
 
 		// Present now: no pull.
-		s = selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--trials", "1", "--haproxy", "image:"+name, "--reports", reports)
+		s = started(selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--trials", "1", "--haproxy", "image:"+name, "--reports", reports))
 		passOrCrash(s)
 		Expect(s.Err.Contents()).NotTo(ContainSubstring("pulling"))
 
 		// A shell-less image (a source build): found and run all the same.
 		shellless := addr + "/team/haproxy:3.0.11-src"
 		push(ctx, selftest.Image(ctx, "src:deb:3.0.11").Tag, shellless)
-		s = selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--trials", "1", "--haproxy", "image:"+shellless, "--reports", reports)
+		s = started(selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--trials", "1", "--haproxy", "image:"+shellless, "--reports", reports))
 		Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(1))
 		Expect(s.Out.Contents()).To(ContainSubstring("REPRODUCED"))
 		Expect(leftovers(ctx)).To(BeZero())
@@ -108,13 +124,13 @@ var _ = Describe("harp runs images from a registry", Label("sources", "image", "
 			{"image:" + nohaproxy, "no haproxy in image " + nohaproxy + " (looked in "},
 			{"image:" + nohaproxy + ",bin=/usr/sbin/haproxy", "has no file /usr/sbin/haproxy (bin=)"},
 		} {
-			s := selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--haproxy", c.spec, "--reports", GinkgoT().TempDir())
+			s := started(selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--haproxy", c.spec, "--reports", GinkgoT().TempDir()))
 			Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(3))
 			Expect(output(s)).To(ContainSubstring(c.msg))
 		}
 		registry.Process.Kill()
 		registry.Wait()
-		s := selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--haproxy", "image:"+addr+"/library/haproxy:3.2", "--reports", GinkgoT().TempDir())
+		s := started(selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--haproxy", "image:"+addr+"/library/haproxy:3.2", "--reports", GinkgoT().TempDir()))
 		Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(3))
 		Expect(output(s)).To(ContainSubstring("pulling " + addr + "/library/haproxy:3.2"))
 		Expect(output(s)).To(ContainSubstring("connection refused"))
