@@ -17,10 +17,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/scenario"
@@ -62,7 +60,6 @@ const (
 	Connect Kind = "connect" // a TCP connection to the frontend on 8081
 	HTTP    Kind = "http"    // Send on the stats socket, then a request to the frontend on 8082: its x-g header
 	Peer    Kind = "peer"    // a connection to the peers bind (10000) that sends nothing and half-closes
-	Reloads Kind = "reloads" // two SIGUSR2 reloads, each old worker kept by an idle client; then show proc
 )
 
 // Case is one upstream fix as a black-box check.
@@ -74,6 +71,10 @@ type Case struct {
 	Send   string // the bytes sent (Stats, Master), or a Check's frontend lines
 	Global string // a Check's global lines
 	Extra  string // a Check's further sections
+	// Silent: no byte within answerWait is the bug's own answer (it drops
+	// the command without a word); it is judged only because the worker
+	// answers show info right after, which a slow machine would delay too.
+	Silent bool
 	// Abort: the client closes right after sending, reading nothing.
 	Abort   bool
 	Then    string // a stats command whose answer is appended (the state after)
@@ -134,7 +135,7 @@ var Cases = []Case{
 	{ID: "cli-too-many-args-refused", Fix: "d3f92894471d", Kind: Stats, Send: "show info" + strings.Repeat(" x", 70) + "\n",
 		Does: "`show info` followed by 70 words", Expects: "`Too many arguments`",
 		Want: contains("Too many arguments", "a command with more than 64 arguments ran")},
-	{ID: "cli-too-big-command-reported", Fix: "498520fdf505", Kind: Stats, Send: strings.Repeat("x", 20000),
+	{ID: "cli-too-big-command-reported", Fix: "498520fdf505", Kind: Stats, Silent: true, Send: strings.Repeat("x", 20000),
 		Does: "20000 bytes without a line end, the connection kept open for writing", Expects: "an error saying the command is too big",
 		Want: contains("too big", "a command larger than the buffer was dropped without a word")},
 	{ID: "cli-set-table-invalid-ip-refused", Fix: "c6826b957053", Kind: Stats, Send: "set table tip key foo data.gpc0 1\n", Then: "show table tip",
@@ -242,15 +243,6 @@ var Cases = []Case{
 		Does: "a connection to the peers port that sends nothing and half-closes", Expects: "HAProxy closes it within 10s",
 		Want: func(a string) (bool, string) {
 			return a == "closed by haproxy", "a peers connection shut by its client is never closed"
-		}},
-	{ID: "show-proc-old-workers-newest-first", Fix: "4c61e9028cd5", Kind: Reloads,
-		Does: "two reloads, each old worker kept by an idle client connection, then `show proc` on the master CLI", Expects: "the newest old worker listed first",
-		Want: func(a string) (bool, string) {
-			p, err := cliout.ParseProcs(a)
-			if err != nil || len(p.OldWorkers) < 2 {
-				return false, "show proc did not list the two old workers"
-			}
-			return p.OldWorkers[0].Reloads < p.OldWorkers[1].Reloads, "show proc lists the oldest old worker first"
 		}},
 	{ID: "connect-src-inc-gpc-untracked", Fix: "ea7ea5198a0e", Kind: Connect,
 		Does: "one TCP connection to 8081 (src_inc_gpc with no tracked counter)", Expects: "the worker lives",
@@ -480,43 +472,6 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 			return "still open after " + answerWait.String(), ""
 		}
 		return "closed by haproxy", ""
-	case Reloads:
-		web, err := n.Addr(ctx, "8080/tcp")
-		if err != nil {
-			return "", err.Error()
-		}
-		for range 2 {
-			// An idle client keeps the worker being replaced alive.
-			hold, err := net.DialTimeout("tcp", web, 5*time.Second)
-			if err != nil {
-				return "", "holding a connection: " + err.Error()
-			}
-			defer hold.Close()
-			before, err := n.CurrentWorker(ctx)
-			if err != nil {
-				return "", err.Error()
-			}
-			if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
-				return "", err.Error()
-			}
-			got := n.ProcsUntil(ctx, 20*time.Second, func(p cliout.Procs) bool {
-				cur, ok := p.Current()
-				return ok && cur.PID != before && len(p.OldWorkers) > 0
-			})
-			p, seen := got.Get()
-			if !seen {
-				return "", "the reload: " + got.Unknown()
-			}
-			// A reload that never took leaves nothing to order: no answer.
-			if cur, ok := p.Current(); !ok || cur.PID == before || len(p.OldWorkers) == 0 {
-				return "", "no new worker with an old one kept within 20s of SIGUSR2"
-			}
-		}
-		out, err := n.Master(ctx, "show proc")
-		if err != nil {
-			return "", err.Error()
-		}
-		return out, ""
 	case HTTP:
 		if _, err := raw(ctx, n, node.StatsPort, c.Send, true, false); err != nil {
 			return "", err.Error()
@@ -545,6 +500,9 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 			// A command kept open for writing is answered without the
 			// client's end: the too-big case waits for its error.
 			answer, err = raw(ctx, n, node.StatsPort, c.Send, c.ID != "cli-too-big-command-reported", c.Abort)
+			if c.Silent && errors.Is(err, errNoAnswer) {
+				answer, err = "", nil // judged only if the worker answers right after (run)
+			}
 		}
 	}
 	if err != nil {
@@ -552,10 +510,10 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 	}
 	if c.Then != "" {
 		// The state after, polled until the case's expectation holds (an
-		// aborted connection takes a moment to go) or 3s passed.
+		// aborted connection takes a moment to go) or answerWait passed (a loaded machine is slow to reap).
 		var then string
 		var err error
-		node.Poll(ctx, 3*time.Second, 100*time.Millisecond, func() (bool, error) {
+		node.Poll(ctx, answerWait, 100*time.Millisecond, func() (bool, error) {
 			then, err = n.Stats(ctx, c.Then)
 			ok, _ := c.Want(answer + "\n--- then\n" + then)
 			return err == nil && ok, nil
@@ -615,12 +573,14 @@ func raw(ctx context.Context, n *node.Node, port, payload string, closeWrite, ab
 			// Nothing at all by harp's deadline is no answer (a loaded
 			// machine is slow), never an empty one. An answer HAProxy sent
 			// without closing (the master CLI after an error) is kept.
-			return "", fmt.Errorf("no answer on %s within %s", port, answerWait)
+			return "", fmt.Errorf("no answer on %s within %s: %w", port, answerWait, errNoAnswer)
 		}
 		break // closed by HAProxy (or reset): what came is the answer
 	}
 	return b.String(), nil
 }
+
+var errNoAnswer = errors.New("silence")
 
 // answerWait bounds one exchange; a slower one is harp's failure to
 // observe, never HAProxy's answer.
