@@ -36,6 +36,13 @@ type Row struct {
 	// Why the verdicts are what they are (the first deciding result's reason).
 	BadWhy   string `json:"verdict_bad_reason,omitempty"`
 	FixedWhy string `json:"verdict_fixed_reason,omitempty"`
+	// The verdicts on the fix's parent and on the fix, where the runs hold
+	// builds of those commits.
+	OnParent string `json:"verdict_parent,omitempty"`
+	OnCommit string `json:"verdict_commit,omitempty"`
+	// AtCommit: the status comes from the commit pair, not the releases
+	// (they ran no cell, or had no bug to show: it came and went between them).
+	AtCommit bool   `json:"at_commit,omitempty"`
 	Status   Status `json:"status"`
 }
 
@@ -77,6 +84,16 @@ func Make(fixes []Fix, js map[string]Judgement, runs []findings.Scanned) Board {
 			row.OnFixed, row.FixedWhy = onRelease(runs, f.Fixed, row.Catch)
 			row.Status = status(row.OnBad, row.OnFixed)
 		}
+		if row.Judged && row.Observable && row.Caught() {
+			row.OnParent, _ = on(runs, row.Catch, func(r report.Result) bool { return sameCommit(CommitOf(r), f.Parent) })
+			row.OnCommit, _ = on(runs, row.Catch, func(r report.Result) bool { return sameCommit(CommitOf(r), f.Commit) })
+			// The pair decides where the releases did not catch the fix:
+			// they ran nothing, or the bug came in after the bad release
+			// (a missed release is then no miss of harp's: the pair says).
+			if at := status(row.OnParent, row.OnCommit); row.Status != Caught && at != NotRun && (row.Status != NotCleared || at == Caught) {
+				row.Status, row.AtCommit = at, true
+			}
+		}
 		if row.Judged && row.Observable {
 			b.Observable++
 		}
@@ -115,6 +132,24 @@ func TagOf(r report.Result) string {
 	return ""
 }
 
+// originCommit is the commit an origin line of a git build names.
+var originCommit = regexp.MustCompile(`^git .* commit ([0-9a-f]{7,40})\b`)
+
+// CommitOf is the commit a result's build was made from ("" for a build
+// not made from git).
+func CommitOf(r report.Result) string {
+	if m := originCommit.FindStringSubmatch(r.Origin); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// sameCommit: two ids of one commit, either maybe abbreviated.
+func sameCommit(a, b string) bool {
+	n := min(len(a), len(b))
+	return n >= 7 && a[:n] == b[:n]
+}
+
 // onRelease is harp's verdict on one release for a catch (signatures
 // separated by commas: REPRODUCED when any shows, PASS when every one was
 // looked for and not seen), over every run that has the release.
@@ -122,12 +157,18 @@ func onRelease(runs []findings.Scanned, tag, catch string) (string, string) {
 	if tag == "" {
 		return "", ""
 	}
+	return on(runs, catch, func(r report.Result) bool { return TagOf(r) == tag })
+}
+
+// on is harp's verdict for a catch over the results of the builds that
+// build selects.
+func on(runs []findings.Scanned, catch string, build func(report.Result) bool) (string, string) {
 	sigs := strings.Split(catch, ",")
 	var got []verdict.Verdict
 	var whys []string
 	for _, run := range runs {
 		for _, r := range run.Run.Results {
-			if TagOf(r) != tag || r.Suite == "crash" {
+			if !build(r) || r.Suite == "crash" {
 				continue
 			}
 			for _, sig := range sigs {
@@ -176,7 +217,11 @@ func (b Board) Markdown(command string) string {
 	}
 	s.WriteString("\n")
 	if b.Observable > 0 {
-		fmt.Fprintf(&s, "Caught: %d of %d observable fixes (%.0f%%).\n", caught, b.Observable, 100*float64(caught)/float64(b.Observable))
+		fmt.Fprintf(&s, "Caught: %d of %d observable fixes (%.0f%%)", caught, b.Observable, 100*float64(caught)/float64(b.Observable))
+		if n := b.atCommit(Caught); n > 0 {
+			fmt.Fprintf(&s, ", %d of them on the fix's parent and the fix itself (git builds of the two commits: the bug came and went between releases, or the releases could not show it)", n)
+		}
+		s.WriteString(".\n")
 	}
 	if len(b.Runs) > 0 {
 		fmt.Fprintf(&s, "Verdicts from the runs: %s.\n", strings.Join(b.Runs, ", "))
@@ -191,7 +236,7 @@ func (b Board) Markdown(command string) string {
 	}
 	sort.Strings(sevs)
 	fmt.Fprintf(&s, "By severity: %s.\n\n", strings.Join(sevs, ", "))
-	s.WriteString("| fix | subject | first tag | bad → fixed | observable | caught by | on bad | on fixed | status |\n|---|---|---|---|---|---|---|---|---|\n")
+	s.WriteString("| fix | subject | first tag | bad → fixed | observable | caught by | on bad | on fixed | on parent → fix | status |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range b.Rows {
 		obs := "?"
 		if r.Judged {
@@ -213,10 +258,29 @@ func (b Board) Markdown(command string) string {
 		if fixed == "" {
 			fixed = "(unreleased)"
 		}
-		fmt.Fprintf(&s, "| `%s` | %s | %s | %s → %s | %s | %s | %s | %s | %s |\n", r.Short(), cell(r.Subject), r.FirstTag, orDash(r.Bad), fixed,
-			cell(obs), cell(catch), orDash(r.OnBad), orDash(r.OnFixed), r.Status)
+		pair := "–"
+		if r.OnParent != "" || r.OnCommit != "" {
+			pair = orDash(r.OnParent) + " → " + orDash(r.OnCommit)
+		}
+		st := string(r.Status)
+		if r.AtCommit {
+			st += " (at the commit)"
+		}
+		fmt.Fprintf(&s, "| `%s` | %s | %s | %s → %s | %s | %s | %s | %s | %s | %s |\n", r.Short(), cell(r.Subject), r.FirstTag, orDash(r.Bad), fixed,
+			cell(obs), cell(catch), orDash(r.OnBad), orDash(r.OnFixed), pair, st)
 	}
 	return s.String()
+}
+
+// atCommit counts the rows of a status that the commit pair decided.
+func (b Board) atCommit(st Status) int {
+	n := 0
+	for _, r := range b.Rows {
+		if r.Status == st && r.AtCommit {
+			n++
+		}
+	}
+	return n
 }
 
 func orDash(s string) string {

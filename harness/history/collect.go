@@ -55,7 +55,7 @@ func Collect(ctx context.Context, repo, since, head string) ([]Fix, error) {
 			in[i][id] = true
 		}
 	}
-	args := append([]string{"log", "--reverse", "--name-only", "--format=%x1e%H%x1f%s%x1f%b%x1f", since + ".." + head, "--"}, Files...)
+	args := append([]string{"log", "--reverse", "--name-only", "--format=%x1e%H %P%x1f%s%x1f%b%x1f", since + ".." + head, "--"}, Files...)
 	out, err = gitsrc.Git(ctx, repo, args...)
 	if err != nil {
 		return nil, fmt.Errorf("git log: %s", out)
@@ -66,7 +66,14 @@ func Collect(ctx context.Context, repo, since, head string) ([]Fix, error) {
 		if len(f) < 4 {
 			continue
 		}
-		id, subject, body := strings.TrimSpace(f[0]), f[1], f[2]
+		ids, subject, body := strings.Fields(f[0]), f[1], f[2]
+		if len(ids) == 0 {
+			continue
+		}
+		id, parent := ids[0], ""
+		if len(ids) > 1 {
+			parent = ids[1]
+		}
 		sev := Severity(subject)
 		if sev == "" {
 			continue
@@ -82,7 +89,7 @@ func Collect(ctx context.Context, repo, since, head string) ([]Fix, error) {
 		if len(files) == 1 && files[0] == "src/haproxy.c" && !reloadPath.MatchString(subject+"\n"+body) {
 			continue
 		}
-		fx := Fix{Commit: id, Subject: subject, Severity: sev, Files: files}
+		fx := Fix{Commit: id, Parent: parent, Subject: subject, Severity: sev, Files: files}
 		for i, t := range rels {
 			if in[i][id] {
 				fx.Fixed = t

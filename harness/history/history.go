@@ -28,6 +28,10 @@ type Fix struct {
 	// than the last).
 	Fixed string `json:"fixed_release,omitempty"`
 	Bad   string `json:"bad_release,omitempty"`
+	// Parent is the fix's first parent: with the fix itself, the pair of
+	// builds that shows a bug no release had (one a dev cycle brought and
+	// fixed), or one the releases between cannot tell apart.
+	Parent string `json:"parent,omitempty"`
 }
 
 // Short is the 12-character id upstream's messages use.

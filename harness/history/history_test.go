@@ -196,3 +196,45 @@ func TestCollect(t *testing.T) {
 		t.Error("a missing head was taken")
 	}
 }
+
+// A bug a dev cycle brought and fixed: the releases pass on both sides,
+// the fix's parent and the fix itself decide.
+func TestMakeAtCommit(t *testing.T) {
+	at := func(commit string, v verdict.Verdict) report.Result {
+		return report.Result{Suite: "upstream-fixes", Verdict: v, Origin: "git /tmp/haproxy commit " + commit + " (v3.1-dev10-103-gd1c6d4497): BUG/MINOR: x"}
+	}
+	fixes := []Fix{
+		{Commit: "d1c6d44976d4aaaa", Parent: "f0f03b98f773bbbb", Subject: "BUG/MINOR: startup: dev-only", Bad: "v3.0.0", Fixed: "v3.1.0"},
+		{Commit: "7777777777777777", Parent: "8888888888888888", Subject: "BUG/MINOR: cli: no pair run", Bad: "v3.0.0", Fixed: "v3.1.0"},
+		{Commit: "9999999999999999", Parent: "aaaaaaaaaaaaaaaa", Subject: "BUG/MINOR: cli: pair passes", Bad: "v3.0.0", Fixed: "v3.1.0"},
+	}
+	js := map[string]Judgement{
+		"d1c6d44976d4": {Observable: true, Catch: "upstream-fixes"},
+		"777777777777": {Observable: true, Catch: "upstream-fixes"},
+		"999999999999": {Observable: true, Catch: "conf-runtime-limits"},
+	}
+	runs := []findings.Scanned{{Dir: "m", Run: report.Run{Results: []report.Result{
+		result("upstream-fixes", "v3.0.0", verdict.Pass),
+		result("upstream-fixes", "v3.1.0", verdict.Pass),
+		at("f0f03b98f773", verdict.Reproduced), // abbreviated ids match
+		at("d1c6d44976d4aaaa", verdict.Pass),
+		{Suite: "conf-runtime-limits", Verdict: verdict.Pass, Origin: "git /tmp/haproxy commit aaaaaaaaaaaa (v3.1-dev1): x"},
+		{Suite: "conf-runtime-limits", Verdict: verdict.Pass, Origin: "git /tmp/haproxy commit 999999999999 (v3.1-dev1): x"},
+	}}}}
+	b := Make(fixes, js, runs)
+	want := []struct {
+		st Status
+		at bool
+	}{{Caught, true}, {Missed, false}, {Missed, true}}
+	for i, r := range b.Rows {
+		if r.Status != want[i].st || r.AtCommit != want[i].at {
+			t.Errorf("%s: %s at commit %v (parent %q, fix %q), want %s at commit %v", r.Subject, r.Status, r.AtCommit, r.OnParent, r.OnCommit, want[i].st, want[i].at)
+		}
+	}
+	md := b.Markdown("harp history")
+	for _, s := range []string{"1 of them on the fix's parent and the fix itself", "| REPRODUCED → PASS | caught (at the commit) |"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("markdown lacks %q", s)
+		}
+	}
+}

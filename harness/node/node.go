@@ -395,6 +395,19 @@ func (n *Node) WriteFile(ctx context.Context, path string, data []byte) error {
 	return nil
 }
 
+// RunBinary runs the build's haproxy inside the node with args (beside the
+// running master, which it does not touch): its exit status (128+N when a
+// signal N ended it) and what it printed. Only for commands that end by
+// themselves (-vv, -c, a config that cannot start): ctx bounds the wait,
+// not the process.
+func (n *Node) RunBinary(ctx context.Context, args ...string) (code int, out string, err error) {
+	code, out, err = n.be.exec(ctx, append([]string{images.Binary}, args...)...)
+	if err != nil {
+		return 0, out, fmt.Errorf("haproxy %s in %s: %w", strings.Join(args, " "), n.Name, err)
+	}
+	return code, out, nil
+}
+
 // CheckConfig runs the build's `haproxy -c` on a config file inside the
 // node: whether that build can load it, and what it said.
 func (n *Node) CheckConfig(ctx context.Context, path string) (ok bool, out string, err error) {

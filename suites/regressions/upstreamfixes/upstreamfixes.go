@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/scenario"
@@ -41,6 +42,9 @@ var Suite = scenario.Register(&scenario.Scenario{
 			if c.Since != "" {
 				line += ", from HAProxy " + c.Since
 			}
+			if c.Until != "" {
+				line += ", before HAProxy " + c.Until
+			}
 			s = append(s, line+"): "+c.Does+"; expected: "+c.Expects+".")
 		}
 		return append(s, "After each case the worker must still answer `show info` within 10s. One that does not fails the case when the master logged its death (the node is then started again for the next case); without that log line the case is INCONCLUSIVE.")
@@ -60,6 +64,7 @@ const (
 	Connect Kind = "connect" // a TCP connection to the frontend on 8081
 	HTTP    Kind = "http"    // Send on the stats socket, then a request to the frontend on 8082: its x-g header
 	Peer    Kind = "peer"    // a connection to the peers bind (10000) that sends nothing and half-closes
+	Exec    Kind = "exec"    // the build's haproxy run beside the node with Args ({cfg}: Config written to a file)
 )
 
 // Case is one upstream fix as a black-box check.
@@ -67,6 +72,7 @@ type Case struct {
 	ID     string
 	Fix    string // the upstream commit
 	Since  string // the first major.minor that has what the case uses ("": every)
+	Until  string // the first major.minor that no longer has it ("": none)
 	Kind   Kind
 	Send   string // the bytes sent (Stats, Master), or a Check's frontend lines
 	Global string // a Check's global lines
@@ -82,8 +88,11 @@ type Case struct {
 	// Send is a connection closed at once.
 	Times int
 	// Abort: the client closes right after sending, reading nothing.
-	Abort   bool
-	Then    string // a stats command whose answer is appended (the state after)
+	Abort bool
+	Then  string // a stats command whose answer is appended (the state after)
+	// Args of an Exec case; {cfg} is the path Config is written to.
+	Args    []string
+	Config  string
 	Does    string
 	Expects string
 	// Want judges the answer (and the answer to Then, after "\n--- then\n").
@@ -132,6 +141,35 @@ func refused(a string) (bool, string) {
 }
 
 var version = regexp.MustCompile(`\d+\.\d+`)
+
+// exitedZero: an Exec case's haproxy ended with status 0.
+func exitedZero(why string) func(string) (bool, string) {
+	return func(a string) (bool, string) { return strings.HasPrefix(a, "exit 0\n"), why }
+}
+
+// once: an Exec case's output holds line exactly once (twice is the bug;
+// never is a build that does not print it, which the case's Since rules out).
+func once(line, why string) func(string) (bool, string) {
+	return func(a string) (bool, string) {
+		n := strings.Count(a, line)
+		return n == 1, fmt.Sprintf("%s (%q printed %d times)", why, line, n)
+	}
+}
+
+// unbindable is a config that parses but cannot start (its one bind is an
+// address no host has), so a master-worker start prints what startup
+// prints, then ends by itself.
+const unbindable = `global
+    nbthread 1
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 10s
+    timeout server 10s
+frontend fe
+    bind 192.0.2.1:18080
+    http-request return status 200
+`
 
 // Cases in the order they run: the one that crashes a bad build comes last.
 var Cases = []Case{
@@ -238,6 +276,59 @@ var Cases = []Case{
 		Want: func(a string) (bool, string) {
 			return !strings.HasPrefix(a, "exit 0") && !strings.Contains(a, "Expects sc-set-gpc("), "the error names sc-set-gpc for sc-inc-gpc"
 		}},
+	{ID: "cli-64-args-then-next-command", Fix: "976e0bd32f6d", Kind: Stats, Send: "show info" + strings.Repeat(" x", 62) + ";show env PATH\n",
+		Does: "`show info` with 62 more words (64 arguments, the most allowed), then `;show env PATH`", Expects: "both answered, no `Too many arguments`",
+		Want: func(a string) (bool, string) {
+			return !strings.Contains(a, "Too many arguments") && strings.Contains(a, "PATH="), "a command of exactly 64 arguments was refused, or the next one not run"
+		}},
+	{ID: "cli-env-cfgfiles", Fix: "1f0cd91fe775", Kind: Stats, Send: "show env HAPROXY_CFGFILES\n",
+		Does: "`show env HAPROXY_CFGFILES` on the worker", Expects: "the variable, naming the config file",
+		Want: contains("HAPROXY_CFGFILES=/", "HAPROXY_CFGFILES is missing from the worker's environment")},
+	{ID: "mcli-at-at-prefix-split-line", Fix: "7a79f54c98d8", Since: "3.1", Kind: Master, Send: "@@\x001 show info\n",
+		Does: "`@@`, a pause, then `1 show info` on the master CLI", Expects: "the worker's `show info`",
+		Want: contains("Pid:", "the `@@` prefix was parsed before its line was complete")},
+	{ID: "mcli-master-uptime-sane", Fix: "2776e775eccc", Kind: Master, Send: "show proc\n",
+		Does: "`show proc` on the master CLI of a node up for less than an hour", Expects: "the master's uptime under an hour",
+		Want: func(a string) (bool, string) {
+			p, err := cliout.ParseProcs(a)
+			return err == nil && p.Master.Uptime < time.Hour, fmt.Sprintf("the master's uptime is not that of a node up for less than an hour (%v)", orErr(p.Master.Uptime, err))
+		}},
+	{ID: "mcli-worker-uptime-sane", Fix: "5a7f83af84d2", Kind: Master, Send: "show proc\n",
+		Does: "`show proc` on the master CLI of a node up for less than an hour", Expects: "every worker's uptime under an hour",
+		Want: func(a string) (bool, string) {
+			p, err := cliout.ParseProcs(a)
+			ok := err == nil && len(p.Workers) > 0
+			for _, w := range append(p.Workers, p.OldWorkers...) {
+				ok = ok && w.Uptime < time.Hour
+			}
+			return ok, fmt.Sprintf("a worker's uptime is not that of a node up for less than an hour (%v)", orErr(p.Workers, err))
+		}},
+	{ID: "exec-vv-exits-cleanly", Fix: "28ca7fc594ca", Kind: Exec, Args: []string{"-vv"},
+		Does: "`haproxy -vv`", Expects: "exit status 0",
+		Want: exitedZero("haproxy -vv did not exit 0 (a signal ends it with 128+N)")},
+	{ID: "exec-check-master-worker", Fix: "d1c6d44976d4", Kind: Exec, Args: []string{"-W", "-c", "-f", "{cfg}"}, Config: unbindable,
+		Does: "`haproxy -W -c` of a valid config", Expects: "exit status 0, no `no listener` message",
+		Want: func(a string) (bool, string) {
+			return strings.HasPrefix(a, "exit 0\n") && !strings.Contains(a, "no listener"), "a config check in master-worker mode did not pass a valid config"
+		}},
+	{ID: "exec-mworker-libs-dumped-once", Fix: "ea824aebc1ac", Since: "2.6", Kind: Exec, Args: []string{"-W", "-db", "-dL", "-f", "{cfg}"}, Config: unbindable,
+		Does: "`haproxy -W -db -dL` of a config that cannot bind (it ends by itself)", Expects: "the library list printed once",
+		Want: once("List of loaded object files:", "master and worker both dumped the loaded libraries")},
+	{ID: "exec-mworker-keywords-dumped-once", Fix: "bbe7828d4975", Kind: Exec, Args: []string{"-W", "-db", "-dKcli", "-f", "{cfg}"}, Config: unbindable,
+		Does: "`haproxy -W -db -dKcli` of a config that cannot bind", Expects: "the CLI keywords dumped once",
+		Want: once("# List of registered CLI keywords", "master and worker both dumped the registered keywords")},
+	{ID: "exec-mworker-pollers-dumped-once", Fix: "d3eb00e61d43", Kind: Exec, Args: []string{"-W", "-db", "-V", "-f", "{cfg}"}, Config: unbindable,
+		Does: "`haproxy -W -db -V` of a config that cannot bind", Expects: "the polling systems listed once",
+		Want: once("Available polling systems", "master and worker both listed the polling systems")},
+	{ID: "exec-program-without-command-refused", Fix: "e9928c306ce4", Until: "3.3", Kind: Exec, Args: []string{"-W", "-c", "-f", "{cfg}"}, Config: unbindable + "\nprogram p1\n",
+		Does: "`haproxy -W -c` of a config whose `program p1` has no `command`", Expects: "refused, naming the missing command",
+		Want: func(a string) (bool, string) {
+			return !strings.HasPrefix(a, "exit 0\n") && strings.Contains(a, "lacks a command"), "a program section without a command was accepted"
+		}},
+	{ID: "exec-localpeer-set-before-config", Fix: "aa88d6ee372c", Kind: Exec, Args: []string{"-L", "harpnode", "-c", "-f", "{cfg}"},
+		Config: ".if streq(\"${HAPROXY_LOCALPEER}\",harpnode)\n.else\n.alert \"HAPROXY_LOCALPEER is '${HAPROXY_LOCALPEER}'\"\n.endif\n" + unbindable,
+		Does:   "`haproxy -L harpnode -c` of a config that alerts unless `${HAPROXY_LOCALPEER}` is harpnode", Expects: "accepted",
+		Want: exitedZero("HAPROXY_LOCALPEER was not set when the config was read")},
 	// The case that crashes a bad build.
 	{ID: "http-other-table-counter-by-own-key", Fix: "5bbdd14f56a2", Kind: HTTP, Send: "set table tstr key a data.gpc0 42\n",
 		Does:    "a request tracked by int(97) in integer table `tint` reads `sc0_get_gpc0(tstr)`, string table `tstr` holding key `a` (byte 97) with gpc0 42",
@@ -393,6 +484,10 @@ backend tgpc
 			f.Skip = fmt.Sprintf("%s needs HAProxy %s", c.ID, c.Since)
 			return nil
 		}
+		if c.Until != "" && !Older(env.Image.Version, c.Until) {
+			f.Skip = fmt.Sprintf("%s uses what HAProxy %s removed", c.ID, c.Until)
+			return nil
+		}
 		before, err := n.Exits(ctx)
 		if err != nil {
 			f.HarpErr = "reading the master's log before the case: " + err.Error()
@@ -425,14 +520,8 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 	var err error
 	switch c.Kind {
 	case Check:
-		// The control: the same config without the case's lines loads on
-		// this build, so a refusal is the case's, not harp's config.
-		control := "/etc/harp/control.cfg"
-		if err := n.WriteFile(ctx, control, []byte(CheckConfig(Case{}))); err != nil {
-			return "", "writing the control config: " + err.Error()
-		}
-		if ok, out, err := n.CheckConfig(ctx, control); err != nil || !ok {
-			return "", fmt.Sprintf("the control config (without the case's lines) does not load: %v %s", err, oneLine(out))
+		if why := control(ctx, n); why != "" {
+			return "", why
 		}
 		path := "/etc/harp/check-" + c.ID + ".cfg"
 		if err := n.WriteFile(ctx, path, []byte(CheckConfig(c))); err != nil {
@@ -446,6 +535,28 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 			return "exit 0\n" + out, ""
 		}
 		return "refused\n" + out, ""
+	case Exec:
+		args := c.Args
+		if c.Config != "" {
+			if why := control(ctx, n); why != "" {
+				return "", why
+			}
+			path := "/etc/harp/exec-" + c.ID + ".cfg"
+			if err := n.WriteFile(ctx, path, []byte(c.Config)); err != nil {
+				return "", "writing the config: " + err.Error()
+			}
+			args = nil
+			for _, a := range c.Args {
+				args = append(args, strings.ReplaceAll(a, "{cfg}", path))
+			}
+		}
+		rctx, cancel := context.WithTimeout(ctx, answerWait)
+		defer cancel()
+		code, out, err := n.RunBinary(rctx, args...)
+		if err != nil {
+			return "", err.Error()
+		}
+		return fmt.Sprintf("exit %d\n%s", code, out), ""
 	case Connect:
 		addr, err := n.Addr(ctx, "8081/tcp")
 		if err != nil {
@@ -525,6 +636,19 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 		answer += "\n--- then\n" + then
 	}
 	return answer, ""
+}
+
+// control: the config without any case's lines loads on this build, so a
+// refusal is the case's, not harp's config or a binary harp cannot run.
+func control(ctx context.Context, n *node.Node) (harpErr string) {
+	path := "/etc/harp/control.cfg"
+	if err := n.WriteFile(ctx, path, []byte(CheckConfig(Case{}))); err != nil {
+		return "writing the control config: " + err.Error()
+	}
+	if ok, out, err := n.CheckConfig(ctx, path); err != nil || !ok {
+		return fmt.Sprintf("the control config (without the case's lines) does not load: %v %s", err, oneLine(out))
+	}
+	return ""
 }
 
 // raw sends exactly payload on a fresh connection to port and reads until
@@ -615,6 +739,14 @@ func alive(ctx context.Context, n *node.Node) bool {
 		return ok, nil
 	})
 	return ok
+}
+
+// orErr is v, or the error that stopped reading it.
+func orErr(v any, err error) any {
+	if err != nil {
+		return err
+	}
+	return v
 }
 
 func oneLine(s string) string {
