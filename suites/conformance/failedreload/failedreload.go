@@ -26,7 +26,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 	ID:       "conf-failed-reload",
 	Upstream: "conformance: master-worker reloads that fail",
 	Title:    "A reload with a config that cannot load changes nothing, and the next reload works",
-	Summary:  "8 failure/recovery cycles on one node (a missing map file, a syntax error, an unknown keyword, a syntax error after a peers section; recovery by SIGUSR2 and by the master CLI): the old worker keeps serving with its table, show proc counts the failure, the master keeps taking signals, the next good reload starts a new worker",
+	Summary:  "10 failure/recovery cycles on one node (a missing map file, a syntax error, an unknown keyword, a syntax error after a peers section, a bind to an address the node does not have; recovery by SIGUSR2 and by the master CLI): the old worker keeps serving with its table, show proc counts the failure, the master keeps taking signals, the next good reload starts a new worker",
 	Labels:   []string{"area:conformance", "area:mworker"},
 	Trials:   len(Breaks) * 2,
 	Noun:     "cycles",
@@ -35,9 +35,9 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Steps: []string{
 		"Setup: one node, nbthread 2; an HTTP frontend on 8080 answering 200 and tracking its x-key header in backend `tbl`'s stick table (type string len 32, expire 1h, store gpc0).",
 		"Before each cycle: the current worker answers HTTP 200; `set table tbl key keep-N data.gpc0 N` on it; the master's `show proc` failed-reload counter is read.",
-		"Trigger: the config is replaced by one that cannot load (checked first: the build's `haproxy -c` must refuse it) (cycle 1 and 4: a map file that does not exist; 2 and 5: an unterminated quote; 3 and 6: an unknown keyword), then SIGUSR2 to the master.",
+		"Trigger: the config is replaced by one that cannot load, each break once per round (a map file that does not exist; an unterminated quote; an unknown keyword; an unterminated quote after a peers section; a bind to 192.0.2.10, an address no node has), then SIGUSR2 to the master. Checked first: the build's `haproxy -c` must refuse it, except the bind, which `haproxy -c` must accept and which, started alone, must fail on that bind.",
 		"Expectation, once `show proc` counts one more failed reload (within BOUND, 20 s): the same worker is still the current one and answers HTTP 200, its table still holds keep-N with gpc0 N, and the master does not block or leave pending SIGUSR2 (/proc/<master>/status SigBlk, SigPnd, ShdPnd, recorded).",
-		"Recovery: the good config is written back and the node reloaded, by SIGUSR2 in cycles 1-3 and by the master CLI `reload` in cycles 4-6: a new worker must be listed within BOUND, and answer HTTP 200.",
+		"Recovery: the good config is written back and the node reloaded, by SIGUSR2 in the first round and by the master CLI `reload` in the second: a new worker must be listed within BOUND, and answer HTTP 200.",
 	},
 	Run: run,
 })
@@ -52,17 +52,26 @@ type Break struct {
 	// Peers: the broken config also has a peers section (its local peer
 	// and a table), parsed before the error.
 	Peers bool
+	// Unbindable: the config parses (haproxy -c accepts it) and fails only
+	// when started, on a bind no address of the node's can take.
+	Unbindable bool
 }
 
 // Breaks in cycle order.
 var Breaks = []Break{
-	{"missing-map", "a missing map file", "http-request set-header x-m %[req.hdr(host),map(/etc/harp/absent.map)]", false},
-	{"syntax-error", "a syntax error", `http-request set-header x-a "unterminated`, false},
-	{"unknown-keyword", "an unknown keyword", "frobnicate yes", false},
+	{"missing-map", "a missing map file", "http-request set-header x-m %[req.hdr(host),map(/etc/harp/absent.map)]", false, false},
+	{"syntax-error", "a syntax error", `http-request set-header x-a "unterminated`, false, false},
+	{"unknown-keyword", "an unknown keyword", "frobnicate yes", false, false},
 	// Upstream 035058e8bfe4: the master crashed when a reload failed
 	// after a peers section was parsed.
-	{"syntax-error-after-peers", "a syntax error after a peers section", `http-request set-header x-a "unterminated`, true},
+	{"syntax-error-after-peers", "a syntax error after a peers section", `http-request set-header x-a "unterminated`, true, false},
+	// Upstream d76fa37534b7: a reload failing on a bind error made the
+	// master exit.
+	{"unbindable-address", "a bind to an address the node does not have", "bind " + unbindable, false, true},
 }
+
+// unbindable is in TEST-NET-1 (RFC 5737): no interface has it.
+const unbindable = "192.0.2.10:8081"
 
 func breakNames() string {
 	var ids []string
@@ -199,6 +208,7 @@ func cycle(ctx context.Context, n *node.Node, web string, t *scenario.Trial, b B
 		return err
 	}
 	f.FailedBefore = procs.Master.Failed
+	f.FDsBefore = obs.From(n.MasterFDs(ctx))
 	broken, err := BrokenConfig(b)
 	if err != nil {
 		return err
@@ -215,11 +225,27 @@ func cycle(ctx context.Context, n *node.Node, web string, t *scenario.Trial, b B
 	if err != nil {
 		return err
 	}
-	if ok {
+	switch {
+	case b.Unbindable && !ok:
+		f.Setup = fmt.Sprintf("haproxy -c refuses the config with %s on this build, which must fail only when started: %s", b.Name, firstLine(out))
+		return nil
+	case b.Unbindable:
+		// Precondition: started alone, the config fails on that bind (a
+		// node that could take the address would start a worker).
+		rctx, cancel := context.WithTimeout(ctx, bound)
+		code, out, err := n.RunBinary(rctx, "-db", "-f", brokenPath)
+		cancel()
+		if err != nil || code == 0 || !strings.Contains(out, strings.Split(unbindable, ":")[0]) {
+			f.Setup = fmt.Sprintf("the config with %s, started alone, did not fail on that bind (exit %d, %v): %s", b.Name, code, err, firstLine(out))
+			return nil
+		}
+		t.Notef("haproxy -c accepts the broken config, and started alone it fails on its bind: %s", firstLine(out))
+	case ok:
 		f.Setup = fmt.Sprintf("haproxy -c accepts the config with %s on this build: it is no break here", b.Name)
 		return nil
+	default:
+		t.Notef("haproxy -c refuses the broken config: %s", firstLine(out))
 	}
-	t.Notef("haproxy -c refuses the broken config: %s", firstLine(out))
 	if err := n.WriteFile(ctx, node.ConfigPath, []byte(broken)); err != nil {
 		return err
 	}
@@ -231,6 +257,7 @@ func cycle(ctx context.Context, n *node.Node, web string, t *scenario.Trial, b B
 	if f.Master = n.MasterExit(ctx); exited(f.Master) {
 		return nil
 	}
+	f.FDsAfter = obs.From(n.MasterFDs(ctx))
 	f.OldPID = old
 	f.Procs = obs.Failure[ProcsAfter]("%s", seen.Unknown())
 	if p, ok := seen.Get(); ok {
@@ -350,14 +377,17 @@ func codeText(code int) string {
 // (verdict.Decide), unless the master or the old worker was seen gone,
 // which explains it.
 type Facts struct {
-	Break        string           `json:"break"`
-	BreakID      string           `json:"break_id,omitempty"`
-	Recovery     string           `json:"recovery"`
-	Bound        time.Duration    `json:"bound_ns"`
-	Setup        string           `json:"setup,omitempty"`
-	FailedBefore int              `json:"failed_before"`
-	Master       obs.Of[obs.Exit] `json:"master"` // after the failed reload
-	OldPID       int              `json:"old_pid"`
+	Break        string        `json:"break"`
+	BreakID      string        `json:"break_id,omitempty"`
+	Recovery     string        `json:"recovery"`
+	Bound        time.Duration `json:"bound_ns"`
+	Setup        string        `json:"setup,omitempty"`
+	FailedBefore int           `json:"failed_before"`
+	// The master's open fds before the broken reload and once it failed.
+	FDsBefore obs.Of[int]      `json:"master_fds_before"`
+	FDsAfter  obs.Of[int]      `json:"master_fds_after"`
+	Master    obs.Of[obs.Exit] `json:"master"` // after the failed reload
+	OldPID    int              `json:"old_pid"`
 	// Procs is show proc at the moment it counted the failure, or at the
 	// end of Bound.
 	Procs         obs.Of[ProcsAfter]     `json:"show_proc_after"`

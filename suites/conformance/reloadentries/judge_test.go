@@ -1,6 +1,7 @@
 package reloadentries
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +98,31 @@ func TestSelected(t *testing.T) {
 	}
 	if ks, _ := Selected("all"); len(ks) != len(Kinds) {
 		t.Fatal("all is not every kind")
+	}
+}
+
+// Each reload's facts are checks named by its kind, so a finding (and the
+// scoreboard) can tell a loss right after start from one of three sections.
+func TestJudgeChecks(t *testing.T) {
+	f := Facts{Kind: "right after start", Sections: 1, Entries: 100, WrittenBefore: 100,
+		Loss: obs.Opt(obs.Value(Loss{Lost: map[string]int{"harp/t": 100}})), ResyncAfter: obs.Opt(obs.Value(""))}
+	cs, v, u, _ := JudgeChecks(f, "early")
+	if v == "" || u != "" {
+		t.Fatalf("violation %q, unmet %q", v, u)
+	}
+	var failed, held []string
+	for _, c := range cs {
+		if c.Held {
+			held = append(held, c.ID)
+		} else {
+			failed = append(failed, c.ID)
+		}
+	}
+	if fmt.Sprint(failed) != "[entries-kept.early]" || fmt.Sprint(held) != "[resync-finished.early]" {
+		t.Errorf("failed %v, held %v; want [entries-kept.early], [resync-finished.early]", failed, held)
+	}
+	f.Setup = "no node"
+	if cs, _, u, _ := JudgeChecks(f, "early"); cs != nil || u == "" {
+		t.Errorf("an unmet precondition lists checks %v (unmet %q)", cs, u)
 	}
 }

@@ -178,7 +178,7 @@ func reload(ctx context.Context, env *scenario.Env, t *scenario.Trial, k Kind) e
 	t.Evidence = ev
 	f := &ev.Facts
 	f.Kind, f.Sections, f.Entries, f.MaxAge, f.MinAge = k.Name, k.Sections, k.Entries, k.MaxAge, k.MinAge
-	defer func() { t.Violation, t.Unmet, t.Remark = Judge(*f) }()
+	defer func() { t.Checks, t.Violation, t.Unmet, t.Remark = JudgeChecks(*f, k.Slug) }()
 	cfg, err := Config(k)
 	if err != nil {
 		return err
@@ -504,6 +504,34 @@ func Judge(f Facts) (violation, unmet, remark string) {
 		v = append(v, "the old worker "+f.OldCrash)
 	}
 	return f.Kind + ": " + strings.Join(v, "; "), "", ""
+}
+
+// Check ids, each qualified by the kind's slug (entries-kept.early): a
+// finding names the kind of reload whose check failed.
+const (
+	CheckEntriesKept    = "entries-kept"    // every entry, with its data
+	CheckResyncFinished = "resync-finished" // the new worker says so
+	CheckNewWorkerLives = "new-worker-lives"
+)
+
+// JudgeChecks is Judge with the checks of a reload whose preconditions
+// held, each known fact one check (an unknown one is not listed).
+func JudgeChecks(f Facts, slug string) (cs verdict.Checks, violation, unmet, remark string) {
+	violation, unmet, remark = Judge(f)
+	if unmet != "" {
+		return nil, violation, unmet, remark
+	}
+	if d, ok := f.Died.Get(); ok { // only a death is recorded: this check can fail, not hold
+		cs.Fail(CheckNewWorkerLives, fmt.Sprintf("%s exited with code %d (%s)", d.Process, d.Code, d.Signal))
+	}
+	if l, ok := f.Loss.Get(); ok {
+		bad := sum(l.Lost) + sum(l.Wrong)
+		cs.Expect(CheckEntriesKept, bad == 0, fmt.Sprintf("%d of %d entries lost or changed", bad, f.Entries*f.Sections))
+	}
+	if r, ok := f.ResyncAfter.Get(); ok {
+		cs.Expect(CheckResyncFinished, r == "", "the new worker's "+r)
+	}
+	return cs.Qualified(slug), violation, unmet, remark
 }
 
 func sum(m map[string]int) int {

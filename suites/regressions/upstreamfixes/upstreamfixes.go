@@ -8,20 +8,25 @@
 package upstreamfixes
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
 )
@@ -36,7 +41,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Noun:     "cases",
 	StepsFor: func(scenario.Values) []string {
 		var s []string
-		s = append(s, "Setup: one node (nbthread 1) with an admin stats socket, map "+mapFile+" (k0 v0), an ip table `tip` (gpc0), an ip table `tgpc` (gpc(1)), a TCP frontend on 8081 whose `tcp-request connection accept if { src_inc_gpc(0,tgpc) -m bool }` tracks nothing, and an HTTP frontend on 8082 tracking int(97) in integer table `tint` and answering `sc0_get_gpc0(tstr)` in header x-g.")
+		s = append(s, "Setup: one node (nbthread 1) with an admin and a level user stats socket, a peers section (local peer `harp`, remote peer `remote` on a port where nothing listens), map "+mapFile+" (k0 v0), an ip table `tip` (gpc0), a string table `texp` whose entries expire after 1s, an ip table `tgpc` (gpc(1)), a TCP frontend on 8081 whose `tcp-request connection accept if { src_inc_gpc(0,tgpc) -m bool }` tracks nothing, and an HTTP frontend on 8082 tracking int(97) in integer table `tint` and answering `sc0_get_gpc0(tstr)` in header x-g.")
 		for _, c := range Cases {
 			line := fmt.Sprintf("Case `%s` (upstream %s", c.ID, c.Fix)
 			if c.Since != "" {
@@ -65,6 +70,9 @@ const (
 	HTTP    Kind = "http"    // Send on the stats socket, then a request to the frontend on 8082: its x-g header
 	Peer    Kind = "peer"    // a connection to the peers bind (10000) that sends nothing and half-closes
 	Exec    Kind = "exec"    // the build's haproxy run beside the node with Args ({cfg}: Config written to a file)
+	// PeerSession: harp's peers client completes a handshake as `remote`
+	// (no heartbeats, no answers of its own) and runs the case's Session.
+	PeerSession Kind = "peer-session"
 )
 
 // Case is one upstream fix as a black-box check.
@@ -90,6 +98,19 @@ type Case struct {
 	// Abort: the client closes right after sending, reading nothing.
 	Abort bool
 	Then  string // a stats command whose answer is appended (the state after)
+	// Port: the stats socket a Stats case writes to (userPort: the one at
+	// level user; "": the admin one); Then always reads the admin one.
+	Port string
+	// Stuck: the worker is stopped (SIGSTOP) while the case's Times
+	// connections to the master CLI send Send and close after a second,
+	// then continued once Then's master CLI exchange has its answer (or
+	// none): a master CLI command to a worker that cannot answer.
+	Stuck bool
+	// Restart: the node is started afresh after the case (its bug leaves
+	// the node unusable for the cases after it).
+	Restart bool
+	// Session drives a PeerSession case and gives its answer.
+	Session func(ctx context.Context, c *peers.Conn, tcp *net.TCPConn) (string, error)
 	// Args of an Exec case; {cfg} is the path Config is written to.
 	Args    []string
 	Config  string
@@ -329,6 +350,28 @@ var Cases = []Case{
 		Config: ".if streq(\"${HAPROXY_LOCALPEER}\",harpnode)\n.else\n.alert \"HAPROXY_LOCALPEER is '${HAPROXY_LOCALPEER}'\"\n.endif\n" + unbindable,
 		Does:   "`haproxy -L harpnode -c` of a config that alerts unless `${HAPROXY_LOCALPEER}` is harpnode", Expects: "accepted",
 		Want: exitedZero("HAPROXY_LOCALPEER was not set when the config was read")},
+	{ID: "cli-partial-command-eof-no-error", Fix: "70251a2aeb59", Kind: Stats, Send: "show info",
+		Does: "`show info` without a line end, then the client's end", Expects: "no error that the command is too big",
+		Want: lacks("too big", "a command cut short by the client's end was called too big")},
+	{ID: "cli-user-level-refusal-releases-entry", Fix: "71199e394c5e", Kind: Stats, Port: userPort, Send: "set table texp key harp-user data.gpc0 1\n", Then: "show table texp",
+		Does: "`set table texp key harp-user data.gpc0 1` on the level user socket (refused), table texp expiring entries after 1s", Expects: "no entry harp-user left in `show table texp` on the admin socket",
+		Want: func(a string) (bool, string) {
+			_, after, _ := strings.Cut(a, "\n--- then\n")
+			return !strings.Contains(after, "key=harp-user "), "an entry a refused command looked up keeps its reference and never expires"
+		}},
+	{ID: "mcli-slots-freed-with-stuck-worker", Fix: "64383e655b23", Kind: Master, Stuck: true, Times: 10, Send: "@1 show info\n", Then: "show proc\n", Silent: true, Restart: true,
+		Does: "the worker stopped (SIGSTOP), 10 master CLI connections each sending `@1 show info` and closing after 1s, then `show proc` on a new one", Expects: "`show proc` answered",
+		Want: contains("master", "master CLI connections to a stuck worker were never released: the master CLI no longer answers")},
+	{ID: "peer-unknown-table-traffic-keeps-session", Fix: "0909f62266df", Kind: PeerSession, Session: unknownTableOnly,
+		Does: "harp's peer sends only a definition of a table the node lacks and one update of it every second, for 11s (two reconnect checks)", Expects: "the session still open",
+		Want: func(a string) (bool, string) {
+			return strings.HasPrefix(a, "open"), "messages about a table the node lacks did not keep the peer alive"
+		}},
+	{ID: "peer-truncated-varint-then-close", Fix: "a7777bbf7935", Kind: PeerSession, Session: truncatedThenClose,
+		Does: "harp's peer sends an update whose length varint is cut short, then half-closes", Expects: "HAProxy closes the session",
+		Want: func(a string) (bool, string) {
+			return a == "closed by haproxy", "a truncated message followed by the client's end was never closed"
+		}},
 	// The case that crashes a bad build.
 	{ID: "http-other-table-counter-by-own-key", Fix: "5bbdd14f56a2", Kind: HTTP, Send: "set table tstr key a data.gpc0 42\n",
 		Does:    "a request tracked by int(97) in integer table `tint` reads `sc0_get_gpc0(tstr)`, string table `tstr` holding key `a` (byte 97) with gpc0 42",
@@ -418,6 +461,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
     nbthread 1
     localpeer harp
     stats socket ipv4@0.0.0.0:9998 level admin
+    stats socket ipv4@0.0.0.0:9997 level user
     stats timeout 1m
 
 defaults
@@ -455,10 +499,14 @@ backend tstr
 peers p
     bind 0.0.0.0:10000
     server harp
+    server remote 127.0.0.1:10999
     table tp type ip size 1k expire 1h store gpc0
 
 backend tip
     stick-table type ip size 1k expire 1h store gpc0
+
+backend texp
+    stick-table type string len 32 size 1k expire 1s store gpc0
 
 backend tgpc
     stick-table type ip size 1k expire 1h store gpc(1)
@@ -466,7 +514,7 @@ backend tgpc
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp", "8081/tcp", "8082/tcp", "10000/tcp"}, Files: map[string]string{mapFile: "k0 v0\n"}}, 1)
+	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp", "8081/tcp", "8082/tcp", "10000/tcp", userPort}, Files: map[string]string{mapFile: "k0 v0\n"}}, 1)
 	if n == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
@@ -500,6 +548,12 @@ backend tgpc
 			return nil
 		}
 		if alive(ctx, n) {
+			if c.Restart {
+				t.Notef("%s: starting the node afresh for the cases after it", c.ID)
+				if err := n.Restart(ctx, 30*time.Second); err != nil {
+					return fmt.Errorf("restarting the node after %s: %w", c.ID, err)
+				}
+			}
 			return nil
 		}
 		// No answer is not a death: the master's log must say a worker
@@ -572,18 +626,40 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 		conn.Close()
 		return "connected", ""
 	case Master:
+		if c.Stuck {
+			answer, err := stuck(ctx, n, c)
+			if err != nil {
+				return answer, err.Error()
+			}
+			return answer, ""
+		}
 		answer, err = raw(ctx, n, node.MasterPort, c.Send, true, c.Abort)
-	case Peer:
-		addr, err := n.Addr(ctx, "10000/tcp")
+	case PeerSession:
+		conn, why := dialPeers(ctx, n)
+		if why != "" {
+			return "", why
+		}
+		defer conn.Close()
+		pc, status, err := peers.Handshake(ctx, conn, peers.Hello{Remote: "harp", Local: "remote", PID: os.Getpid()}, peers.Options{})
 		if err != nil {
 			return "", err.Error()
 		}
-		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if status != peers.StatusSuccess {
+			return "", fmt.Sprintf("the handshake as remote was answered %d", status)
+		}
+		defer pc.Close()
+		a, err := c.Session(ctx, pc, conn)
 		if err != nil {
-			return "", "connecting: " + err.Error()
+			return a, err.Error()
+		}
+		return a, ""
+	case Peer:
+		conn, why := dialPeers(ctx, n)
+		if why != "" {
+			return "", why
 		}
 		defer conn.Close()
-		conn.(*net.TCPConn).CloseWrite()
+		conn.CloseWrite()
 		conn.SetReadDeadline(time.Now().Add(answerWait))
 		if _, err := io.Copy(io.Discard, conn); err != nil {
 			return "still open after " + answerWait.String(), ""
@@ -608,7 +684,7 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 		return "x-g: " + resp.Header.Get("x-g"), ""
 	case Stats:
 		for range max(c.Times, 1) {
-			answer, err = raw(ctx, n, node.StatsPort, c.Send, !c.KeepOpen, c.Abort)
+			answer, err = raw(ctx, n, cmp.Or(c.Port, node.StatsPort), c.Send, !c.KeepOpen, c.Abort)
 			if c.Silent && errors.Is(err, errNoAnswer) {
 				answer, err = "", nil // judged only if the worker answers right after (run)
 			}
@@ -636,6 +712,116 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 		answer += "\n--- then\n" + then
 	}
 	return answer, ""
+}
+
+// dialPeers connects to the node's peers bind.
+func dialPeers(ctx context.Context, n *node.Node) (*net.TCPConn, string) {
+	addr, err := n.Addr(ctx, "10000/tcp")
+	if err != nil {
+		return nil, err.Error()
+	}
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, "connecting: " + err.Error()
+	}
+	return conn.(*net.TCPConn), ""
+}
+
+// userPort is the stats socket at level user.
+const userPort = "9997/tcp"
+
+// truncatedThenClose sends an update message whose length varint never
+// ends, then half-closes: HAProxy must close its side.
+func truncatedThenClose(ctx context.Context, c *peers.Conn, tcp *net.TCPConn) (string, error) {
+	if err := c.SendRaw([]byte{peers.ClassStickTable, peers.StktUpdate, 0xf0}); err != nil {
+		return "", err
+	}
+	tcp.CloseWrite()
+	select {
+	case <-c.Closed():
+		if c.ClosedByPeer() {
+			return "closed by haproxy", nil
+		}
+		_, why := c.ClosedAt()
+		return "", fmt.Errorf("harp's client ended the session itself: %v", why)
+	case <-time.After(answerWait):
+		return "still open after " + answerWait.String(), nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// unknownTableOnly sends a definition of a table the node lacks, then one
+// update of it a second, for 11 s: two of HAProxy's reconnect checks (5 s
+// apart) come in that time, and only the messages can keep the peer alive.
+func unknownTableOnly(ctx context.Context, c *peers.Conn, _ *net.TCPConn) (string, error) {
+	def := peers.TableDef{ID: 1, Name: "harp-nosuch", KeyType: peers.KeyIPv4, KeyLen: 4, Types: []int{2}, Expire: 60000}
+	if err := c.Send(def.Encode()); err != nil {
+		return "", err
+	}
+	t0 := time.Now()
+	for i := 1; i <= 11; i++ {
+		m, err := peers.Update{HasID: true, ID: uint32(i), Key: []byte{10, 0, 0, byte(i)}, Values: map[int]peers.Value{2: {Ints: []uint64{1}}}}.Encode(def)
+		if err != nil {
+			return "", err
+		}
+		if err := c.SendRaw(m.Encode()); err != nil {
+			select {
+			case <-c.Closed():
+			case <-time.After(time.Second):
+			}
+		}
+		select {
+		case <-c.Closed():
+			if !c.ClosedByPeer() {
+				_, why := c.ClosedAt()
+				return "", fmt.Errorf("harp's client ended the session itself: %v", why)
+			}
+			return fmt.Sprintf("closed by haproxy after %s", time.Since(t0).Round(100*time.Millisecond)), nil
+		case <-time.After(time.Second): // the pace of the traffic, not a wait for an outcome
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	return fmt.Sprintf("open after %s", time.Since(t0).Round(100*time.Millisecond)), nil
+}
+
+// stuck runs a Stuck case: the worker stopped, Times master CLI
+// connections sending Send and leaving after a second, then Then on a
+// new one (no answer is the answer, judged once the worker answers again).
+func stuck(ctx context.Context, n *node.Node, c Case) (string, error) {
+	pid, err := n.CurrentWorker(ctx)
+	if err != nil {
+		return "", err
+	}
+	if err := n.KillWorker(ctx, pid, syscall.SIGSTOP); err != nil {
+		return "", fmt.Errorf("stopping worker %d: %w", pid, err)
+	}
+	defer n.KillWorker(context.WithoutCancel(ctx), pid, syscall.SIGCONT)
+	addr, err := n.Addr(ctx, node.MasterPort)
+	if err != nil {
+		return "", err
+	}
+	var wg sync.WaitGroup
+	for range c.Times {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err != nil {
+				return
+			}
+			conn.Write([]byte(c.Send))
+			time.Sleep(time.Second) // the client's stay is the trigger
+			conn.Close()
+		}()
+	}
+	wg.Wait()
+	answer, err := raw(ctx, n, node.MasterPort, c.Then, true, false)
+	if errors.Is(err, errNoAnswer) {
+		return "", nil
+	}
+	return answer, err
 }
 
 // control: the config without any case's lines loads on this build, so a
