@@ -19,8 +19,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
@@ -101,16 +99,8 @@ type Case struct {
 	// Port: the stats socket a Stats case writes to (userPort: the one at
 	// level user; "": the admin one); Then always reads the admin one.
 	Port string
-	// Stuck: the worker is stopped (SIGSTOP) while the case's Times
-	// connections to the master CLI send Send and close after a second,
-	// then continued once Then's master CLI exchange has its answer (or
-	// none): a master CLI command to a worker that cannot answer.
-	Stuck bool
-	// Restart: the node is started afresh after the case (its bug leaves
-	// the node unusable for the cases after it).
-	Restart bool
 	// Session drives a PeerSession case and gives its answer.
-	Session func(ctx context.Context, c *peers.Conn, tcp *net.TCPConn) (string, error)
+	Session func(ctx context.Context, p PeerRun) (string, error)
 	// Args of an Exec case; {cfg} is the path Config is written to.
 	Args    []string
 	Config  string
@@ -176,6 +166,10 @@ func once(line, why string) func(string) (bool, string) {
 		return n == 1, fmt.Sprintf("%s (%q printed %d times)", why, line, n)
 	}
 }
+
+// deprecatedOK lets 3.1 and later parse a program section (3.0 knows the
+// keyword; older builds skip it).
+const deprecatedOK = ".if version_atleast(3.0-dev6)\nglobal\n    expose-deprecated-directives\n.endif\n"
 
 // unbindable is a config that parses but cannot start (its one bind is an
 // address no host has), so a master-worker start prints what startup
@@ -341,15 +335,15 @@ var Cases = []Case{
 	{ID: "exec-mworker-pollers-dumped-once", Fix: "d3eb00e61d43", Kind: Exec, Args: []string{"-W", "-db", "-V", "-f", "{cfg}"}, Config: unbindable,
 		Does: "`haproxy -W -db -V` of a config that cannot bind", Expects: "the polling systems listed once",
 		Want: once("Available polling systems", "master and worker both listed the polling systems")},
-	{ID: "exec-program-without-command-refused", Fix: "e9928c306ce4", Until: "3.3", Kind: Exec, Args: []string{"-W", "-c", "-f", "{cfg}"}, Config: unbindable + "\nprogram p1\n",
+	{ID: "exec-program-without-command-refused", Fix: "e9928c306ce4", Until: "3.3", Kind: Exec, Args: []string{"-W", "-c", "-f", "{cfg}"}, Config: deprecatedOK + unbindable + "\nprogram p1\n",
 		Does: "`haproxy -W -c` of a config whose `program p1` has no `command`", Expects: "refused, naming the missing command",
 		Want: func(a string) (bool, string) {
 			return !strings.HasPrefix(a, "exit 0\n") && strings.Contains(a, "lacks a command"), "a program section without a command was accepted"
 		}},
-	{ID: "exec-localpeer-set-before-config", Fix: "aa88d6ee372c", Kind: Exec, Args: []string{"-L", "harpnode", "-c", "-f", "{cfg}"},
+	{ID: "exec-localpeer-set-before-config", Fix: "aa88d6ee372c", Kind: Exec, Args: []string{"-L", "harpnode", "-db", "-f", "{cfg}"},
 		Config: ".if streq(\"${HAPROXY_LOCALPEER}\",harpnode)\n.else\n.alert \"HAPROXY_LOCALPEER is '${HAPROXY_LOCALPEER}'\"\n.endif\n" + unbindable,
-		Does:   "`haproxy -L harpnode -c` of a config that alerts unless `${HAPROXY_LOCALPEER}` is harpnode", Expects: "accepted",
-		Want: exitedZero("HAPROXY_LOCALPEER was not set when the config was read")},
+		Does:   "`haproxy -L harpnode -db` of a config that alerts unless `${HAPROXY_LOCALPEER}` is harpnode (and cannot bind: it ends by itself)", Expects: "no such alert",
+		Want: lacks("HAPROXY_LOCALPEER is", "HAPROXY_LOCALPEER was not set when the config was read")},
 	{ID: "cli-partial-command-eof-no-error", Fix: "70251a2aeb59", Kind: Stats, Send: "show info",
 		Does: "`show info` without a line end, then the client's end", Expects: "no error that the command is too big",
 		Want: lacks("too big", "a command cut short by the client's end was called too big")},
@@ -359,13 +353,16 @@ var Cases = []Case{
 			_, after, _ := strings.Cut(a, "\n--- then\n")
 			return !strings.Contains(after, "key=harp-user "), "an entry a refused command looked up keeps its reference and never expires"
 		}},
-	{ID: "mcli-slots-freed-with-stuck-worker", Fix: "64383e655b23", Kind: Master, Stuck: true, Times: 10, Send: "@1 show info\n", Then: "show proc\n", Silent: true, Restart: true,
-		Does: "the worker stopped (SIGSTOP), 10 master CLI connections each sending `@1 show info` and closing after 1s, then `show proc` on a new one", Expects: "`show proc` answered",
-		Want: contains("master", "master CLI connections to a stuck worker were never released: the master CLI no longer answers")},
 	{ID: "peer-unknown-table-traffic-keeps-session", Fix: "0909f62266df", Kind: PeerSession, Session: unknownTableOnly,
 		Does: "harp's peer sends only a definition of a table the node lacks and one update of it every second, for 11s (two reconnect checks)", Expects: "the session still open",
 		Want: func(a string) (bool, string) {
 			return strings.HasPrefix(a, "open"), "messages about a table the node lacks did not keep the peer alive"
+		}},
+	{ID: "peer-hello-answered-promptly", Fix: "d43f0e7f5a8c", Kind: PeerSession, Session: promptHello,
+		Does: "harp's peer sends its hello", Expects: "the status line within a second (a stats socket exchange just before taking under 500ms)",
+		Want: func(a string) (bool, string) {
+			d, err := time.ParseDuration(strings.TrimPrefix(a, "status after "))
+			return err == nil && d < time.Second, "HAProxy's answer to a peer's hello waited for an unrelated wakeup (" + a + ")"
 		}},
 	{ID: "peer-truncated-varint-then-close", Fix: "a7777bbf7935", Kind: PeerSession, Session: truncatedThenClose,
 		Does: "harp's peer sends an update whose length varint is cut short, then half-closes", Expects: "HAProxy closes the session",
@@ -548,12 +545,6 @@ backend tgpc
 			return nil
 		}
 		if alive(ctx, n) {
-			if c.Restart {
-				t.Notef("%s: starting the node afresh for the cases after it", c.ID)
-				if err := n.Restart(ctx, 30*time.Second); err != nil {
-					return fmt.Errorf("restarting the node after %s: %w", c.ID, err)
-				}
-			}
 			return nil
 		}
 		// No answer is not a death: the master's log must say a worker
@@ -626,21 +617,21 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 		conn.Close()
 		return "connected", ""
 	case Master:
-		if c.Stuck {
-			answer, err := stuck(ctx, n, c)
-			if err != nil {
-				return answer, err.Error()
-			}
-			return answer, ""
-		}
 		answer, err = raw(ctx, n, node.MasterPort, c.Send, true, c.Abort)
 	case PeerSession:
+		t0 := time.Now()
+		if _, err := n.Stats(ctx, "show info"); err != nil {
+			return "", "the control exchange: " + err.Error()
+		}
+		control := time.Since(t0)
 		conn, why := dialPeers(ctx, n)
 		if why != "" {
 			return "", why
 		}
 		defer conn.Close()
+		t0 = time.Now()
 		pc, status, err := peers.Handshake(ctx, conn, peers.Hello{Remote: "harp", Local: "remote", PID: os.Getpid()}, peers.Options{})
+		took := time.Since(t0)
 		if err != nil {
 			return "", err.Error()
 		}
@@ -648,7 +639,7 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 			return "", fmt.Sprintf("the handshake as remote was answered %d", status)
 		}
 		defer pc.Close()
-		a, err := c.Session(ctx, pc, conn)
+		a, err := c.Session(ctx, PeerRun{C: pc, TCP: conn, Handshake: took, Control: control})
 		if err != nil {
 			return a, err.Error()
 		}
@@ -730,9 +721,27 @@ func dialPeers(ctx context.Context, n *node.Node) (*net.TCPConn, string) {
 // userPort is the stats socket at level user.
 const userPort = "9997/tcp"
 
+// PeerRun is a PeerSession case's established session.
+type PeerRun struct {
+	C   *peers.Conn
+	TCP *net.TCPConn
+	// Handshake is how long HAProxy took to answer the hello, and Control
+	// how long a stats socket exchange took just before (harp's own pace).
+	Handshake, Control time.Duration
+}
+
+// promptHello answers how long the status line took, against the control.
+func promptHello(_ context.Context, p PeerRun) (string, error) {
+	if p.Control > 500*time.Millisecond {
+		return "", fmt.Errorf("a stats socket exchange took %s just before: too slow a machine to time a handshake", p.Control.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("status after %s", p.Handshake.Round(time.Millisecond)), nil
+}
+
 // truncatedThenClose sends an update message whose length varint never
 // ends, then half-closes: HAProxy must close its side.
-func truncatedThenClose(ctx context.Context, c *peers.Conn, tcp *net.TCPConn) (string, error) {
+func truncatedThenClose(ctx context.Context, p PeerRun) (string, error) {
+	c, tcp := p.C, p.TCP
 	if err := c.SendRaw([]byte{peers.ClassStickTable, peers.StktUpdate, 0xf0}); err != nil {
 		return "", err
 	}
@@ -754,7 +763,8 @@ func truncatedThenClose(ctx context.Context, c *peers.Conn, tcp *net.TCPConn) (s
 // unknownTableOnly sends a definition of a table the node lacks, then one
 // update of it a second, for 11 s: two of HAProxy's reconnect checks (5 s
 // apart) come in that time, and only the messages can keep the peer alive.
-func unknownTableOnly(ctx context.Context, c *peers.Conn, _ *net.TCPConn) (string, error) {
+func unknownTableOnly(ctx context.Context, p PeerRun) (string, error) {
+	c := p.C
 	def := peers.TableDef{ID: 1, Name: "harp-nosuch", KeyType: peers.KeyIPv4, KeyLen: 4, Types: []int{2}, Expire: 60000}
 	if err := c.Send(def.Encode()); err != nil {
 		return "", err
@@ -784,44 +794,6 @@ func unknownTableOnly(ctx context.Context, c *peers.Conn, _ *net.TCPConn) (strin
 		}
 	}
 	return fmt.Sprintf("open after %s", time.Since(t0).Round(100*time.Millisecond)), nil
-}
-
-// stuck runs a Stuck case: the worker stopped, Times master CLI
-// connections sending Send and leaving after a second, then Then on a
-// new one (no answer is the answer, judged once the worker answers again).
-func stuck(ctx context.Context, n *node.Node, c Case) (string, error) {
-	pid, err := n.CurrentWorker(ctx)
-	if err != nil {
-		return "", err
-	}
-	if err := n.KillWorker(ctx, pid, syscall.SIGSTOP); err != nil {
-		return "", fmt.Errorf("stopping worker %d: %w", pid, err)
-	}
-	defer n.KillWorker(context.WithoutCancel(ctx), pid, syscall.SIGCONT)
-	addr, err := n.Addr(ctx, node.MasterPort)
-	if err != nil {
-		return "", err
-	}
-	var wg sync.WaitGroup
-	for range c.Times {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-			if err != nil {
-				return
-			}
-			conn.Write([]byte(c.Send))
-			time.Sleep(time.Second) // the client's stay is the trigger
-			conn.Close()
-		}()
-	}
-	wg.Wait()
-	answer, err := raw(ctx, n, node.MasterPort, c.Then, true, false)
-	if errors.Is(err, errNoAnswer) {
-		return "", nil
-	}
-	return answer, err
 }
 
 // control: the config without any case's lines loads on this build, so a
