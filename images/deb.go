@@ -28,19 +28,19 @@ func (b *Builder) deb(ctx context.Context, s spec.Spec) (*Image, error) {
 	}
 	pocket := build.FromPocket()
 	origin := fmt.Sprintf("Debian %s (%s)", pocket, m.PocketURL(pocket))
-	tag := tagFor("deb", build.Version, "deb", build.Version, build.Suite, pocket, m.URL, m.PocketURL(pocket))
+	tag := tagFor("deb", build.Version, "deb", build.Version, build.Release, pocket, m.URL, m.PocketURL(pocket))
 	if img, err := b.lookup(ctx, s, tag); img != nil || err != nil {
 		if img != nil {
 			img.Origin = origin
 		}
 		return img, err
 	}
-	base := build.Suite
-	sources := []string{fmt.Sprintf("deb %s %s main", m.URL, build.Suite)}
-	if pocket != build.Suite { // a build from -security or -updates installs over its suite
+	base := build.Release
+	sources := []string{fmt.Sprintf("deb %s %s main", m.URL, build.Release)}
+	if pocket != build.Release { // a build from -security or -updates installs over its release
 		sources = append(sources, fmt.Sprintf("deb %s %s main", m.PocketURL(pocket), pocket))
 	}
-	if build.Suite == "experimental" { // experimental is not a full suite: bootstrap sid under it
+	if build.Release == "experimental" { // experimental is not a full suite: bootstrap sid under it
 		base = "sid"
 		sources = append([]string{fmt.Sprintf("deb %s sid main", m.URL)}, sources...)
 	}
@@ -69,7 +69,7 @@ func (b *Builder) deb(ctx context.Context, s spec.Spec) (*Image, error) {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		done(err)
-		return nil, fmt.Errorf("mmdebstrap for haproxy %s (%s): %v\n%s", build.Version, build.Suite, err, lastLines(out, 25))
+		return nil, fmt.Errorf("mmdebstrap for haproxy %s (%s): %v\n%s", build.Version, build.Release, err, lastLines(out, 25))
 	}
 	vv, err := os.ReadFile(vvFile)
 	if err != nil || len(vv) == 0 {

@@ -64,7 +64,7 @@ var _ = Describe("harp nightly", Label("matrix"), func() {
 		for i := 0; i < 2; i++ {
 			s := selftest.Harp(nil, "nightly", "--suites", "issue:listener-livelock", "--param", "LAYOUT=binds", "--jobs", "2", "--reports", reports, "--keep", "1")
 			Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(2))
-			// What the four Debian suites install, found at run time.
+			// What the four Debian releases install, found at run time.
 			for _, v := range []string{"2.6.12-1+deb12u4", "3.0.11-1+deb13u5", "3.2.26-1", "3.4.7-1"} {
 				Expect(s.Out.Contents()).To(ContainSubstring(v))
 			}

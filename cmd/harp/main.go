@@ -76,7 +76,7 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp version                          harp's version and commit (also in every summary.json)
 
 SPECS: one or more of (separated by spaces or ';')
-  deb:latest  deb:<suite>  deb:<debian-version>  deb:<upstream-version>
+  deb:latest  deb:<release>  deb:<debian-version>  deb:<upstream-version>
   src:<dir|tarball|URL|deb:VERSION>[,patch=FILE]...[,make=VAR=VALUE]...[,flavor=minimal|full|asan]
   git:<clone>@<ref>[,patch=...][,flavor=...]   git:<clone>@vA.B.C..vX.Y.Z (matrix)
   image:<reference>[,bin=/path]   bin:<path>
@@ -379,7 +379,7 @@ func matrixIdentity(specs []spec.Spec, filter string, suites []*scenario.Scenari
 	return report.NewIdentity(builds, filter, ids, params, trials)
 }
 
-// cmdNightly runs every suite on the haproxy build each Debian suite
+// cmdNightly runs every suite on the haproxy build each Debian release
 // installs now (found now, not listed by hand) plus extra specs, and lists
 // what changed since the previous nightly.
 func cmdNightly(ctx context.Context, args []string) int {
@@ -440,13 +440,13 @@ func cmdNightly(ctx context.Context, args []string) int {
 		if err != nil {
 			return fail("%v", err)
 		}
-		// What apt on each Debian suite installs now (a -security or -updates
-		// build over the suite's own): the builds people run.
+		// What apt on each Debian release installs now (a -security or
+		// -updates build over the release's own): the builds people run.
 		seen := map[string]bool{}
-		for _, suite := range spec.DebSuites {
-			b, err := m.Resolve(ctx, suite)
+		for _, release := range spec.DebReleases {
+			b, err := m.Resolve(ctx, release)
 			if err != nil || seen[b.Version] {
-				continue // a suite that serves no haproxy (or the same build)
+				continue // a release that serves no haproxy (or the same build)
 			}
 			seen[b.Version] = true
 			s, _ := spec.Parse("deb:" + b.Version)

@@ -31,16 +31,19 @@ const Package = "haproxy"
 // Build is one haproxy binary package the mirror serves.
 type Build struct {
 	Version string // Debian version, e.g. 3.0.11-1+deb13u4
-	Suite   string // bookworm, trixie, sid, experimental
-	// Pocket is the archive it came from: the suite itself, or its
+	// Release is Debian's name for it (what Debian calls a suite; harp
+	// keeps "suite" for its own): bookworm, trixie, sid, experimental. The
+	// JSON name stays as the cache of build lists has it.
+	Release string `json:"Suite"`
+	// Pocket is the archive it came from: the release itself, or its
 	// -security or -updates pocket (as apt on that release installs it).
 	Pocket string `json:",omitempty"`
 }
 
-// FromPocket is the pocket, the suite's own when not set.
+// FromPocket is the pocket, the release's own when not set.
 func (b Build) FromPocket() string {
 	if b.Pocket == "" {
-		return b.Suite
+		return b.Release
 	}
 	return b.Pocket
 }
@@ -70,11 +73,11 @@ type Mirror struct {
 // Stable are the suites with -security and -updates pockets.
 var Stable = []string{"bookworm", "trixie"}
 
-// Pockets are the archives apt on a release reads beside the suite.
-func Pockets(suite string) []string {
+// Pockets are the archives apt on a release reads beside the release's own.
+func Pockets(release string) []string {
 	for _, s := range Stable {
-		if s == suite {
-			return []string{suite + "-security", suite + "-updates"}
+		if s == release {
+			return []string{release + "-security", release + "-updates"}
 		}
 	}
 	return nil
@@ -117,7 +120,7 @@ func Open(dir string) (*Mirror, error) {
 		}
 	}
 	var b strings.Builder
-	for _, s := range spec.DebSuites {
+	for _, s := range spec.DebReleases {
 		fmt.Fprintf(&b, "deb %s %s main\ndeb-src %s %s main\n", m.URL, s, m.URL, s)
 		for _, p := range Pockets(s) {
 			fmt.Fprintf(&b, "deb %s %s main\ndeb-src %s %s main\n", m.PocketURL(p), p, m.PocketURL(p), p)
@@ -197,7 +200,7 @@ func (m *Mirror) Update(ctx context.Context, maxAge time.Duration) error {
 			return nil
 		}
 	}
-	done := progress.Start("refreshing Debian package lists from %s (%s)", m.URL, strings.Join(spec.DebSuites, ", "))
+	done := progress.Start("refreshing Debian package lists from %s (%s)", m.URL, strings.Join(spec.DebReleases, ", "))
 	out, err := m.apt(ctx, "apt-get", "update")
 	if err == nil {
 		// apt-get update exits 0 when every fetch failed: read what it said.
@@ -207,7 +210,7 @@ func (m *Mirror) Update(ctx context.Context, maxAge time.Duration) error {
 		if failed != "" {
 			err = fmt.Errorf("some package lists could not be fetched:\n%s", failed)
 		} else if pockets != "" {
-			progress.Printf("the -security and -updates pockets could not be read, so deb:<suite> means the suite's own build, not what apt on it would install:\n%s", pockets)
+			progress.Printf("the -security and -updates pockets could not be read, so deb:<release> means the release's own build, not what apt on it would install:\n%s", pockets)
 		}
 	}
 	done(err)
@@ -267,10 +270,10 @@ func parseMadison(out, kind string) []Build {
 			continue
 		}
 		dist, _, _ := strings.Cut(src[1], "/")
-		b := Build{Version: strings.TrimSpace(f[1]), Suite: dist}
+		b := Build{Version: strings.TrimSpace(f[1]), Release: dist}
 		for _, pocket := range []string{"-security", "-updates"} {
-			if suite, ok := strings.CutSuffix(dist, pocket); ok {
-				b.Suite, b.Pocket = suite, dist
+			if release, ok := strings.CutSuffix(dist, pocket); ok {
+				b.Release, b.Pocket = release, dist
 			}
 		}
 		bs = append(bs, b)
@@ -323,7 +326,7 @@ func (m *Mirror) Resolve(ctx context.Context, target string) (Build, error) {
 }
 
 // resolveIn picks from bs (newest first) the build a target names: an
-// exact Debian version, else the newest of "latest", a suite (its
+// exact Debian version, else the newest of "latest", a release (its
 // -security and -updates pockets included, as apt on it would install)
 // or an upstream version.
 func resolveIn(bs []Build, target string) (Build, bool) {
@@ -333,7 +336,7 @@ func resolveIn(bs []Build, target string) (Build, bool) {
 		}
 	}
 	for _, b := range bs {
-		if target == "latest" || b.Suite == target || b.Upstream() == target {
+		if target == "latest" || b.Release == target || b.Upstream() == target {
 			return b, true
 		}
 	}

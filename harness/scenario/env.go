@@ -348,22 +348,6 @@ func (env *Env) StartCluster(ctx context.Context, o cluster.Options, mesh bool) 
 	return c, "", nil
 }
 
-// Trial is one trial in progress: the verdict.Trial it becomes, plus
-// helpers for what suites record.
-type Trial struct {
-	verdict.Trial
-}
-
-// Notef adds an observation to the report.
-func (t *Trial) Notef(format string, args ...any) {
-	t.Notes = append(t.Notes, fmt.Sprintf(format, args...))
-}
-
-// Show adds runtime output the report shows whole.
-func (t *Trial) Show(title, text string) {
-	t.Blocks = append(t.Blocks, verdict.Block{Title: title, Text: text})
-}
-
 // Stop, returned by a trial, ends the run after that trial without an
 // error (e.g. the master is gone: later trials would say nothing new).
 var Stop = errors.New("no further trials")
@@ -373,7 +357,7 @@ var Stop = errors.New("no further trials")
 // after each, and stops at a harness error (the outcome's Err, named after
 // the trial) or when one returns Stop. out holds what came before (e.g. a
 // run-level precondition's notes).
-func (env *Env) RunTrials(ctx context.Context, one func(ctx context.Context, t *Trial) error) verdict.Outcome {
+func (env *Env) RunTrials(ctx context.Context, one func(ctx context.Context, t *verdict.Trial) error) verdict.Outcome {
 	numbers := make([]int, env.Trials)
 	for i := range numbers {
 		numbers[i] = i + 1
@@ -392,9 +376,9 @@ func (env *Env) RunTrials(ctx context.Context, one func(ctx context.Context, t *
 // stays on that node; a trial's transcript is its own node's exchanges. A
 // harness error stops every node's trials (the first one is the outcome's
 // Err); Stop, or an unmet precondition that lasts, stops that node's.
-func (env *Env) RunTrialsOn(ctx context.Context, nodes []*node.Node, one func(ctx context.Context, n *node.Node, t *Trial) error) verdict.Outcome {
+func (env *Env) RunTrialsOn(ctx context.Context, nodes []*node.Node, one func(ctx context.Context, n *node.Node, t *verdict.Trial) error) verdict.Outcome {
 	if len(nodes) == 1 {
-		return env.RunTrials(ctx, func(ctx context.Context, t *Trial) error { return one(ctx, nodes[0], t) })
+		return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error { return one(ctx, nodes[0], t) })
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -425,7 +409,7 @@ func (env *Env) RunTrialsOn(ctx context.Context, nodes []*node.Node, one func(ct
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			trials, err := env.runLane(ctx, numbers, mark, func(ctx context.Context, t *Trial) error { return one(ctx, n, t) })
+			trials, err := env.runLane(ctx, numbers, mark, func(ctx context.Context, t *verdict.Trial) error { return one(ctx, n, t) })
 			mu.Lock()
 			defer mu.Unlock()
 			all = append(all, trials...)
@@ -442,14 +426,14 @@ func (env *Env) RunTrialsOn(ctx context.Context, nodes []*node.Node, one func(ct
 
 // runLane runs the trials numbered numbers one after another: mark, taken
 // before each, gives that trial's transcript after it.
-func (env *Env) runLane(ctx context.Context, numbers []int, mark func() func() []cli.Exchange, one func(ctx context.Context, t *Trial) error) ([]verdict.Trial, error) {
+func (env *Env) runLane(ctx context.Context, numbers []int, mark func() func() []cli.Exchange, one func(ctx context.Context, t *verdict.Trial) error) ([]verdict.Trial, error) {
 	noun := singular(env.Suite.Noun)
 	var done []verdict.Trial
 	for k, i := range numbers {
 		if ctx.Err() != nil {
 			break
 		}
-		t := &Trial{Trial: verdict.Trial{N: i}}
+		t := &verdict.Trial{N: i}
 		since, t0, faults := mark(), time.Now(), nemesis.Mark()
 		err := one(ctx, t)
 		t.Duration, t.Exchanges = time.Since(t0), since()
@@ -457,14 +441,14 @@ func (env *Env) runLane(ctx context.Context, numbers []int, mark func() func() [
 			seed, _ := nemesis.Seed()
 			t.Notef("%d harness faults injected while it ran (nemesis seed %d; lanes side by side share them)", len(t.HarnessFaults), seed)
 		}
-		ts := []verdict.Trial{t.Trial}
+		ts := []verdict.Trial{*t}
 		verdict.MarkUnknown(ts) // the progress line already says what Decide will
-		t.Trial = ts[0]
-		done = append(done, t.Trial)
+		*t = ts[0]
+		done = append(done, *t)
 		if err != nil && !errors.Is(err, Stop) {
 			return done, fmt.Errorf("%s %d: %w", noun, i, err)
 		}
-		env.Logf("%s on %s: %s %d of %d: %s", env.Suite.Name(), env.Image.Name, noun, i, env.Trials, Summary(t.Trial))
+		env.Logf("%s on %s: %s %d of %d: %s", env.Suite.Name(), env.Image.Name, noun, i, env.Trials, Summary(*t))
 		if err != nil {
 			break
 		}

@@ -102,7 +102,7 @@ func TestRunTrials(t *testing.T) {
 	var lines []string
 	env := &Env{Suite: &Scenario{ID: "3517", Noun: "reloads"}, Image: &images.Image{Name: "3.4.7-1"}, Trials: 3,
 		Logf: func(f string, a ...any) { lines = append(lines, f) }}
-	out := env.RunTrials(context.Background(), func(ctx context.Context, tr *Trial) error {
+	out := env.RunTrials(context.Background(), func(ctx context.Context, tr *verdict.Trial) error {
 		tr.Notef("round %d", tr.N)
 		if tr.N == 2 {
 			tr.Violation = "lost"
@@ -113,7 +113,7 @@ func TestRunTrials(t *testing.T) {
 	if len(out.Trials) != 2 || out.Err != nil || out.Trials[1].Violation != "lost" || out.Trials[0].Notes[0] != "round 1" || len(lines) != 2 {
 		t.Errorf("Stop ends after the trial: %+v, %d progress lines", out, len(lines))
 	}
-	out = env.RunTrials(context.Background(), func(ctx context.Context, tr *Trial) error { return errors.New("show proc: timeout") })
+	out = env.RunTrials(context.Background(), func(ctx context.Context, tr *verdict.Trial) error { return errors.New("show proc: timeout") })
 	if len(out.Trials) != 1 || out.Err == nil || out.Err.Error() != "reload 1: show proc: timeout" {
 		t.Errorf("a harness error ends the run, named after its trial: %+v", out)
 	}
@@ -131,7 +131,7 @@ func TestRunTrialsOn(t *testing.T) {
 	env.Watch("node-a", a)
 	env.Watch("node-b", b)
 	on := map[int]*node.Node{}
-	out := env.RunTrialsOn(context.Background(), []*node.Node{a, b}, func(ctx context.Context, n *node.Node, tr *Trial) error {
+	out := env.RunTrialsOn(context.Background(), []*node.Node{a, b}, func(ctx context.Context, n *node.Node, tr *verdict.Trial) error {
 		mu.Lock()
 		on[tr.N] = n
 		mu.Unlock()
@@ -150,7 +150,7 @@ func TestRunTrialsOn(t *testing.T) {
 		}
 	}
 	// A harness error on one node stops the other's trials too.
-	out = env.RunTrialsOn(context.Background(), []*node.Node{a, b}, func(ctx context.Context, n *node.Node, tr *Trial) error {
+	out = env.RunTrialsOn(context.Background(), []*node.Node{a, b}, func(ctx context.Context, n *node.Node, tr *verdict.Trial) error {
 		if n == a {
 			return errors.New("show proc: timeout")
 		}
@@ -164,7 +164,7 @@ func TestRunTrialsOn(t *testing.T) {
 		t.Errorf("a harness error on one node is an ERROR, not %s", v)
 	}
 	// Stop on one node ends that node's trials only.
-	out = env.RunTrialsOn(context.Background(), []*node.Node{a, b}, func(ctx context.Context, n *node.Node, tr *Trial) error {
+	out = env.RunTrialsOn(context.Background(), []*node.Node{a, b}, func(ctx context.Context, n *node.Node, tr *verdict.Trial) error {
 		if n == a {
 			return Stop
 		}

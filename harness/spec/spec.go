@@ -22,8 +22,8 @@ const (
 	Image Scheme = "image" // a container image, local or pulled
 )
 
-// DebSuites are the Debian suites harp knows how to turn into images.
-var DebSuites = []string{"bookworm", "trixie", "sid", "experimental"}
+// DebReleases are the Debian releases (Debian calls them suites) harp knows how to turn into images.
+var DebReleases = []string{"bookworm", "trixie", "sid", "experimental"}
 
 // Spec is one parsed build spec.
 type Spec struct {
@@ -108,12 +108,12 @@ func (s Spec) String() string {
 	return b.String()
 }
 
-// IsSuite tells whether a deb target names a suite (or "latest").
-func (s Spec) IsSuite() bool {
+// IsRelease tells whether a deb target names a release (or "latest").
+func (s Spec) IsRelease() bool {
 	if s.Target == "latest" {
 		return true
 	}
-	for _, x := range DebSuites {
+	for _, x := range DebReleases {
 		if s.Target == x {
 			return true
 		}
@@ -123,7 +123,7 @@ func (s Spec) IsSuite() bool {
 
 // Parse reads one spec. Forms:
 //
-//	deb:latest | deb:<suite> | deb:<debian-version> | deb:<upstream-version>
+//	deb:latest | deb:<release> | deb:<debian-version> | deb:<upstream-version>
 //	src:<dir|tarball|deb:VERSION>[,patch=FILE]...[,make=VAR=VALUE]...[,flavor=minimal|full|asan]
 //	src:<http(s) URL of a tarball>[,sha256=HEX][,patch=FILE]...[,make=VAR=VALUE]...[,flavor=...]
 //	git:<clone>@<ref>[,patch=FILE]...[,make=VAR=VALUE]...[,flavor=...]  (~ is $HOME)
@@ -140,7 +140,7 @@ func Parse(raw string) (Spec, error) {
 	switch s.Scheme {
 	case Deb:
 		if strings.ContainsAny(rest, ", /") {
-			return Spec{}, fmt.Errorf("build spec %q: a deb spec is a suite (%s), latest, or a version", raw, strings.Join(DebSuites, ", "))
+			return Spec{}, fmt.Errorf("build spec %q: a deb spec is a Debian release (%s), latest, or a version", raw, strings.Join(DebReleases, ", "))
 		}
 		s.Target = rest
 	case Image:

@@ -56,7 +56,7 @@ func TestParse(t *testing.T) {
 		"src:/x,patch=":                           "unknown src option",
 		"src:/x,frobnicate=1":                     "unknown src option",
 		"bin:/x,patch=a.diff":                     "bin takes a path",
-		"deb:3.0,patch=x.diff":                    "a deb spec is a suite",
+		"deb:3.0,patch=x.diff":                    "a deb spec is a Debian release",
 		"src:/x.tar.gz,sha256=" + sum:             "unknown src option", // a local file needs no sum
 		"src:https://h/x.tar.gz,sha256=abc":       "not 64 hexadecimal digits",
 		"git:/src/haproxy":                        "git needs a clone and a ref",
@@ -83,7 +83,7 @@ func TestParseList(t *testing.T) {
 	if _, err := ParseList("  "); err == nil {
 		t.Error("empty list accepted")
 	}
-	if IsSuite := (Spec{Scheme: Deb, Target: "sid"}).IsSuite(); !IsSuite {
+	if IsRelease := (Spec{Scheme: Deb, Target: "sid"}).IsRelease(); !IsRelease {
 		t.Error("sid is a suite")
 	}
 }

@@ -169,6 +169,16 @@ func MarkUnknown(ts []Trial) {
 	}
 }
 
+// Notef adds an observation to the report.
+func (t *Trial) Notef(format string, args ...any) {
+	t.Notes = append(t.Notes, fmt.Sprintf(format, args...))
+}
+
+// Show adds runtime output the report shows whole.
+func (t *Trial) Show(title, text string) {
+	t.Blocks = append(t.Blocks, Block{Title: title, Text: text})
+}
+
 // UnmetReason is why a trial is inconclusive ("" when it is not): its own unmet
 // precondition, or an observation harp failed to make.
 func (t Trial) UnmetReason() string {

@@ -73,7 +73,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if c == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		s := seed + int64(t.N-1)
 		h, err := chaos.Run(ctx, c, chaos.Options{Seed: s, Duration: env.Params.Duration("DURATION"), Faults: faults, Logf: env.Logf})
 		if err != nil {

@@ -136,12 +136,12 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
 	sections, tables := Sections(count), TablesFor(count)
-	return env.RunTrialsOn(ctx, nodes, func(ctx context.Context, n *node.Node, t *scenario.Trial) error {
+	return env.RunTrialsOn(ctx, nodes, func(ctx context.Context, n *node.Node, t *verdict.Trial) error {
 		return round(ctx, n, t, sections, tables)
 	})
 }
 
-func round(ctx context.Context, n *node.Node, t *scenario.Trial, sections, tables []string) error {
+func round(ctx context.Context, n *node.Node, t *verdict.Trial, sections, tables []string) error {
 	ev := &Evidence{}
 	t.Evidence = ev
 	old, err := n.CurrentWorker(ctx)

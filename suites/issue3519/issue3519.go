@@ -145,7 +145,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	}
 	var mu sync.Mutex
 	controlsFailed := 0
-	out := env.RunTrialsOn(ctx, nodes, func(ctx context.Context, n *node.Node, t *scenario.Trial) error {
+	out := env.RunTrialsOn(ctx, nodes, func(ctx context.Context, n *node.Node, t *verdict.Trial) error {
 		p := byNode[n]
 		// Control first, then the trial, each on fresh connections.
 		c, err := p.cleanTrial(ctx, t.N, false)
@@ -160,7 +160,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		env.Logf("#3519 on %s: control %d of %d: %s", env.Image.Name, t.N, env.Trials, scenario.Summary(c))
 		tr, err := p.cleanTrial(ctx, t.N, true)
 		tr.Evidence.(*Evidence).Control = c
-		t.Trial = tr
+		*t = tr
 		if p.resync != "" { // the node's precondition, in its first trial
 			t.Notef("%s", p.resync)
 			p.resync = ""

@@ -196,7 +196,7 @@ func runLivelock(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		}
 		return verdict.Outcome{Err: err}
 	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		f, err := attack(ctx, env, n, p, t)
 		t.Violation, t.Unmet, t.Remark = Judge(f)
 		return err
@@ -294,7 +294,7 @@ type Peaks struct {
 // attack checks the layout the worker runs, runs the control (the same
 // load with limits it never reaches), then the attack against the real
 // limit, each sampled, and reads the logs for stalls, panics and exits.
-func attack(ctx context.Context, env *scenario.Env, n *node.Node, p Params, t *scenario.Trial) (f Facts, err error) {
+func attack(ctx context.Context, env *scenario.Env, n *node.Node, p Params, t *verdict.Trial) (f Facts, err error) {
 	f.Params = p
 	t.Evidence = &f
 	pid, err := n.CurrentWorker(ctx)

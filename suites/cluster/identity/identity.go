@@ -54,7 +54,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if unmet, err := control(ctx, env); err != nil || unmet != "" {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		how := identities[(t.N-1)%len(identities)]
 		nodes := cluster.Nodes(env.Nodes())
 		nodes[len(nodes)-1].Identity, nodes[len(nodes)-1].As = how, "ghost"
@@ -124,7 +124,7 @@ func Judge(f Facts) (violation, unmet string) {
 	return "", ""
 }
 
-func trial(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, how cluster.Identity) error {
+func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, how cluster.Identity) error {
 	ev := &Evidence{IdentityBy: how}
 	t.Evidence = ev
 	a, ghost := c.Members[0], c.Members[len(c.Members)-1]

@@ -58,7 +58,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if c == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error { return partition(ctx, c, t) })
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error { return partition(ctx, c, t) })
 }
 
 // Facts are what one partition observed.
@@ -104,7 +104,7 @@ func countKeys(m map[string][]string) int {
 	return len(keys)
 }
 
-func partition(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error {
+func partition(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	ev := &Evidence{}
 	t.Evidence = ev
 	a, cut := c.Members[0], c.Members[len(c.Members)-1]
@@ -171,7 +171,7 @@ func partition(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error
 
 // reconverge waits for the links to come back, then for every key on
 // every node, and re-reads what is still missing.
-func reconverge(ctx context.Context, c *cluster.Cluster, cut *cluster.Member, t *scenario.Trial, ev *Evidence, f *Facts, all []string) error {
+func reconverge(ctx context.Context, c *cluster.Cluster, cut *cluster.Member, t *verdict.Trial, ev *Evidence, f *Facts, all []string) error {
 	tHeal := time.Now()
 	if unmet := c.WaitMesh(ctx, healTimeout); unmet != "" {
 		probe, err := c.Attached(ctx, cut)

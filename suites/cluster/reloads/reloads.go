@@ -53,7 +53,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if seen := cluster.Spread(ctx, c.Members, cluster.DefaultTable, pre, cluster.ConvergeTimeout); len(seen) < len(pre) {
 		return verdict.Outcome{Unmet: fmt.Sprintf("before the reloads only %d of %d keys were on every node", len(seen), len(pre))}
 	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error { return round(ctx, c, t, pre) })
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error { return round(ctx, c, t, pre) })
 }
 
 // Evidence is how one round reloaded.
@@ -62,7 +62,7 @@ type Evidence struct {
 	Facts   Facts  `json:"facts"`
 }
 
-func round(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, pre []string) error {
+func round(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, pre []string) error {
 	how := "one after another"
 	if t.N%2 == 0 {
 		how = "all at once"
@@ -136,7 +136,7 @@ func writeLoad(ctx context.Context, c *cluster.Cluster) (stop func() []load.Resu
 // reload reloads every node, all at once or one after another (the next
 // once the cluster has meshed again, as an operator would); it returns
 // what went wrong.
-func reload(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, simultaneous bool, pre []string) (errs []string) {
+func reload(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, simultaneous bool, pre []string) (errs []string) {
 	var mu sync.Mutex // reloads run concurrently in the simultaneous round
 	one := func(m *cluster.Member) bool {
 		rl, err := m.Node.Reload(ctx, reloadTimeout)
@@ -214,7 +214,7 @@ func Judge(f Facts) (violation, unmet string) {
 
 // survived checks, once the cluster has meshed again, that every key
 // written before is on every node with its data.
-func survived(ctx context.Context, c *cluster.Cluster, t *scenario.Trial, f *Facts, pre []string) error {
+func survived(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, f *Facts, pre []string) error {
 	f.Keys = len(pre)
 	defer func() { t.Violation, t.Unmet = Judge(*f) }()
 	if len(f.Problems) > 0 {

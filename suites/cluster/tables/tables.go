@@ -61,7 +61,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if c == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error { return trial(ctx, c, t) })
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error { return trial(ctx, c, t) })
 }
 
 // Facts are what the odd node received.
@@ -90,7 +90,7 @@ func Judge(f Facts) (violation, unmet string) {
 	return "", ""
 }
 
-func trial(ctx context.Context, c *cluster.Cluster, t *scenario.Trial) error {
+func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	ev := &Evidence{}
 	t.Evidence = ev
 	a, odd, others := c.Members[0], c.Members[len(c.Members)-1], c.Members[:len(c.Members)-1]
@@ -171,7 +171,7 @@ func pushedAll(ctx context.Context, m *cluster.Member, section, peer string, tab
 
 // received counts the keys a member holds, and notes the non-zero data
 // with them.
-func received(ctx context.Context, t *scenario.Trial, m, from *cluster.Member, table string, ks []string) obs.Of[int] {
+func received(ctx context.Context, t *verdict.Trial, m, from *cluster.Member, table string, ks []string) obs.Of[int] {
 	tb, err := m.Table(ctx, "cluster/"+table)
 	if err != nil {
 		t.Notef("cluster/%s on %s could not be read: %v", table, m.Name, err)

@@ -232,7 +232,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	// {newkey} is absent: a refused `set table` that still creates it shows.
 	names := map[string]string{"{fe}": "web", "{be}": "be", "{srv}": "srv", "{table}": "tbl", "{key}": key, "{newkey}": "harp-new",
 		"{map}": mapFile, "{acl}": aclFile, "{sess}": sess}
-	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		err := trial(ctx, t, n, rows, file, names)
 		if err == nil && noTable != "" {
 			// The user trial said what can be said without a table.
@@ -243,7 +243,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	})
 }
 
-func trial(ctx context.Context, t *scenario.Trial, n *node.Node, rows []Row, file string, names map[string]string) error {
+func trial(ctx context.Context, t *verdict.Trial, n *node.Node, rows []Row, file string, names map[string]string) error {
 	socket := Sockets[(t.N-1)%len(Sockets)]
 	ev := &Evidence{Table: file, Facts: Facts{Socket: socket}}
 	t.Evidence = ev

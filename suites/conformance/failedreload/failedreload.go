@@ -168,7 +168,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		b := breaks[(t.N-1)%len(breaks)]
 		how := node.BySignal
 		if (t.N-1)/len(breaks)%2 == 1 {
@@ -186,7 +186,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	})
 }
 
-func cycle(ctx context.Context, n *node.Node, web string, t *scenario.Trial, b Break, how node.How, good string, ev *Evidence, bound time.Duration) error {
+func cycle(ctx context.Context, n *node.Node, web string, t *verdict.Trial, b Break, how node.How, good string, ev *Evidence, bound time.Duration) error {
 	f := &ev.Facts
 	f.Bound = bound
 	old, err := n.CurrentWorker(ctx)

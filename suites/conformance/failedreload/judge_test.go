@@ -144,13 +144,13 @@ func TestJudgeChecks(t *testing.T) {
 }
 
 func TestSelectBreaks(t *testing.T) {
-	if bs, err := SelectBreaks("all"); err != nil || len(bs) != 4 {
+	if bs, err := SelectBreaks("all"); err != nil || len(bs) != len(Breaks) || len(bs) != 5 {
 		t.Errorf("all: %v %v", bs, err)
 	}
 	if bs, err := SelectBreaks("unknown-keyword, syntax-error"); err != nil || len(bs) != 2 || bs[0].ID != "syntax-error" {
 		t.Errorf("two, in cycle order: %v %v", bs, err)
 	}
-	if _, err := SelectBreaks("syntax"); err == nil || !strings.Contains(err.Error(), `no break "syntax": want missing-map, syntax-error, unknown-keyword, syntax-error-after-peers or all`) {
+	if _, err := SelectBreaks("syntax"); err == nil || !strings.Contains(err.Error(), `no break "syntax": want missing-map, syntax-error, unknown-keyword, syntax-error-after-peers, unbindable-address or all`) {
 		t.Errorf("unknown: %v", err)
 	}
 	b, _ := SelectBreaks("syntax-error-after-peers")

@@ -43,7 +43,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 // Kind is one check.
 type Kind struct {
 	Name string
-	run  func(ctx context.Context, s *setup, t *scenario.Trial, f *Facts) error
+	run  func(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error
 }
 
 // Kinds in trial order; the first five use the two real nodes, the rest
@@ -130,7 +130,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 			s.conn.Close()
 		}
 	}()
-	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		k := Kinds[(t.N-1)%len(Kinds)]
 		ev := &Evidence{Kind: k.Name}
 		t.Evidence = ev
@@ -231,7 +231,7 @@ func (s *setup) mesh(ctx context.Context, f *Facts) bool {
 }
 
 // checkExpiry: B's entry, once learnt, expires by B's table and leaves.
-func checkExpiry(ctx context.Context, s *setup, t *scenario.Trial, f *Facts, key string, learnt time.Time) {
+func checkExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *Facts, key string, learnt time.Time) {
 	a, b := s.ab()
 	exp, _, ok := waitFor(ctx, f, b.Node, "cluster/exp", key, 0)
 	if !ok {
@@ -264,7 +264,7 @@ func checkExpiry(ctx context.Context, s *setup, t *scenario.Trial, f *Facts, key
 	}
 }
 
-func expireRuntime(ctx context.Context, s *setup, t *scenario.Trial, f *Facts) error {
+func expireRuntime(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
 	if !s.mesh(ctx, f) {
 		return nil
 	}
@@ -284,7 +284,7 @@ func expireRuntime(ctx context.Context, s *setup, t *scenario.Trial, f *Facts) e
 
 // expireResync: B restarts afresh and learns A's entries by a full
 // resync, whose updates carry the sender's remaining lifetime.
-func expireResync(ctx context.Context, s *setup, t *scenario.Trial, f *Facts) error {
+func expireResync(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
 	if !s.mesh(ctx, f) {
 		return nil
 	}
@@ -309,7 +309,7 @@ func expireResync(ctx context.Context, s *setup, t *scenario.Trial, f *Facts) er
 	return nil
 }
 
-func keyTypeDiffers(ctx context.Context, s *setup, t *scenario.Trial, f *Facts) error {
+func keyTypeDiffers(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
 	if !s.mesh(ctx, f) {
 		return nil
 	}
@@ -349,7 +349,7 @@ func keyTypeDiffers(ctx context.Context, s *setup, t *scenario.Trial, f *Facts) 
 	return nil
 }
 
-func typesDiffer(ctx context.Context, s *setup, t *scenario.Trial, f *Facts) error {
+func typesDiffer(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
 	if !s.mesh(ctx, f) {
 		return nil
 	}
@@ -371,7 +371,7 @@ func typesDiffer(ctx context.Context, s *setup, t *scenario.Trial, f *Facts) err
 	return nil
 }
 
-func tableMissing(ctx context.Context, s *setup, t *scenario.Trial, f *Facts) error {
+func tableMissing(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
 	if !s.mesh(ctx, f) {
 		return nil
 	}
@@ -528,7 +528,7 @@ func (s *setup) alive(ctx context.Context, f *Facts, conn *peers.Conn, key strin
 	}
 }
 
-func craftedExpiry(ctx context.Context, s *setup, t *scenario.Trial, f *Facts) error {
+func craftedExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
 	conn := s.session(ctx, f)
 	if conn == nil {
 		return nil
@@ -551,7 +551,7 @@ func craftedExpiry(ctx context.Context, s *setup, t *scenario.Trial, f *Facts) e
 	return nil
 }
 
-func craftedUnknownTable(ctx context.Context, s *setup, t *scenario.Trial, f *Facts) error {
+func craftedUnknownTable(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
 	conn := s.session(ctx, f)
 	if conn == nil {
 		return nil
@@ -576,7 +576,7 @@ func craftedUnknownTable(ctx context.Context, s *setup, t *scenario.Trial, f *Fa
 	return nil
 }
 
-func craftedWrongKey(ctx context.Context, s *setup, t *scenario.Trial, f *Facts) error {
+func craftedWrongKey(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
 	conn := s.session(ctx, f)
 	if conn == nil {
 		return nil
@@ -608,7 +608,7 @@ func craftedWrongKey(ctx context.Context, s *setup, t *scenario.Trial, f *Facts)
 	return nil
 }
 
-func craftedTypes(ctx context.Context, s *setup, t *scenario.Trial, f *Facts) error {
+func craftedTypes(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
 	conn := s.session(ctx, f)
 	if conn == nil {
 		return nil

@@ -67,7 +67,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	for i := n - 9; i <= n; i++ {
 		last = append(last, "cluster/"+tables[i-1].Name)
 	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		kind := Kinds[(t.N-1)%len(Kinds)]
 		ev := &Evidence{Facts: Facts{Kind: kind, Tables: n, Entries: len(last) * perTable, Bound: bound}}
 		t.Evidence = ev

@@ -139,7 +139,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		return verdict.Outcome{Err: err}
 	}
 	bound, cycles := env.Params.Duration("CLI_BOUND"), env.Params.Int("CYCLES")
-	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		k := Kinds[(t.N-1)%len(Kinds)]
 		ev := &Evidence{Facts: Facts{Kind: k.Name, Cycles: cycles, CLIBound: bound}}
 		t.Evidence = ev
@@ -152,7 +152,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	})
 }
 
-func round(ctx context.Context, n *node.Node, web string, t *scenario.Trial, k Kind, bound time.Duration, cycles int, ev *Evidence) error {
+func round(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Kind, bound time.Duration, cycles int, ev *Evidence) error {
 	f := &ev.Facts
 	before, err := n.CurrentWorker(ctx)
 	if err != nil {

@@ -515,7 +515,7 @@ backend tgpc
 	if n == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *scenario.Trial) error {
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		c := Cases[(t.N-1)%len(Cases)]
 		f := &Facts{Case: c.ID, Fix: c.Fix}
 		t.Evidence = f
