@@ -41,7 +41,7 @@ readme: $(HARP)
 ## GIT_BISECT=1 exits 0 PASS, 1 REPRODUCED, 125 otherwise (make itself then
 ## exits 2 on any failure: `git bisect run` calls scripts/git-bisect-step instead).
 test-%: deps $(HARP)
-	$(HARP) run --label-filter "issue:$*" --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env $(if $(GIT_BISECT),--git-bisect)
+	$(HARP) run --label-filter "suite:$*" --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env $(if $(GIT_BISECT),--git-bisect)
 
 ## repeat: make repeat N=20 TARGET=test-3517 HAPROXY=deb:trixie — the verdict histogram of N runs
 N ?= 10

@@ -44,7 +44,7 @@ var _ = Describe("harp builds from git refs and tarball URLs", Label("sources", 
 		// Mutant 9 reads freed memory in `enable frontend`: a plain build
 		// goes on, an ASan build stops the worker there.
 		build := "src:deb:3.0.11,flavor=asan,patch=" + selftest.Mutant("9-asan-use-after-free-enable-frontend.diff")
-		s := selftest.Harp(nil, "run", "--label-filter", "issue:conf-runtime-limits", "--haproxy", build, "--reports", reports)
+		s := selftest.Harp(nil, "run", "--label-filter", "suite:conf-runtime-limits", "--haproxy", build, "--reports", reports)
 		Eventually(s).WithTimeout(12 * time.Minute).Should(gexec.Exit(1))
 		Expect(s.Out.Contents()).To(MatchRegexp(`#conf-runtime-limits on 3\.0\.11-\w+-asan\+9-asan-use-after-free-enable-frontend\.diff: REPRODUCED \(disable and enable the frontend: .*; AddressSanitizer: worker \d+ of node-conf-runtime-limits: heap-use-after-free src/proxy\.c:\d+ in cli_parse_enable_frontend\)`))
 		md, err := os.ReadFile(filepath.Join(reports, "latest", "report.md"))

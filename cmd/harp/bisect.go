@@ -109,7 +109,7 @@ func parseBisect(args []string) (a bisectArgs, code int) {
 		a.finding = sig
 		if suite := findings.SuiteOf(sig); suite != "" {
 			if *filter == "" {
-				*filter = "issue:" + suite
+				*filter = "suite:" + suite
 			}
 		} else if *filter == "" {
 			return a, fail("bisect: --finding %s is a crash, which any suite may meet: --suite names the one to run", sig)

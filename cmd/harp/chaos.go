@@ -32,7 +32,7 @@ func cmdChaos(ctx context.Context, args []string) int {
 		return 3
 	}
 	// The suite's own parameter check, from the registry.
-	suites, err := scenario.Select("issue:chaos")
+	suites, err := scenario.Select("suite:chaos")
 	if err != nil || len(suites) != 1 {
 		return fail("chaos: the chaos suite is not registered: %v", err)
 	}
@@ -58,7 +58,7 @@ func cmdChaos(ctx context.Context, args []string) int {
 	if *failfast {
 		ff = "1"
 	}
-	code := cmdRun(ctx, []string{"--label-filter", "issue:chaos", "--haproxy", *build, "--trials", fmt.Sprint(*count), "--reports", *reports,
+	code := cmdRun(ctx, []string{"--label-filter", "suite:chaos", "--haproxy", *build, "--trials", fmt.Sprint(*count), "--reports", *reports,
 		"--param", fmt.Sprintf("NODES=%d", *nodes), "--param", "DURATION=" + duration.String(), "--param", fmt.Sprintf("SEED=%d", *seed),
 		"--param", "FAULTS=" + *faults, "--param", "FAILFAST=" + ff})
 	// Each history also as a file of its own, beside the run's report.

@@ -24,7 +24,7 @@ var _ = Describe("harp matrix, shards and merge", Label("matrix"), func() {
 		for _, shard := range []string{"1/2", "2/2"} {
 			// The livelock suite answers at once on any machine with a
 			// layout that cannot show the bug (no thread groups).
-			s := selftest.Harp(nil, "matrix", "--builds", "deb:bookworm deb:experimental", "--suites", "issue:listener-livelock",
+			s := selftest.Harp(nil, "matrix", "--builds", "deb:bookworm deb:experimental", "--suites", "suite:listener-livelock",
 				"--param", "LAYOUT=binds", "--shard", shard, "--jobs", "2", "--reports", reports)
 			Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(2)) // INCONCLUSIVE
 			Expect(s.Out.Contents()).To(ContainSubstring("INCONCLUSIVE: "))
@@ -46,7 +46,7 @@ var _ = Describe("harp matrix, shards and merge", Label("matrix"), func() {
 		// Shard 2/2 of another matrix has the same counts: it merged into a
 		// complete-looking matrix of neither (#29).
 		other := GinkgoT().TempDir()
-		o := selftest.Harp(nil, "matrix", "--builds", "deb:bookworm deb:sid", "--suites", "issue:listener-livelock",
+		o := selftest.Harp(nil, "matrix", "--builds", "deb:bookworm deb:sid", "--suites", "suite:listener-livelock",
 			"--param", "LAYOUT=binds", "--shard", "2/2", "--reports", other)
 		Eventually(o).WithTimeout(5 * time.Minute).Should(gexec.Exit(2))
 		latest, err := os.Readlink(filepath.Join(other, "latest"))
@@ -62,7 +62,7 @@ var _ = Describe("harp nightly", Label("matrix"), func() {
 	It("finds the served builds itself, compares with the previous nightly and keeps the newest run's evidence", func() {
 		reports := GinkgoT().TempDir()
 		for i := 0; i < 2; i++ {
-			s := selftest.Harp(nil, "nightly", "--suites", "issue:listener-livelock", "--param", "LAYOUT=binds", "--jobs", "2", "--reports", reports, "--keep", "1")
+			s := selftest.Harp(nil, "nightly", "--suites", "suite:listener-livelock", "--param", "LAYOUT=binds", "--jobs", "2", "--reports", reports, "--keep", "1")
 			Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(2))
 			// What the four Debian releases install, found at run time.
 			for _, v := range []string{"2.6.12-1+deb12u4", "3.0.11-1+deb13u5", "3.2.26-1", "3.4.7-1"} {

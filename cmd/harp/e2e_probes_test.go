@@ -78,7 +78,7 @@ var _ = Describe("harp under bad input and faults", Label("errors"), func() {
 		}, 3, "patch file /nonexistent/fix.diff"),
 		Entry("a parameter no suite takes", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--param", "NODES=5"} }, 3, "parameter NODES: no selected suite takes it (they take PARALLEL, SECTIONS)"),
 		Entry("a parameter out of range", nil, func() []string {
-			return []string{"run", "--label-filter", "issue:cluster-partition", "--param", "NODES=12"}
+			return []string{"run", "--label-filter", "suite:cluster-partition", "--param", "NODES=12"}
 		}, 3, "want a whole number from 3 to 9"),
 		Entry("merge of the same shard twice", nil, func() []string {
 			d := GinkgoT().TempDir()

@@ -12,7 +12,7 @@ import (
 // Which changes of a nightly are bisected, between which commits, by
 // which oracle.
 func TestRegressions(t *testing.T) {
-	suites, err := selectSuites("issue:conf-cli-permissions || issue:3517")
+	suites, err := selectSuites("suite:conf-cli-permissions || issue:3517")
 	if err != nil || len(suites) != 2 {
 		t.Fatalf("suites: %v %d", err, len(suites))
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/harp-project/harp/harness/github"
 	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/scenario"
 )
 
 // cmdReport writes the Markdown for an upstream issue from a run's
@@ -59,6 +60,9 @@ func cmdReport(ctx context.Context, args []string) int {
 	}
 	var md, name string
 	if *property != "" {
+		if s, ok := scenario.ByID(*property); !ok || !scenario.Conformance(s) {
+			return fail("report: %q is not a conformance property (`harp suites` lists them, labelled area:conformance)", *property)
+		}
 		md, err = report.PropertyMarkdown(run, *property)
 		name = "property-" + filepath.Base(*property) + ".md"
 	} else {

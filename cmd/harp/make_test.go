@@ -15,12 +15,12 @@ import (
 // makeTargets are the make targets README documents that run harp (or the
 // nemesis driver), with what their defaults must put on its command line.
 var makeTargets = map[string][]string{
-	"test-3517":                      {`--label-filter="issue:3517"`, `--haproxy="deb:latest"`},
-	"test-3519":                      {`--label-filter="issue:3519"`},
-	"test-listener-livelock":         {`--label-filter="issue:listener-livelock"`},
-	"test-cluster-partition":         {`--label-filter="issue:cluster-partition"`},
-	"test-conf-reload-keeps-entries": {`--label-filter="issue:conf-reload-keeps-entries"`},
-	"test-chaos":                     {`--label-filter="issue:chaos"`},
+	"test-3517":                      {`--label-filter="suite:3517"`, `--haproxy="deb:latest"`},
+	"test-3519":                      {`--label-filter="suite:3519"`},
+	"test-listener-livelock":         {`--label-filter="suite:listener-livelock"`},
+	"test-cluster-partition":         {`--label-filter="suite:cluster-partition"`},
+	"test-conf-reload-keeps-entries": {`--label-filter="suite:conf-reload-keeps-entries"`},
+	"test-chaos":                     {`--label-filter="suite:chaos"`},
 	"test-cluster":                   {`--label-filter="area:peers-cluster"`},
 	"conformance":                    {`--label-filter="area:conformance"`},
 	"matrix":                         {`--builds="deb:bookworm deb:trixie deb:sid deb:experimental"`, `--suites="area:peers"`, `--jobs="1"`, `--shard="1/1"`},

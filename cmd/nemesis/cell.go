@@ -54,7 +54,7 @@ func runCell(ctx context.Context, docker *client.Client, b *images.Builder, id s
 		r.Setup = err.Error()
 		return r
 	}
-	suites, err := scenario.Select("issue:" + c.Suite)
+	suites, err := scenario.Select("suite:" + c.Suite)
 	if err != nil {
 		r.Setup = err.Error()
 		return r

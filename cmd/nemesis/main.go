@@ -120,7 +120,7 @@ func pick(all []Cell, suites string, sample bool) ([]Cell, error) {
 		}
 	}
 	for _, c := range out {
-		if _, err := scenario.Select("issue:" + c.Suite); err != nil {
+		if _, err := scenario.Select("suite:" + c.Suite); err != nil {
 			return nil, fmt.Errorf("cell %s: %w", c.Suite, err)
 		}
 	}

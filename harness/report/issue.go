@@ -50,14 +50,10 @@ func ForIssue(run Run, issue string) ([]Result, error) {
 func IssueMarkdown(run Run, issue string) (string, error) { return markdown(run, issue, false) }
 
 // PropertyMarkdown is IssueMarkdown for a conformance property (a suite
-// id such as conf-reload-keeps-entries): a finding with no issue yet, so
-// it says which property, which builds violate it and with what evidence.
-func PropertyMarkdown(run Run, id string) (string, error) {
-	if !strings.HasPrefix(id, "conf-") {
-		return "", fmt.Errorf("%q is not a conformance property (their ids start with conf-; `harp suites` lists them, labelled area:conformance)", id)
-	}
-	return markdown(run, id, true)
-}
+// labelled area:conformance, which the caller checks): a finding with no
+// issue yet, so it says which property, which builds violate it and with
+// what evidence.
+func PropertyMarkdown(run Run, id string) (string, error) { return markdown(run, id, true) }
 
 func markdown(run Run, issue string, property bool) (string, error) {
 	rs, err := ForIssue(run, issue)
@@ -113,7 +109,7 @@ func markdown(run Run, issue string, property bool) (string, error) {
 	if first.IsCrashRow() {
 		fmt.Fprintf(&b, "**Reproduce** with harp (the suites that met the crashes):\n\n```\n%s\n```\n\n", Reproduce(first))
 	} else {
-		fmt.Fprintf(&b, "**Reproduce** with harp:\n\n```\nmake test-%s HAPROXY='%s'\n```\n\n(or `bin/harp run --label-filter 'issue:%s' --haproxy '...'`, whose exit status is 1 when the issue reproduced, 0 when it did not, 2 when inconclusive)\n\n",
+		fmt.Fprintf(&b, "**Reproduce** with harp:\n\n```\nmake test-%s HAPROXY='%s'\n```\n\n(or `bin/harp run --label-filter 'suite:%s' --haproxy '...'`, whose exit status is 1 when the issue reproduced, 0 when it did not, 2 when inconclusive)\n\n",
 			first.Suite, strings.Join(specs, " "), first.Suite)
 	}
 

@@ -487,7 +487,7 @@ func Reproduce(r Result) string {
 	for _, c := range r.Crashes {
 		if c.Suite != "" && !seen[c.Suite] {
 			seen[c.Suite] = true
-			labels = append(labels, "issue:"+c.Suite)
+			labels = append(labels, "suite:"+c.Suite)
 		}
 	}
 	if len(labels) == 0 {

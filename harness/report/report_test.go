@@ -212,9 +212,6 @@ func TestPropertyMarkdown(t *testing.T) {
 			t.Errorf("property report lacks %q:\n%s", want, md)
 		}
 	}
-	if _, err := PropertyMarkdown(run, "3517"); err == nil || !strings.Contains(err.Error(), "not a conformance property") {
-		t.Errorf("an issue suite given as a property: %v", err)
-	}
 }
 
 func TestCrashMarkdown(t *testing.T) {

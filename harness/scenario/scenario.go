@@ -20,11 +20,11 @@ import (
 // Scenario is one suite: an upstream issue, or a property every build must
 // keep.
 type Scenario struct {
-	ID       string // stable id: make test-<ID>, label issue:<ID>
+	ID       string // stable id: make test-<ID>, label suite:<ID> (and issue:<ID> for an upstream issue)
 	Upstream string // upstream issue reference, or the property's name
 	Title    string // upstream issue title
 	Summary  string // one line: what the suite checks (README's table)
-	// Labels select the suite (area:peers, slow); issue:<ID> is added by
+	// Labels select the suite (area:peers, slow); suite:<ID> (and issue:<ID>) is added by
 	// Register.
 	Labels []string
 	Trials int    // default number of trials
@@ -74,12 +74,35 @@ func Register(s *Scenario) *Scenario {
 	case registry[s.ID] != nil:
 		panic("scenario: duplicate id " + s.ID)
 	}
-	if !slices.Contains(s.Labels, "issue:"+s.ID) {
-		s.Labels = append([]string{"issue:" + s.ID}, s.Labels...)
+	// suite:<id> selects every suite; issue:<id> is kept for the suites
+	// that encode an upstream issue (make test-3517 finds either).
+	labels := []string{"suite:" + s.ID}
+	if IsUpstreamIssue(s) {
+		labels = append(labels, "issue:"+s.ID)
 	}
+	for _, l := range s.Labels {
+		if !slices.Contains(labels, l) {
+			labels = append(labels, l)
+		}
+	}
+	s.Labels = labels
 	registry[s.ID] = s
 	return s
 }
+
+// IsUpstreamIssue says whether a suite encodes an upstream issue (its
+// Upstream names one, haproxy/haproxy#N), not a property or a scenario.
+func IsUpstreamIssue(s *Scenario) bool { return strings.HasPrefix(s.Upstream, "haproxy/haproxy#") }
+
+// ByID is the registered suite of an id.
+func ByID(id string) (*Scenario, bool) {
+	s, ok := registry[id]
+	return s, ok
+}
+
+// Conformance says whether a suite is a conformance property: labelled
+// area:conformance, the one mark of one.
+func Conformance(s *Scenario) bool { return slices.Contains(s.Labels, "area:conformance") }
 
 // All lists the registered suites by id.
 func All() []*Scenario {

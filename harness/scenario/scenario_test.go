@@ -87,13 +87,13 @@ func TestRegisterAddsTheIssueLabel(t *testing.T) {
 	s := Register(&Scenario{ID: "selftest-register", Title: "t", Noun: "runs", Trials: 1, Labels: []string{"area:x"},
 		Run: func(context.Context, *Env) verdict.Outcome { return verdict.Outcome{} }})
 	defer delete(registry, s.ID)
-	if len(s.Labels) != 2 || s.Labels[0] != "issue:selftest-register" {
+	if len(s.Labels) != 2 || s.Labels[0] != "suite:selftest-register" {
 		t.Errorf("labels: %v", s.Labels)
 	}
-	if got, err := Select("issue:selftest-register"); err != nil || len(got) != 1 {
+	if got, err := Select("suite:selftest-register"); err != nil || len(got) != 1 {
 		t.Errorf("select: %v, %v", got, err)
 	}
-	if _, err := Select("issue:nothing-here"); err == nil || !strings.Contains(err.Error(), "labels in use") {
+	if _, err := Select("suite:nothing-here"); err == nil || !strings.Contains(err.Error(), "labels in use") {
 		t.Errorf("a filter that selects nothing: %v", err)
 	}
 }

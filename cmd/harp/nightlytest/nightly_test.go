@@ -28,7 +28,7 @@ import (
 // commit, found by bisecting between the two nights' commits.
 func TestNightly(t *testing.T) { selftest.Run(t, "harp nightly on git heads") }
 
-var _ = Describe("harp nightly on a git head", Label("nightly", "issue:conf-updates-both-ways", "slow"), func() {
+var _ = Describe("harp nightly on a git head", Label("nightly", "suite:conf-updates-both-ways", "slow"), func() {
 	It("bisects a head that regressed since the previous night to the commit that did it", func(ctx SpecContext) {
 		repo, sh := selftest.Repo(ctx, "3.0.11")
 		sh("git", "add", "-A")
@@ -37,7 +37,7 @@ var _ = Describe("harp nightly on a git head", Label("nightly", "issue:conf-upda
 		reports := GinkgoT().TempDir()
 		night := func() report.Run {
 			GinkgoHelper()
-			s := selftest.Harp(nil, "nightly", "--debian=false", "--extra", "git:"+repo+"@night", "--suites", "issue:conf-updates-both-ways",
+			s := selftest.Harp(nil, "nightly", "--debian=false", "--extra", "git:"+repo+"@night", "--suites", "suite:conf-updates-both-ways",
 				"--trials", "1", "--jobs", "1", "--reports", reports, "--bisect-budget", "15m")
 			Eventually(s).WithTimeout(20 * time.Minute).Should(gexec.Exit())
 			latest, err := os.Readlink(filepath.Join(reports, "latest"))
