@@ -137,11 +137,11 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	}
 	sections, tables := Sections(count), TablesFor(count)
 	return env.RunTrialsOn(ctx, nodes, func(ctx context.Context, n *node.Node, t *verdict.Trial) error {
-		return round(ctx, n, t, sections, tables)
+		return trial(ctx, n, t, sections, tables)
 	})
 }
 
-func round(ctx context.Context, n *node.Node, t *verdict.Trial, sections, tables []string) error {
+func trial(ctx context.Context, n *node.Node, t *verdict.Trial, sections, tables []string) error {
 	ev := &Evidence{}
 	t.Evidence = ev
 	old, err := n.CurrentWorker(ctx)

@@ -51,10 +51,10 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if c == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error { return round(ctx, c, t) })
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error { return trial(ctx, c, t) })
 }
 
-func round(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
+func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	r := t.N
 	writer, tracker := c.Members[(r-1)%len(c.Members)], c.Members[r%len(c.Members)]
 	cli, web := cluster.Keys(fmt.Sprintf("c%d-", r), 40), cluster.Keys(fmt.Sprintf("h%d-", r), 10)

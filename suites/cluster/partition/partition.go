@@ -58,7 +58,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if c == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error { return partition(ctx, c, t) })
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error { return trial(ctx, c, t) })
 }
 
 // Facts are what one partition observed.
@@ -104,7 +104,7 @@ func countKeys(m map[string][]string) int {
 	return len(keys)
 }
 
-func partition(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
+func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	ev := &Evidence{}
 	t.Evidence = ev
 	a, cut := c.Members[0], c.Members[len(c.Members)-1]

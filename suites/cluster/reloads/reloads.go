@@ -53,7 +53,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if seen := cluster.Spread(ctx, c.Members, cluster.DefaultTable, pre, cluster.ConvergeTimeout); len(seen) < len(pre) {
 		return verdict.Outcome{Unmet: fmt.Sprintf("before the reloads only %d of %d keys were on every node", len(seen), len(pre))}
 	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error { return round(ctx, c, t, pre) })
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error { return trial(ctx, c, t, pre) })
 }
 
 // Evidence is how one round reloaded.
@@ -62,7 +62,7 @@ type Evidence struct {
 	Facts   Facts  `json:"facts"`
 }
 
-func round(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, pre []string) error {
+func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, pre []string) error {
 	how := "one after another"
 	if t.N%2 == 0 {
 		how = "all at once"

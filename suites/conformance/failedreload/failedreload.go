@@ -177,7 +177,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		ev := &Evidence{}
 		t.Evidence = ev
 		ev.Facts = Facts{Break: b.Name, BreakID: b.ID, Recovery: string(how)}
-		err := cycle(ctx, n, web, t, b, how, good, ev, env.Params.Duration("BOUND"))
+		err := trial(ctx, n, web, t, b, how, good, ev, env.Params.Duration("BOUND"))
 		t.Checks, t.Violation, t.Unmet = JudgeChecks(ev.Facts)
 		if running, _, rerr := n.Running(ctx); err == nil && rerr == nil && !running {
 			return scenario.Stop // the master is gone: later cycles say nothing new
@@ -186,7 +186,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	})
 }
 
-func cycle(ctx context.Context, n *node.Node, web string, t *verdict.Trial, b Break, how node.How, good string, ev *Evidence, bound time.Duration) error {
+func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, b Break, how node.How, good string, ev *Evidence, bound time.Duration) error {
 	f := &ev.Facts
 	f.Bound = bound
 	old, err := n.CurrentWorker(ctx)

@@ -169,11 +169,11 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		return verdict.Outcome{Err: err}
 	}
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
-		return reload(ctx, env, t, ks[(t.N-1)%len(ks)])
+		return trial(ctx, env, t, ks[(t.N-1)%len(ks)])
 	})
 }
 
-func reload(ctx context.Context, env *scenario.Env, t *verdict.Trial, k Kind) error {
+func trial(ctx context.Context, env *scenario.Env, t *verdict.Trial, k Kind) error {
 	ev := &Evidence{Kind: k.Name}
 	t.Evidence = ev
 	f := &ev.Facts

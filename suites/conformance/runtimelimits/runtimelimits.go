@@ -143,7 +143,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		k := Kinds[(t.N-1)%len(Kinds)]
 		ev := &Evidence{Facts: Facts{Kind: k.Name, Cycles: cycles, CLIBound: bound}}
 		t.Evidence = ev
-		err := round(ctx, n, web, t, k, bound, cycles, ev)
+		err := trial(ctx, n, web, t, k, bound, cycles, ev)
 		t.Violation, t.Unmet = Judge(ev.Facts)
 		if running, _, rerr := n.Running(ctx); err == nil && rerr == nil && !running {
 			return scenario.Stop
@@ -152,7 +152,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	})
 }
 
-func round(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Kind, bound time.Duration, cycles int, ev *Evidence) error {
+func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Kind, bound time.Duration, cycles int, ev *Evidence) error {
 	f := &ev.Facts
 	before, err := n.CurrentWorker(ctx)
 	if err != nil {

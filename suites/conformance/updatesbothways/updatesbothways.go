@@ -77,11 +77,11 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	}
 	bound := env.Params.Duration("BOUND")
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
-		return update(ctx, c, t, Kinds[(t.N-1)%len(Kinds)], bound)
+		return trial(ctx, c, t, Kinds[(t.N-1)%len(Kinds)], bound)
 	})
 }
 
-func update(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, k Kind, bound time.Duration) error {
+func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, k Kind, bound time.Duration) error {
 	a, b := c.Members[0], c.Members[1]
 	ev := &Evidence{Kind: k.Name}
 	t.Evidence = ev
