@@ -14,7 +14,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -243,41 +242,22 @@ func setup(ctx context.Context) (*client.Client, *images.Builder, error) {
 
 func cmdRun(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	filter := fs.String("label-filter", "", "ginkgo label filter selecting suites (e.g. issue:3517)")
+	rf := newRunFlags(fs, "reports", false, "")
 	builds := fs.String("haproxy", "deb:latest", "build specs")
-	trials := fs.Int("trials", 0, "trials per suite, 1 to 1000 (default: each suite's own)")
-	reports := fs.String("reports", "reports", "directory for reports")
 	cpus := fs.Float64("cpus", 0, "limit every HAProxy container to this share of CPU time (e.g. 0.3), to see how verdicts hold on a starved HAProxy")
 	gitBisect := fs.Bool("git-bisect", false, "exit as `git bisect run` reads it: 0 PASS, 1 REPRODUCED, 125 (skip) INCONCLUSIVE or ERROR")
-	pf := paramFlags(fs)
-	hf := harnessFaultsFlag(fs)
 	if !flags(fs, args) {
 		return exitFor(*gitBisect, verdict.Error)
 	}
-	if err := hf.apply(); err != nil {
-		return exitFor(*gitBisect, failV("run: %v", err))
-	}
 	gitBisectMode = *gitBisect
-	if *filter == "" {
-		return exitFor(*gitBisect, failV("run: --label-filter is required (e.g. --label-filter issue:3517)"))
-	}
 	if err := checkCPUs(*cpus); err != nil {
 		return exitFor(*gitBisect, failV("run: %v", err))
 	}
-	if err := checkTrials(fs, *trials); err != nil {
-		return exitFor(*gitBisect, failV("run: %v", err))
-	}
-	if err := writable(*reports); err != nil {
-		return exitFor(*gitBisect, failV("run: %v", err))
-	}
-	suites, err := scenario.Select(*filter)
+	sel, err := rf.check("run", true)
 	if err != nil {
 		return exitFor(*gitBisect, failV("%v", err))
 	}
-	params, err := pf.values(suites)
-	if err != nil {
-		return exitFor(*gitBisect, failV("%v", err))
-	}
+	suites, params, trials, reports := sel.suites, sel.params, rf.trials, rf.reports
 	specs, err := parseSpecs(*builds)
 	if err != nil {
 		return exitFor(*gitBisect, failV("%v", err))
@@ -314,55 +294,35 @@ func selectSuites(filter string) ([]*scenario.Scenario, error) {
 // those cells), several builds at a time, and shows the matrix.
 func cmdMatrix(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
+	rf := newRunFlags(fs, "reports", true, "run shard i of n of the cells (i/n)")
 	builds := fs.String("builds", "deb:latest", "build specs")
-	filter := fs.String("suites", "", "ginkgo label filter selecting suites (default: all)")
-	jobs := fs.Int("jobs", max(runtime.NumCPU()/2, 1), "builds run at the same time")
-	shard := fs.String("shard", "1/1", "run shard i of n of the cells (i/n)")
-	reports := fs.String("reports", "reports", "directory for reports")
-	pf := paramFlags(fs)
-	hf := harnessFaultsFlag(fs)
 	if !flags(fs, args) {
 		return 3
 	}
-	if err := hf.apply(); err != nil {
-		return fail("matrix: %v", err)
-	}
-	suites, err := selectSuites(*filter)
+	sel, err := rf.check("matrix", false)
 	if err != nil {
 		return fail("%v", err)
 	}
-	params, err := pf.values(suites)
-	if err != nil {
-		return fail("%v", err)
-	}
+	suites, params, jobs, reports, filter := sel.suites, sel.params, rf.jobs, rf.reports, &rf.filter
 	specs, err := parseSpecs(*builds)
 	if err != nil {
 		return fail("%v", err)
 	}
-	i, n, err := report.ParseShard(*shard)
-	if err != nil {
-		return fail("%v", err)
-	}
+	i, n := sel.shard[0], sel.shard[1]
 	all := runner.Cells(suites, specs)
 	cells := report.Shard(all, i, n)
 	if len(cells) == 0 {
 		return fail("matrix: shard %d/%d of %d cells selects none: use at most %d shards", i, n, len(all), len(all))
-	}
-	if *jobs < 1 || *jobs > 64 {
-		return fail("matrix: --jobs %d: want 1 to 64", *jobs)
-	}
-	if err := writable(*reports); err != nil {
-		return fail("matrix: %v", err)
 	}
 	docker, builder, err := setup(ctx)
 	if err != nil {
 		return fail("%v", err)
 	}
 	run := report.Run{ID: report.NewID(), Started: time.Now(), Command: strings.Join(os.Args, " "), Harp: harpVersion(),
-		Shard: fmt.Sprintf("%d/%d", i, n), Cells: len(all), Matrix: matrixIdentity(specs, *filter, suites, params, 0)}
+		Shard: fmt.Sprintf("%d/%d", i, n), Cells: len(all), Matrix: matrixIdentity(specs, *filter, suites, params, *rf.trials)}
 	defer sweepRun(ctx, docker, run.ID)
 	progress.Printf("matrix: %d cells (shard %d/%d), %d builds at a time", len(cells), i, n, *jobs)
-	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Params: params}
+	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Params: params, Trials: *rf.trials}
 	run.Results = r.RunCells(ctx, cells, *jobs)
 	return finish(*reports, run)
 }
@@ -384,16 +344,11 @@ func matrixIdentity(specs []spec.Spec, filter string, suites []*scenario.Scenari
 // what changed since the previous nightly.
 func cmdNightly(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("nightly", flag.ContinueOnError)
+	rf := newRunFlags(fs, "reports/nightly", true, "run shard i of n of the cells (i/n); each shard compares with its own previous nightly in --reports")
 	extra := fs.String("extra", "", "more build specs")
-	filter := fs.String("suites", "", "ginkgo label filter selecting suites (default: all)")
-	jobs := fs.Int("jobs", max(runtime.NumCPU()/2, 1), "builds run at the same time")
-	reports := fs.String("reports", "reports/nightly", "directory of nightly runs")
 	keep := fs.Int("keep", 14, "nightly runs whose evidence directories are kept (older ones keep summary.json and their reports)")
 	debian := fs.Bool("debian", true, "test every build the Debian mirror serves (--debian=false: only --extra, e.g. git heads)")
 	budget := fs.Duration("bisect-budget", 45*time.Minute, "time for bisecting the git heads that regressed since the previous nightly (0: none)")
-	shard := fs.String("shard", "1/1", "run shard i of n of the cells (i/n); each shard compares with its own previous nightly in --reports")
-	trials := fs.Int("trials", 0, "trials per suite, 1 to 1000 (default: each suite's own), the bisects' too")
-	pf := paramFlags(fs)
 	if !flags(fs, args) {
 		return 3
 	}
@@ -403,21 +358,12 @@ func cmdNightly(ctx context.Context, args []string) int {
 	if *budget < 0 {
 		return fail("nightly: --bisect-budget %s: want 0 or more", *budget)
 	}
-	si, sn, err := report.ParseShard(*shard)
-	if err != nil {
-		return fail("nightly: %v", err)
-	}
-	if err := checkTrials(fs, *trials); err != nil {
-		return fail("nightly: %v", err)
-	}
-	suites, err := selectSuites(*filter)
+	sel, err := rf.check("nightly", false)
 	if err != nil {
 		return fail("%v", err)
 	}
-	params, err := pf.values(suites)
-	if err != nil {
-		return fail("%v", err)
-	}
+	suites, params, jobs, reports, trials, filter := sel.suites, sel.params, rf.jobs, rf.reports, rf.trials, &rf.filter
+	si, sn := sel.shard[0], sel.shard[1]
 	var specs []spec.Spec
 	if strings.TrimSpace(*extra) != "" {
 		if specs, err = parseSpecs(*extra); err != nil {
@@ -426,9 +372,6 @@ func cmdNightly(ctx context.Context, args []string) int {
 	}
 	if !*debian && len(specs) == 0 {
 		return fail("nightly: --debian=false and no --extra builds: nothing to test is no pass")
-	}
-	if err := writable(*reports); err != nil {
-		return fail("nightly: %v", err)
 	}
 	docker, builder, err := setup(ctx)
 	if err != nil {
