@@ -433,21 +433,6 @@ func (n *Node) MasterStatus(ctx context.Context) (cliout.ProcStatus, error) {
 	return cliout.ParseProcStatus(string(raw))
 }
 
-// MasterFDs is how many file descriptors the master holds open
-// (/proc/<master>/fd, read from this machine): a count that grows with each
-// failed reload is a leak.
-func (n *Node) MasterFDs(ctx context.Context) (int, error) {
-	pid, err := n.be.masterHostPID(ctx)
-	if err != nil {
-		return 0, err
-	}
-	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-	if err != nil {
-		return 0, fmt.Errorf("reading the master's fds (harp must run on the Docker host): %w", err)
-	}
-	return len(fds), nil
-}
-
 // Stop removes the node (container, or process group).
 func (n *Node) Stop(ctx context.Context) error { return n.be.stop(ctx) }
 

@@ -208,7 +208,6 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, b Br
 		return err
 	}
 	f.FailedBefore = procs.Master.Failed
-	f.FDsBefore = obs.From(n.MasterFDs(ctx))
 	broken, err := BrokenConfig(b)
 	if err != nil {
 		return err
@@ -257,7 +256,7 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, b Br
 	if f.Master = n.MasterExit(ctx); exited(f.Master) {
 		return nil
 	}
-	f.FDsAfter = obs.From(n.MasterFDs(ctx))
+
 	f.OldPID = old
 	f.Procs = obs.Failure[ProcsAfter]("%s", seen.Unknown())
 	if p, ok := seen.Get(); ok {
@@ -377,17 +376,14 @@ func codeText(code int) string {
 // (verdict.Decide), unless the master or the old worker was seen gone,
 // which explains it.
 type Facts struct {
-	Break        string        `json:"break"`
-	BreakID      string        `json:"break_id,omitempty"`
-	Recovery     string        `json:"recovery"`
-	Bound        time.Duration `json:"bound_ns"`
-	Setup        string        `json:"setup,omitempty"`
-	FailedBefore int           `json:"failed_before"`
-	// The master's open fds before the broken reload and once it failed.
-	FDsBefore obs.Of[int]      `json:"master_fds_before"`
-	FDsAfter  obs.Of[int]      `json:"master_fds_after"`
-	Master    obs.Of[obs.Exit] `json:"master"` // after the failed reload
-	OldPID    int              `json:"old_pid"`
+	Break        string           `json:"break"`
+	BreakID      string           `json:"break_id,omitempty"`
+	Recovery     string           `json:"recovery"`
+	Bound        time.Duration    `json:"bound_ns"`
+	Setup        string           `json:"setup,omitempty"`
+	FailedBefore int              `json:"failed_before"`
+	Master       obs.Of[obs.Exit] `json:"master"` // after the failed reload
+	OldPID       int              `json:"old_pid"`
 	// Procs is show proc at the moment it counted the failure, or at the
 	// end of Bound.
 	Procs         obs.Of[ProcsAfter]     `json:"show_proc_after"`
