@@ -1,0 +1,363 @@
+package upstreamfixes
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/cliout"
+	"github.com/harp-project/harp/harness/peers"
+)
+
+// The cases: each upstream fix as a value, and what its answer must be.
+
+// config is a whole config for a Check case: lines go in a frontend.
+const checkConfig = `global
+    nbthread 1
+%s
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 10s
+    timeout server 10s
+
+frontend fe
+    bind 127.0.0.1:18080
+%s
+    http-request return status 200
+
+backend t
+    stick-table type ip size 1k expire 1m store gpc0,gpt0
+
+backend tg
+    stick-table type ip size 1k expire 1m store gpc(1)
+%s`
+
+// CheckConfig is a Check case's whole config.
+func CheckConfig(c Case) string { return fmt.Sprintf(checkConfig, c.Global, c.Send, c.Extra) }
+
+func contains(sub, why string) func(string) (bool, string) {
+	return func(a string) (bool, string) { return strings.Contains(a, sub), why }
+}
+
+func lacks(sub, why string) func(string) (bool, string) {
+	return func(a string) (bool, string) { return !strings.Contains(a, sub), why }
+}
+
+func accepted(a string) (bool, string) {
+	return strings.HasPrefix(a, "exit 0"), "haproxy -c refused a valid config"
+}
+
+func refused(a string) (bool, string) {
+	return !strings.HasPrefix(a, "exit 0"), "haproxy -c accepted an invalid config"
+}
+
+// exitedZero: an Exec case's haproxy ended with status 0.
+func exitedZero(why string) func(string) (bool, string) {
+	return func(a string) (bool, string) { return strings.HasPrefix(a, "exit 0\n"), why }
+}
+
+// once: an Exec case's output holds line exactly once (twice is the bug;
+// never is a build that does not print it, which the case's Since rules out).
+func once(line, why string) func(string) (bool, string) {
+	return func(a string) (bool, string) {
+		n := strings.Count(a, line)
+		return n == 1, fmt.Sprintf("%s (%q printed %d times)", why, line, n)
+	}
+}
+
+// deprecatedOK lets 3.1 and later parse a program section (3.0 knows the
+// keyword; older builds skip it).
+const deprecatedOK = ".if version_atleast(3.0-dev6)\nglobal\n    expose-deprecated-directives\n.endif\n"
+
+// unbindable is the control config with its one bind on an address no
+// host has: it parses but cannot start, so a master-worker start prints
+// what startup prints, then ends by itself.
+var unbindable = strings.Replace(CheckConfig(Case{}), "bind 127.0.0.1:18080", "bind 192.0.2.1:18080", 1)
+
+// Cases in the order they run: the one that crashes a bad build comes last.
+var Cases = []Case{
+	{ID: "cli-empty-line-ignored", Fix: "21d7125c9233", Kind: Stats, Send: "\n",
+		Does: "an empty line on the stats socket", Expects: "no `Unknown command` answer",
+		Want: lacks("Unknown command", "an empty line was answered as an unknown command")},
+	{ID: "cli-too-many-args-refused", Fix: "d3f92894471d", Kind: Stats, Send: "show info" + strings.Repeat(" x", 70) + "\n",
+		Does: "`show info` followed by 70 words", Expects: "`Too many arguments`",
+		Want: contains("Too many arguments", "a command with more than 64 arguments ran")},
+	{ID: "cli-too-big-command-reported", Fix: "498520fdf505", Kind: Stats, Silent: true, KeepOpen: true, Send: strings.Repeat("x", 20000),
+		Does: "20000 bytes without a line end, the connection kept open for writing", Expects: "an error saying the command is too big",
+		Want: contains("too big", "a command larger than the buffer was dropped without a word")},
+	{ID: "cli-set-table-invalid-ip-refused", Fix: "c6826b957053", Kind: Stats, Send: "set table tip key foo data.gpc0 1\n", Then: "show table tip",
+		Does: "`set table tip key foo data.gpc0 1` on an ip table", Expects: "refused, and `show table tip` lists no entry",
+		Want: func(a string) (bool, string) {
+			_, after, _ := strings.Cut(a, "\n--- then\n")
+			return !strings.Contains(after, "key="), "an invalid IPv4 key was stored"
+		}},
+	{ID: "cli-anon-global-key", Fix: "dd3a33f863c4", Since: "2.7", Kind: Stats, Send: "set anon global-key 12345\n",
+		Does: "`set anon global-key 12345`", Expects: "accepted",
+		Want: lacks("only supports", "`set anon global-key` was refused")},
+	{ID: "cli-env-without-sockpairs", Fix: "113745e6f0c0", Kind: Stats, Send: "show env HAPROXY_CLI; show env HAPROXY_MASTER_CLI\n",
+		Does: "`show env HAPROXY_CLI; show env HAPROXY_MASTER_CLI`", Expects: "no `sockpair@` address",
+		Want: lacks("sockpair@", "the CLI addresses in the environment list internal socket pairs")},
+	{ID: "cli-map-payload-crlf", Fix: "d60c89399169", Kind: Stats, Send: "add map " + mapFile + " <<\nk1 v1\r\nk2 v2\r\n\n", Then: "show map " + mapFile,
+		Does: "`add map ... <<` with two CRLF-ended lines", Expects: "k1 and k2 both in `show map`",
+		Want: func(a string) (bool, string) {
+			_, after, _ := strings.Cut(a, "\n--- then\n")
+			has := func(k string) bool {
+				for _, l := range strings.Split(after, "\n") {
+					if f := strings.Fields(l); len(f) >= 2 && f[1] == k {
+						return true
+					}
+				}
+				return false
+			}
+			return has("k1") && has("k2"), "CRLF-ended payload lines were not read as separate entries"
+		}},
+	{ID: "cli-immediate-abort-released", Fix: "14a413033c15", Kind: Stats, Send: "", Times: 5, Then: "show sess",
+		Does: "5 connections to the stats socket closed at once without a byte (fewer than its maxconn of 10: leaked sessions must not lock harp out), then `show sess`", Expects: "no session of theirs left (at most the one asking)",
+		Want: func(a string) (bool, string) {
+			_, after, _ := strings.Cut(a, "\n--- then\n")
+			return strings.Count(after, "fe=GLOBAL") <= 1, "aborted CLI connections left their sessions behind"
+		}},
+	{ID: "cli-debug-counters-one-line-each", Fix: "23705564ae1b", Since: "3.1", Kind: Stats, Send: "debug counters all\n",
+		Does: "`debug counters all`", Expects: "no line that is only `]`",
+		Want: func(a string) (bool, string) {
+			for _, l := range strings.Split(a, "\n") {
+				if strings.TrimSpace(l) == "]" {
+					return false, "a counter's text was split over two lines"
+				}
+			}
+			return true, ""
+		}},
+	{ID: "cli-pipelined-after-pause", Fix: "3d93ecc132c5", Kind: Stats, Send: "show info;\x00show env\n",
+		Does: "`show info;`, a pause, then `show env`", Expects: "both answers",
+		Want: func(a string) (bool, string) {
+			return strings.Contains(a, "Pid:") && strings.Contains(a, "PATH="), "a command sent after a pause in a pipeline got no answer"
+		}},
+	{ID: "cli-help-show-table-argument-optional", Fix: "623aa725a2b9", Kind: Stats, Send: "help\n",
+		Does: "`help`", Expects: "`show table`'s table argument shown as optional",
+		Want: lacks("show table <table> [<filter>]*", "help says show table needs a table")},
+	{ID: "mcli-relative-pid-checked", Fix: "bac3a82a507b", Kind: Master, Send: "@2 show info\n",
+		Does: "`@2 show info` on the master CLI with one worker", Expects: "an error, no worker's answer",
+		Want: lacks("Pid:", "a relative pid naming no process was answered by the worker")},
+	{ID: "mcli-pipelined-after-expert-mode", Fix: "b75edf2f1148", Kind: Master, Send: "expert-mode on; @1 show info\n",
+		Does: "`expert-mode on; @1 show info` on the master CLI", Expects: "the worker's `show info`",
+		Want: contains("Pid:", "a command pipelined after a mode change on the master CLI got no answer")},
+	{ID: "mcli-severity-output-applies", Fix: "1c1bb8ef2abe", Kind: Master, Send: "set severity-output number; @1 show table harp-nosuch\n",
+		Does: "`set severity-output number; @1 show table harp-nosuch` on the master CLI", Expects: "the error prefixed with its severity (`[3]:`)",
+		Want: func(a string) (bool, string) {
+			return regexp.MustCompile(`\[\d\]: `).MatchString(a), "set severity-output on the master CLI did not apply to the worker's answer"
+		}},
+	{ID: "mcli-user-level-kept-through-pid-prefix", Fix: "946921c19980", Since: "3.2", Kind: Master, Send: "user; @@1 set table tip key 10.9.9.9 data.gpc0 7\n",
+		Then: "show table tip",
+		Does: "`user; @@1 set table tip key 10.9.9.9 data.gpc0 7` on the master CLI", Expects: "refused: `show table tip` has no 10.9.9.9",
+		Want: func(a string) (bool, string) {
+			_, after, _ := strings.Cut(a, "\n--- then\n")
+			return !strings.Contains(after, "key=10.9.9.9"), "a command through @@ ran above the level the session lowered to"
+		}},
+	{ID: "cfg-check-with-daemon-reports-errors", Fix: "5f94e98d8958", Kind: Check, Global: "    daemon", Send: "    frobnicate yes",
+		Does: "`haproxy -c` of a config with `daemon` and an unknown keyword", Expects: "refused",
+		Want: refused},
+	{ID: "cfg-stats-bind-process-message", Fix: "023c311d70d1", Kind: Check, Global: "    stats bind-process 1",
+		Does: "`stats bind-process 1`", Expects: "no error calling the whole `stats` keyword unsupported",
+		Want: lacks("'stats' is not supported anymore", "the error names `stats` for `stats bind-process`")},
+	{ID: "cfg-len-needs-digits", Fix: "3f210970bf94", Kind: Check, Extra: "\nbackend lx\n    stick-table type string len 32x size 1k\n",
+		Does: "`stick-table type string len 32x`", Expects: "refused",
+		Want: refused},
+	{ID: "cfg-tcp-connection-sc-set-gpt", Fix: "6c79309fda89", Kind: Check, Send: "    tcp-request connection track-sc0 src table t\n    tcp-request connection sc-set-gpt0(0) int(7)",
+		Does: "`tcp-request connection sc-set-gpt0(0) int(7)`", Expects: "accepted",
+		Want: accepted},
+	{ID: "cfg-tcp-connection-sc-add-gpc", Fix: "7eb05891d85b", Since: "2.8", Kind: Check, Send: "    tcp-request connection track-sc0 src table tg\n    tcp-request connection sc-add-gpc(0,0) int(3)",
+		Does: "`tcp-request connection sc-add-gpc(0,0) int(3)`", Expects: "accepted",
+		Want: accepted},
+	{ID: "cfg-stick-counters-index", Fix: "21d5f43aa6e9", Since: "2.8", Kind: Check, Global: "    tune.stick-counters 5", Send: "    http-request track-sc4 src table tg\n    http-request sc-add-gpc(0,4) int(1)",
+		Does: "`tune.stick-counters 5` and `sc-add-gpc(0,4)`", Expects: "accepted",
+		Want: accepted},
+	{ID: "cfg-max-reloads-negative-refused", Fix: "af1d17012236", Kind: Check, Global: "    mworker-max-reloads -1",
+		Does: "`mworker-max-reloads -1`", Expects: "refused",
+		Want: refused},
+	{ID: "cfg-sc-inc-gpc-error-names-action", Fix: "20391519c3db", Kind: Check, Send: "    http-request track-sc0 src table t\n    http-request sc-inc-gpc2(0)",
+		Does: "`http-request sc-inc-gpc2(0)`", Expects: "refused with a message naming sc-inc-gpc",
+		Want: func(a string) (bool, string) {
+			return !strings.HasPrefix(a, "exit 0") && !strings.Contains(a, "Expects sc-set-gpc("), "the error names sc-set-gpc for sc-inc-gpc"
+		}},
+	{ID: "cli-64-args-then-next-command", Fix: "976e0bd32f6d", Kind: Stats, Send: "show info" + strings.Repeat(" x", 62) + ";show env PATH\n",
+		Does: "`show info` with 62 more words (64 arguments, the most allowed), then `;show env PATH`", Expects: "both answered, no `Too many arguments`",
+		Want: func(a string) (bool, string) {
+			return !strings.Contains(a, "Too many arguments") && strings.Contains(a, "PATH="), "a command of exactly 64 arguments was refused, or the next one not run"
+		}},
+	{ID: "cli-env-cfgfiles", Fix: "1f0cd91fe775", Kind: Stats, Send: "show env HAPROXY_CFGFILES\n",
+		Does: "`show env HAPROXY_CFGFILES` on the worker", Expects: "the variable, naming the config file",
+		Want: contains("HAPROXY_CFGFILES=/", "HAPROXY_CFGFILES is missing from the worker's environment")},
+	{ID: "mcli-at-at-prefix-split-line", Fix: "7a79f54c98d8", Since: "3.1", Kind: Master, Send: "@@\x001 show info\n",
+		Does: "`@@`, a pause, then `1 show info` on the master CLI", Expects: "the worker's `show info`",
+		Want: contains("Pid:", "the `@@` prefix was parsed before its line was complete")},
+	{ID: "mcli-master-uptime-sane", Fix: "2776e775eccc", Kind: Master, Send: "show proc\n",
+		Does: "`show proc` on the master CLI of a node up for less than an hour", Expects: "the master's uptime under an hour",
+		Want: func(a string) (bool, string) {
+			p, err := cliout.ParseProcs(a)
+			return err == nil && p.Master.Uptime < time.Hour, fmt.Sprintf("the master's uptime is not that of a node up for less than an hour (%v)", orErr(p.Master.Uptime, err))
+		}},
+	{ID: "mcli-worker-uptime-sane", Fix: "5a7f83af84d2", Kind: Master, Send: "show proc\n",
+		Does: "`show proc` on the master CLI of a node up for less than an hour", Expects: "every worker's uptime under an hour",
+		Want: func(a string) (bool, string) {
+			p, err := cliout.ParseProcs(a)
+			ok := err == nil && len(p.Workers) > 0
+			for _, w := range append(p.Workers, p.OldWorkers...) {
+				ok = ok && w.Uptime < time.Hour
+			}
+			return ok, fmt.Sprintf("a worker's uptime is not that of a node up for less than an hour (%v)", orErr(p.Workers, err))
+		}},
+	{ID: "exec-vv-exits-cleanly", Fix: "28ca7fc594ca", Kind: Exec, Args: []string{"-vv"},
+		Does: "`haproxy -vv`", Expects: "exit status 0",
+		Want: exitedZero("haproxy -vv did not exit 0 (a signal ends it with 128+N)")},
+	{ID: "exec-check-master-worker", Fix: "d1c6d44976d4", Kind: Exec, Args: []string{"-W", "-c", "-f", "{cfg}"}, Config: unbindable,
+		Does: "`haproxy -W -c` of a valid config", Expects: "exit status 0, no `no listener` message",
+		Want: func(a string) (bool, string) {
+			return strings.HasPrefix(a, "exit 0\n") && !strings.Contains(a, "no listener"), "a config check in master-worker mode did not pass a valid config"
+		}},
+	{ID: "exec-mworker-libs-dumped-once", Fix: "ea824aebc1ac", Since: "2.6", Kind: Exec, Args: []string{"-W", "-db", "-dL", "-f", "{cfg}"}, Config: unbindable,
+		Does: "`haproxy -W -db -dL` of a config that cannot bind (it ends by itself)", Expects: "the library list printed once",
+		Want: once("List of loaded object files:", "master and worker both dumped the loaded libraries")},
+	{ID: "exec-mworker-keywords-dumped-once", Fix: "bbe7828d4975", Kind: Exec, Args: []string{"-W", "-db", "-dKcli", "-f", "{cfg}"}, Config: unbindable,
+		Does: "`haproxy -W -db -dKcli` of a config that cannot bind", Expects: "the CLI keywords dumped once",
+		Want: once("# List of registered CLI keywords", "master and worker both dumped the registered keywords")},
+	{ID: "exec-mworker-pollers-dumped-once", Fix: "d3eb00e61d43", Kind: Exec, Args: []string{"-W", "-db", "-V", "-f", "{cfg}"}, Config: unbindable,
+		Does: "`haproxy -W -db -V` of a config that cannot bind", Expects: "the polling systems listed once",
+		Want: once("Available polling systems", "master and worker both listed the polling systems")},
+	{ID: "exec-program-without-command-refused", Fix: "e9928c306ce4", Until: "3.3", Kind: Exec, Args: []string{"-W", "-c", "-f", "{cfg}"}, Config: deprecatedOK + unbindable + "\nprogram p1\n",
+		Does: "`haproxy -W -c` of a config whose `program p1` has no `command`", Expects: "refused, naming the missing command",
+		Want: func(a string) (bool, string) {
+			return !strings.HasPrefix(a, "exit 0\n") && strings.Contains(a, "lacks a command"), "a program section without a command was accepted"
+		}},
+	{ID: "exec-localpeer-set-before-config", Fix: "aa88d6ee372c", Kind: Exec, Args: []string{"-L", "harpnode", "-db", "-f", "{cfg}"},
+		Config: ".if streq(\"${HAPROXY_LOCALPEER}\",harpnode)\n.else\n.alert \"HAPROXY_LOCALPEER is '${HAPROXY_LOCALPEER}'\"\n.endif\n" + unbindable,
+		Does:   "`haproxy -L harpnode -db` of a config that alerts unless `${HAPROXY_LOCALPEER}` is harpnode (and cannot bind: it ends by itself)", Expects: "no such alert",
+		Want: lacks("HAPROXY_LOCALPEER is", "HAPROXY_LOCALPEER was not set when the config was read")},
+	{ID: "cli-partial-command-eof-no-error", Fix: "70251a2aeb59", Kind: Stats, Send: "show info",
+		Does: "`show info` without a line end, then the client's end", Expects: "no error that the command is too big",
+		Want: lacks("too big", "a command cut short by the client's end was called too big")},
+	{ID: "cli-user-level-refusal-releases-entry", Fix: "71199e394c5e", Kind: Stats, Port: userPort, Send: "set table texp key harp-user data.gpc0 1\n", Then: "show table texp",
+		Does: "`set table texp key harp-user data.gpc0 1` on the level user socket (refused), table texp expiring entries after 1s", Expects: "no entry harp-user left in `show table texp` on the admin socket",
+		Want: func(a string) (bool, string) {
+			_, after, _ := strings.Cut(a, "\n--- then\n")
+			return !strings.Contains(after, "key=harp-user "), "an entry a refused command looked up keeps its reference and never expires"
+		}},
+	{ID: "peer-unknown-table-traffic-keeps-session", Fix: "0909f62266df", Kind: PeerSession, Session: unknownTableOnly,
+		Does: "harp's peer sends only a definition of a table the node lacks and one update of it every second, for 11s (two reconnect checks)", Expects: "the session still open",
+		Want: func(a string) (bool, string) {
+			return strings.HasPrefix(a, "open"), "messages about a table the node lacks did not keep the peer alive"
+		}},
+	{ID: "peer-hello-answered-promptly", Fix: "d43f0e7f5a8c", Kind: PeerSession, Session: promptHello,
+		Does: "harp's peer sends its hello", Expects: "the status line within a second (a stats socket exchange just before taking under 500ms)",
+		Want: func(a string) (bool, string) {
+			d, err := time.ParseDuration(strings.TrimPrefix(a, "status after "))
+			return err == nil && d < time.Second, "HAProxy's answer to a peer's hello waited for an unrelated wakeup (" + a + ")"
+		}},
+	{ID: "peer-truncated-varint-then-close", Fix: "a7777bbf7935", Kind: PeerSession, Session: truncatedThenClose,
+		Does: "harp's peer sends an update whose length varint is cut short, then half-closes", Expects: "HAProxy closes the session",
+		Want: func(a string) (bool, string) {
+			return a == "closed by haproxy", "a truncated message followed by the client's end was never closed"
+		}},
+	{ID: "mcli-blank-commands-ignored", Fix: "c9418366b407", Kind: Master, Send: "prompt\n\n \t\nshow proc\n",
+		Does: "`prompt`, an empty line, a line of blanks, then `show proc` on the master CLI", Expects: "`show proc` answered",
+		Want: contains("# workers", "blank commands on the master CLI kept `show proc` from its answer")},
+	{ID: "cli-empty-payload", Fix: "41bb1c24f6ef", Kind: Stats, Send: "add map " + mapFile + " <<\n\n", Then: "show map " + mapFile,
+		Does: "`add map " + mapFile + " <<` with an empty payload", Expects: "the worker lives and `show map` answers",
+		Want: func(a string) (bool, string) {
+			_, after, _ := strings.Cut(a, "\n--- then\n")
+			return strings.Contains(after, "k0"), "after an empty payload, show map no longer lists the map's entries"
+		}},
+	// The case that crashes a bad build.
+	{ID: "http-other-table-counter-by-own-key", Fix: "5bbdd14f56a2", Kind: HTTP, Send: "set table tstr key a data.gpc0 42\n",
+		Does:    "a request tracked by int(97) in integer table `tint` reads `sc0_get_gpc0(tstr)`, string table `tstr` holding key `a` (byte 97) with gpc0 42",
+		Expects: "no value: the tracked entry is not tstr's",
+		Want: func(a string) (bool, string) {
+			return strings.TrimSpace(strings.TrimPrefix(a, "x-g:")) != "42", "a counter of another table was read with the tracked key's bytes"
+		}},
+	{ID: "peer-half-closed-connection-closed", Fix: "0b29b76a526d", Kind: Peer,
+		Does: "a connection to the peers port that sends nothing and half-closes", Expects: "HAProxy closes it within 10s",
+		Want: func(a string) (bool, string) {
+			return a == "closed by haproxy", "a peers connection shut by its client is never closed"
+		}},
+	{ID: "connect-src-inc-gpc-untracked", Fix: "ea7ea5198a0e", Kind: Connect,
+		Does: "one TCP connection to 8081 (src_inc_gpc with no tracked counter)", Expects: "the worker lives",
+		Want: func(string) (bool, string) { return true, "" }},
+}
+
+// PeerRun is a PeerSession case's established session.
+type PeerRun struct {
+	C   *peers.Conn
+	TCP *net.TCPConn
+	// Handshake is how long HAProxy took to answer the hello, and Control
+	// how long a stats socket exchange took just before (harp's own pace).
+	Handshake, Control time.Duration
+}
+
+// promptHello answers how long the status line took, against the control.
+func promptHello(_ context.Context, p PeerRun) (string, error) {
+	if p.Control > 500*time.Millisecond {
+		return "", fmt.Errorf("a stats socket exchange took %s just before: too slow a machine to time a handshake", p.Control.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("status after %s", p.Handshake.Round(time.Millisecond)), nil
+}
+
+// truncatedThenClose sends an update message whose length varint never
+// ends, then half-closes: HAProxy must close its side.
+func truncatedThenClose(ctx context.Context, p PeerRun) (string, error) {
+	c, tcp := p.C, p.TCP
+	if err := c.SendRaw([]byte{peers.ClassStickTable, peers.StktUpdate, 0xf0}); err != nil {
+		return "", err
+	}
+	tcp.CloseWrite()
+	select {
+	case <-c.Closed():
+		if c.ClosedByPeer() {
+			return "closed by haproxy", nil
+		}
+		_, why := c.ClosedAt()
+		return "", fmt.Errorf("harp's client ended the session itself: %v", why)
+	case <-time.After(answerWait):
+		return "still open after " + answerWait.String(), nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// unknownTableOnly sends a definition of a table the node lacks, then one
+// update of it a second, for 11 s: two of HAProxy's reconnect checks (5 s
+// apart) come in that time, and only the messages can keep the peer alive.
+func unknownTableOnly(ctx context.Context, p PeerRun) (string, error) {
+	c := p.C
+	def := peers.TableDef{ID: 1, Name: "harp-nosuch", KeyType: peers.KeyIPv4, KeyLen: 4, Types: []int{2}, Expire: 60000}
+	if err := c.Send(def.Encode()); err != nil {
+		return "", err
+	}
+	t0 := time.Now()
+	for i := 1; i <= 11; i++ {
+		m, err := peers.Update{HasID: true, ID: uint32(i), Key: []byte{10, 0, 0, byte(i)}, Values: map[int]peers.Value{2: {Ints: []uint64{1}}}}.Encode(def)
+		if err != nil {
+			return "", err
+		}
+		if err := c.SendRaw(m.Encode()); err != nil {
+			select {
+			case <-c.Closed():
+			case <-time.After(time.Second):
+			}
+		}
+		select {
+		case <-c.Closed():
+			if !c.ClosedByPeer() {
+				_, why := c.ClosedAt()
+				return "", fmt.Errorf("harp's client ended the session itself: %v", why)
+			}
+			return fmt.Sprintf("closed by haproxy after %s", time.Since(t0).Round(100*time.Millisecond)), nil
+		case <-time.After(time.Second): // the pace of the traffic, not a wait for an outcome
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	return fmt.Sprintf("open after %s", time.Since(t0).Round(100*time.Millisecond)), nil
+}

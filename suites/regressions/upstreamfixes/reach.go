@@ -1,0 +1,283 @@
+package upstreamfixes
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/peers"
+)
+
+// How a case reaches HAProxy, and how harp tells no answer from a dead worker.
+
+// do runs one case and gives HAProxy's answer, or why harp could not.
+func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
+	var err error
+	switch c.Kind {
+	case Check:
+		if why := control(ctx, n); why != "" {
+			return "", why
+		}
+		path := "/etc/harp/check-" + c.ID + ".cfg"
+		if err := n.WriteFile(ctx, path, []byte(CheckConfig(c))); err != nil {
+			return "", "writing the config: " + err.Error()
+		}
+		ok, out, err := n.CheckConfig(ctx, path)
+		if err != nil {
+			return "", err.Error()
+		}
+		if ok {
+			return "exit 0\n" + out, ""
+		}
+		return "refused\n" + out, ""
+	case Exec:
+		args := c.Args
+		if c.Config != "" {
+			if why := control(ctx, n); why != "" {
+				return "", why
+			}
+			path := "/etc/harp/exec-" + c.ID + ".cfg"
+			if err := n.WriteFile(ctx, path, []byte(c.Config)); err != nil {
+				return "", "writing the config: " + err.Error()
+			}
+			args = nil
+			for _, a := range c.Args {
+				args = append(args, strings.ReplaceAll(a, "{cfg}", path))
+			}
+		}
+		rctx, cancel := context.WithTimeout(ctx, answerWait)
+		defer cancel()
+		code, out, err := n.RunBinary(rctx, args...)
+		if err != nil {
+			return "", err.Error()
+		}
+		return fmt.Sprintf("exit %d\n%s", code, out), ""
+	case Connect:
+		addr, err := n.Addr(ctx, "8081/tcp")
+		if err != nil {
+			return "", err.Error()
+		}
+		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			return "", "connecting: " + err.Error()
+		}
+		conn.Write([]byte("x"))
+		conn.SetReadDeadline(time.Now().Add(time.Second))
+		conn.Read(make([]byte, 16)) // whatever comes, or the deadline
+		conn.Close()
+		return "connected", ""
+	case Master:
+		answer, err = raw(ctx, n, node.MasterPort, c.Send, true, c.Abort)
+	case PeerSession:
+		t0 := time.Now()
+		if _, err := n.Stats(ctx, "show info"); err != nil {
+			return "", "the control exchange: " + err.Error()
+		}
+		control := time.Since(t0)
+		conn, why := dialPeers(ctx, n)
+		if why != "" {
+			return "", why
+		}
+		defer conn.Close()
+		t0 = time.Now()
+		pc, status, err := peers.Handshake(ctx, conn, peers.Hello{Remote: "harp", Local: "remote", PID: os.Getpid()}, peers.Options{})
+		took := time.Since(t0)
+		if err != nil {
+			return "", err.Error()
+		}
+		if status != peers.StatusSuccess {
+			return "", fmt.Sprintf("the handshake as remote was answered %d", status)
+		}
+		defer pc.Close()
+		a, err := c.Session(ctx, PeerRun{C: pc, TCP: conn, Handshake: took, Control: control})
+		if err != nil {
+			return a, err.Error()
+		}
+		return a, ""
+	case Peer:
+		conn, why := dialPeers(ctx, n)
+		if why != "" {
+			return "", why
+		}
+		defer conn.Close()
+		conn.CloseWrite()
+		conn.SetReadDeadline(time.Now().Add(answerWait))
+		if _, err := io.Copy(io.Discard, conn); err != nil {
+			return "still open after " + answerWait.String(), ""
+		}
+		return "closed by haproxy", ""
+	case HTTP:
+		if _, err := raw(ctx, n, node.StatsPort, c.Send, true, false); err != nil {
+			return "", err.Error()
+		}
+		addr, err := n.Addr(ctx, "8082/tcp")
+		if err != nil {
+			return "", err.Error()
+		}
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(rctx, http.MethodGet, "http://"+addr+"/", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return "", "the request: " + err.Error()
+		}
+		resp.Body.Close()
+		return "x-g: " + resp.Header.Get("x-g"), ""
+	case Stats:
+		for range max(c.Times, 1) {
+			answer, err = raw(ctx, n, cmp.Or(c.Port, node.StatsPort), c.Send, !c.KeepOpen, c.Abort)
+			if c.Silent && errors.Is(err, errNoAnswer) {
+				answer, err = "", nil // judged only if the worker answers right after (run)
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return answer, err.Error()
+	}
+	if c.Then != "" {
+		// The state after, polled until the case's expectation holds (an
+		// aborted connection takes a moment to go) or answerWait passed (a loaded machine is slow to reap).
+		var then string
+		var err error
+		node.Poll(ctx, answerWait, 100*time.Millisecond, func() (bool, error) {
+			then, err = n.Stats(ctx, c.Then)
+			ok, _ := c.Want(answer + "\n--- then\n" + then)
+			return err == nil && ok, nil
+		})
+		if err != nil {
+			return answer, "reading the state after: " + err.Error()
+		}
+		answer += "\n--- then\n" + then
+	}
+	return answer, ""
+}
+
+// dialPeers connects to the node's peers bind.
+func dialPeers(ctx context.Context, n *node.Node) (*net.TCPConn, string) {
+	addr, err := n.Addr(ctx, "10000/tcp")
+	if err != nil {
+		return nil, err.Error()
+	}
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, "connecting: " + err.Error()
+	}
+	return conn.(*net.TCPConn), ""
+}
+
+// userPort is the stats socket at level user.
+const userPort = "9997/tcp"
+
+// control: the config without any case's lines loads on this build, so a
+// refusal is the case's, not harp's config or a binary harp cannot run.
+func control(ctx context.Context, n *node.Node) (harpErr string) {
+	path := "/etc/harp/control.cfg"
+	if err := n.WriteFile(ctx, path, []byte(CheckConfig(Case{}))); err != nil {
+		return "writing the control config: " + err.Error()
+	}
+	if ok, out, err := n.CheckConfig(ctx, path); err != nil || !ok {
+		return fmt.Sprintf("the control config (without the case's lines) does not load: %v %s", err, oneLine(out))
+	}
+	return ""
+}
+
+// raw sends exactly payload on a fresh connection to port and reads until
+// HAProxy closes it (at most 5s). An empty payload is a connection closed
+// at once.
+func raw(ctx context.Context, n *node.Node, port, payload string, closeWrite, abort bool) (string, error) {
+	addr, err := n.Addr(ctx, port)
+	if err != nil {
+		return "", err
+	}
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return "", fmt.Errorf("connecting to %s: %w", port, err)
+	}
+	defer conn.Close()
+	if payload == "" {
+		return "", nil
+	}
+	conn.SetDeadline(time.Now().Add(answerWait))
+	first, rest, paused := strings.Cut(payload, "\x00")
+	if _, err := conn.Write([]byte(first)); err != nil {
+		return "", fmt.Errorf("sending to %s: %w", port, err)
+	}
+	if paused {
+		// The client's pause is the trigger, not a wait for an outcome.
+		time.Sleep(600 * time.Millisecond)
+		if _, err := conn.Write([]byte(rest)); err != nil {
+			return "", fmt.Errorf("sending to %s: %w", port, err)
+		}
+	}
+	if cw, ok := conn.(*net.TCPConn); ok && closeWrite {
+		cw.CloseWrite()
+	}
+	if abort {
+		return "", nil // closed by the defer, unread
+	}
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		k, err := conn.Read(buf)
+		b.Write(buf[:k])
+		if err == nil {
+			continue
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() && b.Len() == 0 {
+			// Nothing at all by harp's deadline is no answer (a loaded
+			// machine is slow), never an empty one. An answer HAProxy sent
+			// without closing (the master CLI after an error) is kept.
+			return "", fmt.Errorf("no answer on %s within %s: %w", port, answerWait, errNoAnswer)
+		}
+		break // closed by HAProxy (or reset): what came is the answer
+	}
+	return b.String(), nil
+}
+
+var errNoAnswer = errors.New("silence")
+
+// answerWait bounds one exchange; a slower one is harp's failure to
+// observe, never HAProxy's answer.
+const answerWait = 10 * time.Second
+
+// exitedSince polls the master's log (up to 10s: it logs a worker's exit
+// once it has reaped it) for a worker exit after the first had ones.
+func exitedSince(ctx context.Context, n *node.Node, had int) bool {
+	died := false
+	node.Poll(ctx, 10*time.Second, 200*time.Millisecond, func() (bool, error) {
+		es, err := n.Exits(ctx)
+		if err != nil || len(es) <= had {
+			return false, nil
+		}
+		for _, e := range es[had:] {
+			// The serving worker, or any that died on a signal (an old
+			// worker leaving after its last client is no death).
+			died = died || e.Current || e.Code > 128
+		}
+		return died, nil
+	})
+	return died
+}
+
+// alive says whether the worker answers show info within 10s.
+func alive(ctx context.Context, n *node.Node) bool {
+	ok := false
+	node.Poll(ctx, 10*time.Second, 100*time.Millisecond, func() (bool, error) {
+		out, err := n.Stats(ctx, "show info")
+		ok = err == nil && strings.Contains(out, "Pid:")
+		return ok, nil
+	})
+	return ok
+}
