@@ -20,134 +20,21 @@ import (
 
 // do runs one case and gives HAProxy's answer, or why harp could not.
 func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
-	var err error
-	switch c.Kind {
-	case Check:
-		if why := control(ctx, n); why != "" {
-			return "", why
-		}
-		path := "/etc/harp/check-" + c.ID + ".cfg"
-		if err := n.WriteFile(ctx, path, []byte(CheckConfig(c))); err != nil {
-			return "", "writing the config: " + err.Error()
-		}
-		ok, out, err := n.CheckConfig(ctx, path)
-		if err != nil {
-			return "", err.Error()
-		}
-		if ok {
-			return "exit 0\n" + out, ""
-		}
-		return "refused\n" + out, ""
-	case Exec:
-		args := c.Args
-		if c.Config != "" {
-			if why := control(ctx, n); why != "" {
-				return "", why
-			}
-			path := "/etc/harp/exec-" + c.ID + ".cfg"
-			if err := n.WriteFile(ctx, path, []byte(c.Config)); err != nil {
-				return "", "writing the config: " + err.Error()
-			}
-			args = nil
-			for _, a := range c.Args {
-				args = append(args, strings.ReplaceAll(a, "{cfg}", path))
-			}
-		}
-		rctx, cancel := context.WithTimeout(ctx, answerWait)
-		defer cancel()
-		code, out, err := n.RunBinary(rctx, args...)
-		if err != nil {
-			return "", err.Error()
-		}
-		return fmt.Sprintf("exit %d\n%s", code, out), ""
-	case Connect:
-		addr, err := n.Addr(ctx, "8081/tcp")
-		if err != nil {
-			return "", err.Error()
-		}
-		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-		if err != nil {
-			return "", "connecting: " + err.Error()
-		}
-		conn.Write([]byte("x"))
-		conn.SetReadDeadline(time.Now().Add(time.Second))
-		conn.Read(make([]byte, 16)) // whatever comes, or the deadline
-		conn.Close()
-		return "connected", ""
-	case Master:
-		answer, err = raw(ctx, n, node.MasterPort, c.Send, true, c.Abort)
-	case PeerSession:
-		t0 := time.Now()
-		if _, err := n.Stats(ctx, "show info"); err != nil {
-			return "", "the control exchange: " + err.Error()
-		}
-		control := time.Since(t0)
-		conn, why := dialPeers(ctx, n)
-		if why != "" {
-			return "", why
-		}
-		defer conn.Close()
-		t0 = time.Now()
-		pc, status, err := peers.Handshake(ctx, conn, peers.Hello{Remote: "harp", Local: "remote", PID: os.Getpid()}, peers.Options{})
-		took := time.Since(t0)
-		if err != nil {
-			return "", err.Error()
-		}
-		if status != peers.StatusSuccess {
-			return "", fmt.Sprintf("the handshake as remote was answered %d", status)
-		}
-		defer pc.Close()
-		a, err := c.Session(ctx, PeerRun{C: pc, TCP: conn, Handshake: took, Control: control})
-		if err != nil {
-			return a, err.Error()
-		}
-		return a, ""
-	case Peer:
-		conn, why := dialPeers(ctx, n)
-		if why != "" {
-			return "", why
-		}
-		defer conn.Close()
-		conn.CloseWrite()
-		conn.SetReadDeadline(time.Now().Add(answerWait))
-		if _, err := io.Copy(io.Discard, conn); err != nil {
-			return "still open after " + answerWait.String(), ""
-		}
-		return "closed by haproxy", ""
-	case HTTP:
-		if _, err := raw(ctx, n, node.StatsPort, c.Send, true, false); err != nil {
-			return "", err.Error()
-		}
-		addr, err := n.Addr(ctx, "8082/tcp")
-		if err != nil {
-			return "", err.Error()
-		}
-		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		req, _ := http.NewRequestWithContext(rctx, http.MethodGet, "http://"+addr+"/", nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return "", "the request: " + err.Error()
-		}
-		resp.Body.Close()
-		return "x-g: " + resp.Header.Get("x-g"), ""
-	case Stats:
-		for range max(c.Times, 1) {
-			answer, err = raw(ctx, n, cmp.Or(c.Port, node.StatsPort), c.Send, !c.KeepOpen, c.Abort)
-			if c.Silent && errors.Is(err, errNoAnswer) {
-				answer, err = "", nil // judged only if the worker answers right after (run)
-			}
-			if err != nil {
-				break
-			}
-		}
+	reach := map[Kind]func(context.Context, *node.Node, Case) (string, error){
+		Stats: stats, Master: master, Check: check, Exec: execute, Connect: connect,
+		HTTP: request, Peer: halfClosedPeer, PeerSession: peerSession,
+	}[c.Kind]
+	if reach == nil {
+		return "", fmt.Sprintf("case %s: no kind %q", c.ID, c.Kind)
 	}
+	answer, err := reach(ctx, n, c)
 	if err != nil {
 		return answer, err.Error()
 	}
 	if c.Then != "" {
 		// The state after, polled until the case's expectation holds (an
-		// aborted connection takes a moment to go) or answerWait passed (a loaded machine is slow to reap).
+		// aborted connection takes a moment to go) or answerWait passed (a
+		// loaded machine is slow to reap).
 		var then string
 		var err error
 		node.Poll(ctx, answerWait, 100*time.Millisecond, func() (bool, error) {
@@ -163,17 +50,159 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 	return answer, ""
 }
 
-// dialPeers connects to the node's peers bind.
-func dialPeers(ctx context.Context, n *node.Node) (*net.TCPConn, string) {
-	addr, err := n.Addr(ctx, "10000/tcp")
+// stats sends Send on a stats socket, Times connections one after another.
+func stats(ctx context.Context, n *node.Node, c Case) (answer string, err error) {
+	for range max(c.Times, 1) {
+		answer, err = raw(ctx, n, cmp.Or(c.Port, node.StatsPort), c.Send, !c.KeepOpen, c.Abort)
+		if c.Silent && errors.Is(err, errNoAnswer) {
+			answer, err = "", nil // judged only if the worker answers right after (run)
+		}
+		if err != nil {
+			break
+		}
+	}
+	return answer, err
+}
+
+func master(ctx context.Context, n *node.Node, c Case) (string, error) {
+	return raw(ctx, n, node.MasterPort, c.Send, true, c.Abort)
+}
+
+// check runs haproxy -c on the case's config, after the control.
+func check(ctx context.Context, n *node.Node, c Case) (string, error) {
+	if why := control(ctx, n); why != "" {
+		return "", errors.New(why)
+	}
+	path := "/etc/harp/check-" + c.ID + ".cfg"
+	if err := n.WriteFile(ctx, path, []byte(CheckConfig(c))); err != nil {
+		return "", fmt.Errorf("writing the config: %w", err)
+	}
+	ok, out, err := n.CheckConfig(ctx, path)
 	if err != nil {
-		return nil, err.Error()
+		return "", err
+	}
+	if ok {
+		return "exit 0\n" + out, nil
+	}
+	return "refused\n" + out, nil
+}
+
+// execute runs the build's binary with the case's arguments ({cfg}: its
+// config, written after the control).
+func execute(ctx context.Context, n *node.Node, c Case) (string, error) {
+	args := c.Args
+	if c.Config != "" {
+		if why := control(ctx, n); why != "" {
+			return "", errors.New(why)
+		}
+		path := "/etc/harp/exec-" + c.ID + ".cfg"
+		if err := n.WriteFile(ctx, path, []byte(c.Config)); err != nil {
+			return "", fmt.Errorf("writing the config: %w", err)
+		}
+		args = nil
+		for _, a := range c.Args {
+			args = append(args, strings.ReplaceAll(a, "{cfg}", path))
+		}
+	}
+	rctx, cancel := context.WithTimeout(ctx, answerWait)
+	defer cancel()
+	code, out, err := n.RunBinary(rctx, args...)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("exit %d\n%s", code, out), nil
+}
+
+// connect opens one TCP connection to 8081 and sends a byte.
+func connect(ctx context.Context, n *node.Node, _ Case) (string, error) {
+	addr, err := n.Addr(ctx, "8081/tcp")
+	if err != nil {
+		return "", err
 	}
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
-		return nil, "connecting: " + err.Error()
+		return "", fmt.Errorf("connecting: %w", err)
 	}
-	return conn.(*net.TCPConn), ""
+	conn.Write([]byte("x"))
+	conn.SetReadDeadline(time.Now().Add(time.Second))
+	conn.Read(make([]byte, 16)) // whatever comes, or the deadline
+	conn.Close()
+	return "connected", nil
+}
+
+// request sends Send on the stats socket, then a request to 8082: its x-g
+// header is the answer.
+func request(ctx context.Context, n *node.Node, c Case) (string, error) {
+	if _, err := raw(ctx, n, node.StatsPort, c.Send, true, false); err != nil {
+		return "", err
+	}
+	addr, err := n.Addr(ctx, "8082/tcp")
+	if err != nil {
+		return "", err
+	}
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(rctx, http.MethodGet, "http://"+addr+"/", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("the request: %w", err)
+	}
+	resp.Body.Close()
+	return "x-g: " + resp.Header.Get("x-g"), nil
+}
+
+// halfClosedPeer connects to the peers bind, sends nothing and half-closes.
+func halfClosedPeer(ctx context.Context, n *node.Node, _ Case) (string, error) {
+	conn, err := dialPeers(ctx, n)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	conn.CloseWrite()
+	conn.SetReadDeadline(time.Now().Add(answerWait))
+	if _, err := io.Copy(io.Discard, conn); err != nil {
+		return "still open after " + answerWait.String(), nil
+	}
+	return "closed by haproxy", nil
+}
+
+// peerSession completes a handshake as remote (timed against a stats
+// exchange just before) and runs the case's Session.
+func peerSession(ctx context.Context, n *node.Node, c Case) (string, error) {
+	t0 := time.Now()
+	if _, err := n.Stats(ctx, "show info"); err != nil {
+		return "", fmt.Errorf("the control exchange: %w", err)
+	}
+	control := time.Since(t0)
+	conn, err := dialPeers(ctx, n)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	t0 = time.Now()
+	pc, status, err := peers.Handshake(ctx, conn, peers.Hello{Remote: "harp", Local: "remote", PID: os.Getpid()}, peers.Options{})
+	took := time.Since(t0)
+	if err != nil {
+		return "", err
+	}
+	if status != peers.StatusSuccess {
+		return "", fmt.Errorf("the handshake as remote was answered %d", status)
+	}
+	defer pc.Close()
+	return c.Session(ctx, PeerRun{C: pc, TCP: conn, Handshake: took, Control: control})
+}
+
+// dialPeers connects to the node's peers bind.
+func dialPeers(ctx context.Context, n *node.Node) (*net.TCPConn, error) {
+	addr, err := n.Addr(ctx, "10000/tcp")
+	if err != nil {
+		return nil, err
+	}
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("connecting: %w", err)
+	}
+	return conn.(*net.TCPConn), nil
 }
 
 // userPort is the stats socket at level user.
