@@ -169,8 +169,9 @@ func Older(ver, since string) bool {
 	return ok1 && ok2 && (a1 < a2 || a1 == a2 && b1 < b2)
 }
 
-func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
-	cfg, err := config.RenderText("upstream-fixes", `global
+// nodeConfig is the one node's config: every case's sockets, tables,
+// frontends and peers section.
+const nodeConfig = `global
     nbthread 1
     localpeer harp
     stats socket ipv4@0.0.0.0:9998 level admin
@@ -185,7 +186,7 @@ defaults
 frontend web
     mode http
     bind 0.0.0.0:8080
-    http-request set-var(txn.m) req.hdr(host),map(`+mapFile+`)
+    http-request set-var(txn.m) req.hdr(host),map(` + mapFile + `)
     http-request return status 200
 
 frontend untracked
@@ -223,7 +224,10 @@ backend texp
 
 backend tgpc
     stick-table type ip size 1k expire 1h store gpc(1)
-`, nil)
+`
+
+func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+	cfg, err := config.RenderText("upstream-fixes", nodeConfig, nil)
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
@@ -232,48 +236,51 @@ backend tgpc
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
-		c := Cases[(t.N-1)%len(Cases)]
-		f := &Facts{Case: c.ID, Fix: c.Fix}
-		t.Evidence = f
-		defer func() {
-			t.Checks, t.Violation, t.Unmet = Judge(*f)
-			if f.Skip != "" {
-				t.Remark = "not applicable: " + f.Skip
-			}
-		}()
-		if Older(env.Image.Version, c.Since) {
-			f.Skip = fmt.Sprintf("%s needs HAProxy %s", c.ID, c.Since)
-			return nil
-		}
-		if c.Until != "" && !Older(env.Image.Version, c.Until) {
-			f.Skip = fmt.Sprintf("%s uses what HAProxy %s removed", c.ID, c.Until)
-			return nil
-		}
-		before, err := n.Exits(ctx)
-		if err != nil {
-			f.HarpErr = "reading the master's log before the case: " + err.Error()
-			return nil
-		}
-		exits := len(before)
-		f.Answer, f.HarpErr = do(ctx, n, c)
-		t.Notef("%s: %s", c.ID, oneLine(f.Answer))
-		if f.HarpErr != "" {
-			return nil
-		}
-		if alive(ctx, n) {
-			return nil
-		}
-		// No answer is not a death: the master's log must say a worker
-		// exited since the case began.
-		if f.Died = exitedSince(ctx, n, exits); !f.Died {
-			f.HarpErr = "the worker answered no show info within 10s after the case, and no worker exit was logged"
-		}
-		t.Notef("%s: the worker no longer answers (died: %v); starting the node again", c.ID, f.Died)
-		if err := n.Restart(ctx, 30*time.Second); err != nil {
-			return fmt.Errorf("restarting the node after %s: %w", c.ID, err)
-		}
-		return nil
+		return trial(ctx, env, n, t, Cases[(t.N-1)%len(Cases)])
 	})
+}
+
+// trial runs one case: not applicable to a build too old or too new for
+// it; else its answer, then whether the worker still answers, and a death
+// only when the master logged it (the node is then started again).
+func trial(ctx context.Context, env *scenario.Env, n *node.Node, t *verdict.Trial, c Case) error {
+	f := &Facts{Case: c.ID, Fix: c.Fix}
+	t.Evidence = f
+	defer func() {
+		t.Checks, t.Violation, t.Unmet = Judge(*f)
+		if f.Skip != "" {
+			t.Remark = "not applicable: " + f.Skip
+		}
+	}()
+	if Older(env.Image.Version, c.Since) {
+		f.Skip = fmt.Sprintf("%s needs HAProxy %s", c.ID, c.Since)
+		return nil
+	}
+	if c.Until != "" && !Older(env.Image.Version, c.Until) {
+		f.Skip = fmt.Sprintf("%s uses what HAProxy %s removed", c.ID, c.Until)
+		return nil
+	}
+	before, err := n.Exits(ctx)
+	if err != nil {
+		f.HarpErr = "reading the master's log before the case: " + err.Error()
+		return nil
+	}
+	exits := len(before)
+	f.Answer, f.HarpErr = do(ctx, n, c)
+	t.Notef("%s: %s", c.ID, oneLine(f.Answer))
+	if f.HarpErr != "" || alive(ctx, n) {
+		return nil
+	}
+	// No answer is not a death: the master's log must say a worker
+	// exited since the case began.
+	if f.Died = exitedSince(ctx, n, exits); !f.Died {
+		f.HarpErr = "the worker answered no show info within 10s after the case, and no worker exit was logged"
+	}
+	t.Notef("%s: the worker no longer answers (died: %v); starting the node again", c.ID, f.Died)
+	if err := n.Restart(ctx, 30*time.Second); err != nil {
+		return fmt.Errorf("restarting the node after %s: %w", c.ID, err)
+	}
+	return nil
 }
 
 // orErr is v, or the error that stopped reading it.
