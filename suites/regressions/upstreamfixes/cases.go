@@ -232,10 +232,10 @@ var Cases = []Case{
 		Want: func(a string) (bool, string) {
 			return !strings.HasPrefix(a, "exit 0\n") && strings.Contains(a, "lacks a command"), "a program section without a command was accepted"
 		}},
-	{ID: "exec-localpeer-set-before-config", Fix: "aa88d6ee372c", Kind: Exec, Args: []string{"-L", "harpnode", "-db", "-f", "{cfg}"},
-		Config: ".if streq(\"${HAPROXY_LOCALPEER}\",harpnode)\n.else\n.alert \"HAPROXY_LOCALPEER is '${HAPROXY_LOCALPEER}'\"\n.endif\n" + unbindable,
-		Does:   "`haproxy -L harpnode -db` of a config that alerts unless `${HAPROXY_LOCALPEER}` is harpnode (and cannot bind: it ends by itself)", Expects: "no such alert",
-		Want: lacks("HAPROXY_LOCALPEER is", "HAPROXY_LOCALPEER was not set when the config was read")},
+	{ID: "exec-localpeer-set-before-config", Fix: "aa88d6ee372c", Kind: Exec, Args: []string{"-L", "harpnode", "-c", "-f", "{cfg}"},
+		Config: strings.Replace(unbindable, "frontend fe\n", "frontend fe\n.if !streq(\"${HAPROXY_LOCALPEER}\",harpnode)\n    harp-localpeer-was \"${HAPROXY_LOCALPEER}\"\n.endif\n", 1),
+		Does: "`haproxy -L harpnode -c` of a config whose frontend has an unknown keyword unless `${HAPROXY_LOCALPEER}` is harpnode there", Expects: "accepted",
+		Want: exitedZero("HAPROXY_LOCALPEER was not set when the frontend was read")},
 	{ID: "cli-partial-command-eof-no-error", Fix: "70251a2aeb59", Kind: Stats, Send: "show info",
 		Does: "`show info` without a line end, then the client's end", Expects: "no error that the command is too big",
 		Want: lacks("too big", "a command cut short by the client's end was called too big")},

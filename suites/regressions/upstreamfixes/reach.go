@@ -14,6 +14,7 @@ import (
 
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/peers"
+	"github.com/harp-project/harp/harness/remotepeer"
 )
 
 // How a case reaches HAProxy, and how harp tells no answer from a dead worker.
@@ -167,29 +168,71 @@ func halfClosedPeer(ctx context.Context, n *node.Node, _ Case) (string, error) {
 }
 
 // peerSession completes a handshake as remote (timed against a stats
-// exchange just before) and runs the case's Session.
+// exchange just before) and runs the case's Session. The session must be
+// harp's alone: it starts once no attempt of HAProxy's own to reach remote
+// is in progress, and one that collided with such an attempt anyway (coll
+// up in show peers) is run again, at most collisionTries times: a
+// superseded attempt's release clears the alive flag (#3519), which would
+// end the session for a reason not the case's.
 func peerSession(ctx context.Context, n *node.Node, c Case) (string, error) {
+	addr, err := n.Addr(ctx, "10000/tcp")
+	if err != nil {
+		return "", err
+	}
+	p := &remotepeer.Probe{Node: n, Addr: addr, Section: "p", Local: "harp", Remote: "remote"}
+	var why string
+	for try := 1; try <= collisionTries; try++ {
+		answer, coll, err := peerSessionOnce(ctx, n, p, c)
+		if err != nil || coll == "" {
+			return answer, err
+		}
+		why = coll
+	}
+	return "", fmt.Errorf("every try collided with HAProxy's own attempt to connect to remote: %s", why)
+}
+
+const collisionTries = 3
+
+func peerSessionOnce(ctx context.Context, n *node.Node, p *remotepeer.Probe, c Case) (answer, collided string, err error) {
+	if _, err := p.Settled(ctx, 0, 15*time.Second, false); err != nil {
+		return "", "", fmt.Errorf("HAProxy's own attempt to connect to remote never ended: %w", err)
+	}
+	before, err := p.State(ctx)
+	if err != nil {
+		return "", "", err
+	}
 	t0 := time.Now()
 	if _, err := n.Stats(ctx, "show info"); err != nil {
-		return "", fmt.Errorf("the control exchange: %w", err)
+		return "", "", fmt.Errorf("the control exchange: %w", err)
 	}
 	control := time.Since(t0)
 	conn, err := dialPeers(ctx, n)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer conn.Close()
 	t0 = time.Now()
-	pc, status, err := peers.Handshake(ctx, conn, peers.Hello{Remote: "harp", Local: "remote", PID: os.Getpid()}, peers.Options{})
+	pc, status, err := peers.Handshake(ctx, conn, peers.Hello{Remote: p.Local, Local: p.Remote, PID: os.Getpid()}, peers.Options{})
 	took := time.Since(t0)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if status != peers.StatusSuccess {
-		return "", fmt.Errorf("the handshake as remote was answered %d", status)
+		return "", "", fmt.Errorf("the handshake as remote was answered %d", status)
 	}
 	defer pc.Close()
-	return c.Session(ctx, PeerRun{C: pc, TCP: conn, Handshake: took, Control: control})
+	answer, err = c.Session(ctx, PeerRun{C: pc, TCP: conn, Handshake: took, Control: control})
+	if err != nil {
+		return answer, "", err
+	}
+	after, err := p.State(ctx)
+	if err != nil {
+		return answer, "", fmt.Errorf("show peers after the session: %w", err)
+	}
+	if after.Int("coll") != before.Int("coll") {
+		return answer, fmt.Sprintf("coll %d -> %d", before.Int("coll"), after.Int("coll")), nil
+	}
+	return answer, "", nil
 }
 
 // dialPeers connects to the node's peers bind.
