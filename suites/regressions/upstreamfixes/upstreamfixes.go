@@ -75,9 +75,11 @@ type Case struct {
 	Send   string // the bytes sent (Stats, Master), or a Check's frontend lines
 	Global string // a Check's global lines
 	Extra  string // a Check's further sections
-	// Silent: no byte within answerWait is the bug's own answer (it drops
-	// the command without a word); it is judged only because the worker
-	// answers show info right after, which a slow machine would delay too.
+	// Silent: no byte within answerWait is an answer, the empty one (the
+	// bug's own when it drops the command without a word, the fix's when
+	// it closes nothing and says nothing); it is judged only because the
+	// worker answers show info right after, which a slow machine would
+	// delay too.
 	Silent bool
 	// KeepOpen: the client never ends its side (a command answered
 	// before the client's end).
