@@ -234,7 +234,7 @@ var Cases = []Case{
 		}},
 	{ID: "exec-localpeer-set-before-config", Fix: "aa88d6ee372c", Kind: Exec, Args: []string{"-L", "harpnode", "-c", "-f", "{cfg}"},
 		Config: strings.Replace(unbindable, "frontend fe\n", "frontend fe\n.if !streq(\"${HAPROXY_LOCALPEER}\",harpnode)\n    harp-localpeer-was \"${HAPROXY_LOCALPEER}\"\n.endif\n", 1),
-		Does: "`haproxy -L harpnode -c` of a config whose frontend has an unknown keyword unless `${HAPROXY_LOCALPEER}` is harpnode there", Expects: "accepted",
+		Does:   "`haproxy -L harpnode -c` of a config whose frontend has an unknown keyword unless `${HAPROXY_LOCALPEER}` is harpnode there", Expects: "accepted",
 		Want: exitedZero("HAPROXY_LOCALPEER was not set when the frontend was read")},
 	{ID: "cli-partial-command-eof-no-error", Fix: "70251a2aeb59", Kind: Stats, Send: "show info", Silent: true,
 		Does: "`show info` without a line end, then the client's end", Expects: "no error that the command is too big",
