@@ -354,3 +354,19 @@ func TestStallEvidence(t *testing.T) {
 		t.Errorf("a warning without lock history: %+v", old[0])
 	}
 }
+
+// A build whose master uptime is computed from two clocks (2.8-dev3 before
+// upstream 2776e775eccc) prints negative parts: they are read as they are,
+// a negative uptime a check can judge, not a parse error.
+func TestShowProcNegativeUptime(t *testing.T) {
+	out := "#<PID>          <type>          <reloads>       <uptime>        <version>      \n" +
+		"1               master          0    -9d-21h-59m-26s 2.8-dev3-a9de25a55\n# workers\n" +
+		"8               worker          0               0d00h00m02s     2.8-dev3-a9de25a55\n"
+	p, err := ParseProcs(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := -(((9*24+21)*60+59)*60 + 26) * time.Second; p.Master.Uptime != want || p.Workers[0].Uptime != 2*time.Second {
+		t.Errorf("master uptime %v (want %v), worker %v", p.Master.Uptime, want, p.Workers[0].Uptime)
+	}
+}

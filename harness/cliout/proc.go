@@ -74,7 +74,10 @@ func (p Procs) Find(pid int) (Proc, bool) {
 }
 
 var (
-	uptimeRe = regexp.MustCompile(`^(\d+)d(\d+)h(\d+)m(\d+)s$`)
+	// A build whose clocks disagree prints negative parts (2.8-dev3 before
+	// upstream 2776e775eccc: "-9d-21h-59m-26s"): parsed as they are, for a
+	// check to judge, not refused.
+	uptimeRe = regexp.MustCompile(`^(-?\d+)d(-?\d+)h(-?\d+)m(-?\d+)s$`)
 	failedRe = regexp.MustCompile(`\[failed: (\d+)\]`)
 )
 

@@ -195,18 +195,18 @@ var Cases = []Case{
 		Does: "`@@`, a pause, then `1 show info` on the master CLI", Expects: "the worker's `show info`",
 		Want: contains("Pid:", "the `@@` prefix was parsed before its line was complete")},
 	{ID: "mcli-master-uptime-sane", Fix: "2776e775eccc", Kind: Master, Send: "show proc\n",
-		Does: "`show proc` on the master CLI of a node up for less than an hour", Expects: "the master's uptime under an hour",
+		Does: "`show proc` on the master CLI of a node up for less than an hour", Expects: "the master's uptime between 0 and an hour",
 		Want: func(a string) (bool, string) {
 			p, err := cliout.ParseProcs(a)
-			return err == nil && p.Master.Uptime < time.Hour, fmt.Sprintf("the master's uptime is not that of a node up for less than an hour (%v)", orErr(p.Master.Uptime, err))
+			return err == nil && p.Master.Uptime >= 0 && p.Master.Uptime < time.Hour, fmt.Sprintf("the master's uptime is not that of a node up for less than an hour (%v)", orErr(p.Master.Uptime, err))
 		}},
 	{ID: "mcli-worker-uptime-sane", Fix: "5a7f83af84d2", Kind: Master, Send: "show proc\n",
-		Does: "`show proc` on the master CLI of a node up for less than an hour", Expects: "every worker's uptime under an hour",
+		Does: "`show proc` on the master CLI of a node up for less than an hour", Expects: "every worker's uptime between 0 and an hour",
 		Want: func(a string) (bool, string) {
 			p, err := cliout.ParseProcs(a)
 			ok := err == nil && len(p.Workers) > 0
 			for _, w := range append(p.Workers, p.OldWorkers...) {
-				ok = ok && w.Uptime < time.Hour
+				ok = ok && w.Uptime >= 0 && w.Uptime < time.Hour
 			}
 			return ok, fmt.Sprintf("a worker's uptime is not that of a node up for less than an hour (%v)", orErr(p.Workers, err))
 		}},
