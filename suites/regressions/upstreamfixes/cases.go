@@ -200,23 +200,13 @@ var Cases = []Case{
 			p, err := cliout.ParseProcs(a)
 			return err == nil && p.Master.Uptime >= 0 && p.Master.Uptime < time.Hour, fmt.Sprintf("the master's uptime is not that of a node up for less than an hour (%v)", orErr(p.Master.Uptime, err))
 		}},
-	{ID: "mcli-worker-uptime-sane", Fix: "5a7f83af84d2", Kind: Master, Send: "show proc\n",
-		Does: "`show proc` on the master CLI of a node up for less than an hour", Expects: "every worker's uptime between 0 and an hour",
-		Want: func(a string) (bool, string) {
-			p, err := cliout.ParseProcs(a)
-			ok := err == nil && len(p.Workers) > 0
-			for _, w := range append(p.Workers, p.OldWorkers...) {
-				ok = ok && w.Uptime >= 0 && w.Uptime < time.Hour
-			}
-			return ok, fmt.Sprintf("a worker's uptime is not that of a node up for less than an hour (%v)", orErr(p.Workers, err))
-		}},
 	{ID: "exec-vv-exits-cleanly", Fix: "28ca7fc594ca", Kind: Exec, Args: []string{"-vv"},
 		Does: "`haproxy -vv`", Expects: "exit status 0",
 		Want: exitedZero("haproxy -vv did not exit 0 (a signal ends it with 128+N)")},
 	{ID: "exec-check-master-worker", Fix: "d1c6d44976d4", Kind: Exec, Args: []string{"-W", "-c", "-f", "{cfg}"}, Config: unbindable,
-		Does: "`haproxy -W -c` of a valid config", Expects: "exit status 0, no `no listener` message",
+		Does: "`haproxy -W -c` of a valid config", Expects: "exit status 0, and no worker started for the check",
 		Want: func(a string) (bool, string) {
-			return strings.HasPrefix(a, "exit 0\n") && !strings.Contains(a, "no listener"), "a config check in master-worker mode did not pass a valid config"
+			return strings.HasPrefix(a, "exit 0\n") && !strings.Contains(a, "new worker") && !strings.Contains(a, "no listener"), "a config check in master-worker mode started a worker, or did not pass a valid config"
 		}},
 	{ID: "exec-mworker-libs-dumped-once", Fix: "ea824aebc1ac", Since: "2.6", Kind: Exec, Args: []string{"-W", "-db", "-dL", "-f", "{cfg}"}, Config: unbindable,
 		Does: "`haproxy -W -db -dL` of a config that cannot bind (it ends by itself)", Expects: "the library list printed once",
@@ -250,27 +240,11 @@ var Cases = []Case{
 		Want: func(a string) (bool, string) {
 			return strings.HasPrefix(a, "open"), "messages about a table the node lacks did not keep the peer alive"
 		}},
-	{ID: "peer-hello-answered-promptly", Fix: "d43f0e7f5a8c", Kind: PeerSession, Session: promptHello,
-		Does: "harp's peer sends its hello", Expects: "the status line within a second (a stats socket exchange just before taking under 500ms)",
-		Want: func(a string) (bool, string) {
-			d, err := time.ParseDuration(strings.TrimPrefix(a, "status after "))
-			return err == nil && d < time.Second, "HAProxy's answer to a peer's hello waited for an unrelated wakeup (" + a + ")"
-		}},
 	{ID: "peer-truncated-varint-then-close", Fix: "a7777bbf7935", Kind: PeerSession, Session: truncatedThenClose,
 		Does: "harp's peer sends an update whose length varint is cut short, then half-closes", Expects: "HAProxy closes the session",
 		Want: func(a string) (bool, string) {
 			return a == "closed by haproxy", "a truncated message followed by the client's end was never closed"
 		}},
-	{ID: "mcli-blank-commands-ignored", Fix: "c9418366b407", Kind: Master, Send: "prompt\n\n \t\nshow proc\n",
-		Does: "`prompt`, an empty line, a line of blanks, then `show proc` on the master CLI", Expects: "`show proc` answered",
-		Want: contains("# workers", "blank commands on the master CLI kept `show proc` from its answer")},
-	{ID: "cli-empty-payload", Fix: "41bb1c24f6ef", Kind: Stats, Send: "add map " + mapFile + " <<\n\n", Then: "show map " + mapFile,
-		Does: "`add map " + mapFile + " <<` with an empty payload", Expects: "the worker lives and `show map` answers",
-		Want: func(a string) (bool, string) {
-			_, after, _ := strings.Cut(a, "\n--- then\n")
-			return strings.Contains(after, "k0"), "after an empty payload, show map no longer lists the map's entries"
-		}},
-	// The case that crashes a bad build.
 	{ID: "http-other-table-counter-by-own-key", Fix: "5bbdd14f56a2", Kind: HTTP, Send: "set table tstr key a data.gpc0 42\n",
 		Does:    "a request tracked by int(97) in integer table `tint` reads `sc0_get_gpc0(tstr)`, string table `tstr` holding key `a` (byte 97) with gpc0 42",
 		Expects: "no value: the tracked entry is not tstr's",
@@ -291,17 +265,6 @@ var Cases = []Case{
 type PeerRun struct {
 	C   *peers.Conn
 	TCP *net.TCPConn
-	// Handshake is how long HAProxy took to answer the hello, and Control
-	// how long a stats socket exchange took just before (harp's own pace).
-	Handshake, Control time.Duration
-}
-
-// promptHello answers how long the status line took, against the control.
-func promptHello(_ context.Context, p PeerRun) (string, error) {
-	if p.Control > 500*time.Millisecond {
-		return "", fmt.Errorf("a stats socket exchange took %s just before: too slow a machine to time a handshake", p.Control.Round(time.Millisecond))
-	}
-	return fmt.Sprintf("status after %s", p.Handshake.Round(time.Millisecond)), nil
 }
 
 // truncatedThenClose sends an update message whose length varint never

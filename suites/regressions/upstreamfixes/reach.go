@@ -167,8 +167,7 @@ func halfClosedPeer(ctx context.Context, n *node.Node, _ Case) (string, error) {
 	return "closed by haproxy", nil
 }
 
-// peerSession completes a handshake as remote (timed against a stats
-// exchange just before) and runs the case's Session. The session must be
+// peerSession completes a handshake as remote and runs the case's Session. The session must be
 // harp's alone: it starts once no attempt of HAProxy's own to reach remote
 // is in progress, and one that collided with such an attempt anyway (coll
 // up in show peers) is run again, at most collisionTries times: a
@@ -201,19 +200,12 @@ func peerSessionOnce(ctx context.Context, n *node.Node, p *remotepeer.Probe, c C
 	if err != nil {
 		return "", "", err
 	}
-	t0 := time.Now()
-	if _, err := n.Stats(ctx, "show info"); err != nil {
-		return "", "", fmt.Errorf("the control exchange: %w", err)
-	}
-	control := time.Since(t0)
 	conn, err := dialPeers(ctx, n)
 	if err != nil {
 		return "", "", err
 	}
 	defer conn.Close()
-	t0 = time.Now()
 	pc, status, err := peers.Handshake(ctx, conn, peers.Hello{Remote: p.Local, Local: p.Remote, PID: os.Getpid()}, peers.Options{})
-	took := time.Since(t0)
 	if err != nil {
 		return "", "", err
 	}
@@ -221,7 +213,7 @@ func peerSessionOnce(ctx context.Context, n *node.Node, p *remotepeer.Probe, c C
 		return "", "", fmt.Errorf("the handshake as remote was answered %d", status)
 	}
 	defer pc.Close()
-	answer, err = c.Session(ctx, PeerRun{C: pc, TCP: conn, Handshake: took, Control: control})
+	answer, err = c.Session(ctx, PeerRun{C: pc, TCP: conn})
 	if err != nil {
 		return answer, "", err
 	}
