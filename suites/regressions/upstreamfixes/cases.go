@@ -191,7 +191,7 @@ var Cases = []Case{
 	{ID: "cli-env-cfgfiles", Fix: "1f0cd91fe775", Kind: Stats, Send: "show env HAPROXY_CFGFILES\n",
 		Does: "`show env HAPROXY_CFGFILES` on the worker", Expects: "the variable, naming the config file",
 		Want: contains("HAPROXY_CFGFILES=/", "HAPROXY_CFGFILES is missing from the worker's environment")},
-	{ID: "mcli-at-at-prefix-split-line", Fix: "7a79f54c98d8", Since: "3.1", Kind: Master, Send: "@@\x001 show info\n",
+	{ID: "mcli-at-at-prefix-split-line", Fix: "7a79f54c98d8", Since: "3.2", Kind: Master, Send: "@@\x001 show info\n",
 		Does: "`@@`, a pause, then `1 show info` on the master CLI", Expects: "the worker's `show info`",
 		Want: contains("Pid:", "the `@@` prefix was parsed before its line was complete")},
 	{ID: "mcli-master-uptime-sane", Fix: "2776e775eccc", Kind: Master, Send: "show proc\n",
