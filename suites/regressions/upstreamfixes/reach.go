@@ -174,11 +174,11 @@ func halfClosedPeer(ctx context.Context, n *node.Node, _ Case) (string, error) {
 // superseded attempt's release clears the alive flag (#3519), which would
 // end the session for a reason not the case's.
 func peerSession(ctx context.Context, n *node.Node, c Case) (string, error) {
-	addr, err := n.Addr(ctx, "10000/tcp")
+	addr, err := n.Addr(ctx, sessionPort)
 	if err != nil {
 		return "", err
 	}
-	p := &remotepeer.Probe{Node: n, Addr: addr, Section: "p", Local: "harp", Remote: "remote"}
+	p := &remotepeer.Probe{Node: n, Addr: addr, Section: "p2", Local: "harp", Remote: "remote"}
 	var why string
 	for try := 1; try <= collisionTries; try++ {
 		answer, coll, err := peerSessionOnce(ctx, n, p, c)
@@ -200,10 +200,11 @@ func peerSessionOnce(ctx context.Context, n *node.Node, p *remotepeer.Probe, c C
 	if err != nil {
 		return "", "", err
 	}
-	conn, err := dialPeers(ctx, n)
+	c0, err := net.DialTimeout("tcp", p.Addr, 5*time.Second)
 	if err != nil {
-		return "", "", err
+		return "", "", fmt.Errorf("connecting: %w", err)
 	}
+	conn := c0.(*net.TCPConn)
 	defer conn.Close()
 	pc, status, err := peers.Handshake(ctx, conn, peers.Hello{Remote: p.Local, Local: p.Remote, PID: os.Getpid()}, peers.Options{})
 	if err != nil {
@@ -241,6 +242,11 @@ func dialPeers(ctx context.Context, n *node.Node) (*net.TCPConn, error) {
 	}
 	return conn.(*net.TCPConn), nil
 }
+
+// sessionPort is the bind of section p2, which has the remote peer harp's
+// sessions play (p, on 10000, has none: a remote peer changes how HAProxy
+// treats a connection that never says hello).
+const sessionPort = "10001/tcp"
 
 // userPort is the stats socket at level user.
 const userPort = "9997/tcp"

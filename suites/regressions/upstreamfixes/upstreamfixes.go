@@ -31,7 +31,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Noun:     "cases",
 	StepsFor: func(scenario.Values) []string {
 		var s []string
-		s = append(s, "Setup: one node (nbthread 1) with an admin and a level user stats socket, a peers section (local peer `harp`, remote peer `remote` on a port where nothing listens), map "+mapFile+" (k0 v0), an ip table `tip` (gpc0), a string table `texp` whose entries expire after 1s, an ip table `tgpc` (gpc(1)), a TCP frontend on 8081 whose `tcp-request connection accept if { src_inc_gpc(0,tgpc) -m bool }` tracks nothing, and an HTTP frontend on 8082 tracking int(97) in integer table `tint` and answering `sc0_get_gpc0(tstr)` in header x-g.")
+		s = append(s, "Setup: one node (nbthread 1) with an admin and a level user stats socket, a peers section `p` holding only the local peer `harp` (port 10000) and one `p2` with `harp` (port 10001) and a remote peer `remote` on a port where nothing listens, for harp's peers sessions, map "+mapFile+" (k0 v0), an ip table `tip` (gpc0), a string table `texp` whose entries expire after 1s, an ip table `tgpc` (gpc(1)), a TCP frontend on 8081 whose `tcp-request connection accept if { src_inc_gpc(0,tgpc) -m bool }` tracks nothing, and an HTTP frontend on 8082 tracking int(97) in integer table `tint` and answering `sc0_get_gpc0(tstr)` in header x-g.")
 		for _, c := range Cases {
 			line := fmt.Sprintf("Case `%s` (upstream %s", c.ID, c.Fix)
 			if c.Since != "" {
@@ -215,8 +215,13 @@ backend tstr
 peers p
     bind 0.0.0.0:10000
     server harp
-    server remote 127.0.0.1:10999
     table tp type ip size 1k expire 1h store gpc0
+
+peers p2
+    bind 0.0.0.0:10001
+    server harp
+    server remote 127.0.0.1:10999
+    table tp2 type ip size 1k expire 1h store gpc0
 
 backend tip
     stick-table type ip size 1k expire 1h store gpc0
@@ -233,7 +238,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp", "8081/tcp", "8082/tcp", "10000/tcp", userPort}, Files: map[string]string{mapFile: "k0 v0\n"}}, 1)
+	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp", "8081/tcp", "8082/tcp", "10000/tcp", sessionPort, userPort}, Files: map[string]string{mapFile: "k0 v0\n"}}, 1)
 	if n == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
