@@ -71,8 +71,8 @@ func master(ctx context.Context, n *node.Node, c Case) (string, error) {
 
 // check runs haproxy -c on the case's config, after the control.
 func check(ctx context.Context, n *node.Node, c Case) (string, error) {
-	if why := control(ctx, n); why != "" {
-		return "", errors.New(why)
+	if err := control(ctx, n); err != nil {
+		return "", err
 	}
 	path := "/etc/harp/check-" + c.ID + ".cfg"
 	if err := n.WriteFile(ctx, path, []byte(CheckConfig(c))); err != nil {
@@ -93,8 +93,8 @@ func check(ctx context.Context, n *node.Node, c Case) (string, error) {
 func execute(ctx context.Context, n *node.Node, c Case) (string, error) {
 	args := c.Args
 	if c.Config != "" {
-		if why := control(ctx, n); why != "" {
-			return "", errors.New(why)
+		if err := control(ctx, n); err != nil {
+			return "", err
 		}
 		path := "/etc/harp/exec-" + c.ID + ".cfg"
 		if err := n.WriteFile(ctx, path, []byte(c.Config)); err != nil {
@@ -220,9 +220,9 @@ func peerSessionOnce(ctx context.Context, n *node.Node, p *remotepeer.Probe, c C
 	}
 	after, err := p.State(ctx)
 	if err != nil {
-		// The node no longer answers (the session killed it): whether it
-		// died is run's to say, from the master's log.
-		return answer, "", nil
+		// Unknown, never "no collision"; a node the session killed is
+		// run's to judge, from the master's log.
+		return answer, "", fmt.Errorf("show peers after the session: %w", err)
 	}
 	if after.Int("coll") != before.Int("coll") {
 		return answer, fmt.Sprintf("coll %d -> %d", before.Int("coll"), after.Int("coll")), nil
@@ -253,15 +253,15 @@ const userPort = "9997/tcp"
 
 // control: the config without any case's lines loads on this build, so a
 // refusal is the case's, not harp's config or a binary harp cannot run.
-func control(ctx context.Context, n *node.Node) (harpErr string) {
+func control(ctx context.Context, n *node.Node) error {
 	path := "/etc/harp/control.cfg"
 	if err := n.WriteFile(ctx, path, []byte(CheckConfig(Case{}))); err != nil {
-		return "writing the control config: " + err.Error()
+		return fmt.Errorf("writing the control config: %w", err)
 	}
 	if ok, out, err := n.CheckConfig(ctx, path); err != nil || !ok {
-		return fmt.Sprintf("the control config (without the case's lines) does not load: %v %s", err, oneLine(out))
+		return fmt.Errorf("the control config (without the case's lines) does not load: %v %s", err, oneLine(out))
 	}
-	return ""
+	return nil
 }
 
 // raw sends exactly payload on a fresh connection to port and reads until
