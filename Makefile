@@ -108,11 +108,16 @@ SELFTEST_TOGETHER = $(sort $(dir $(shell grep -rl --include='*_test.go' '^// sel
 SELFTEST_ALONE = $(filter-out $(SELFTEST_TOGETHER),$(SELFTEST_PKGS))
 SELFTEST_RUN = $(GO) test -tags selftest -v -count=1 -timeout 60m
 SELFTEST_FILTER = -ginkgo.v $(if $(LABELS),-ginkgo.label-filter="$$LABELS")
+# The log is kept and its failures summed up last: a CI log shows only its
+# tail, and a failed package's lines are minutes above it.
+SELFTEST_LOG = reports/selftest.log
 selftest:
-	rc=0; \
-	$(SELFTEST_RUN) -p 1 $(addprefix ./,$(SELFTEST_ALONE)) $(SELFTEST_FILTER) || rc=1; \
-	$(if $(SELFTEST_TOGETHER),$(SELFTEST_RUN) -p 4 $(addprefix ./,$(SELFTEST_TOGETHER)) $(SELFTEST_FILTER) || rc=1;) \
-	exit $$rc
+	@mkdir -p reports; : > $(SELFTEST_LOG); rm -f $(SELFTEST_LOG).failed
+	{ $(SELFTEST_RUN) -p 1 $(addprefix ./,$(SELFTEST_ALONE)) $(SELFTEST_FILTER) 2>&1 || touch $(SELFTEST_LOG).failed; } | tee -a $(SELFTEST_LOG)
+	$(if $(SELFTEST_TOGETHER),{ $(SELFTEST_RUN) -p 4 $(addprefix ./,$(SELFTEST_TOGETHER)) $(SELFTEST_FILTER) 2>&1 || touch $(SELFTEST_LOG).failed; } | tee -a $(SELFTEST_LOG))
+	@echo "== self-tests: packages, then failures (log: $(SELFTEST_LOG))"; \
+	grep -aE '^(ok |FAIL|--- FAIL|panic:)|\[FAIL\]' $(SELFTEST_LOG) | sed 's/^/  /'; \
+	test ! -e $(SELFTEST_LOG).failed
 
 ## nemesis: every suite on builds whose verdict is known, under harness faults
 ##   (SEEDS seeds each, one cell at a time): prints the verdict histogram and
