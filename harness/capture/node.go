@@ -148,7 +148,8 @@ func answers(ctx context.Context, n *node.Node, files map[string]string) error {
 		}
 	}
 	for name, cmd := range map[string]string{"show-info.txt": "show info", "show-peers.txt": "show peers", "show-table.txt": "show table cluster/counters",
-		"show-table-list.txt": "show table", "show-threads.txt": "show threads", "show-stat.txt": "show stat"} {
+		"show-table-list.txt": "show table", "show-threads.txt": "show threads", "show-stat.txt": "show stat",
+		"show-pools.txt": "show pools", "show-activity.txt": "show activity"} {
 		out, err := n.Worker(ctx, pid, cmd)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)

@@ -370,3 +370,30 @@ func TestShowProcNegativeUptime(t *testing.T) {
 		t.Errorf("master uptime %v (want %v), worker %v", p.Master.Uptime, want, p.Workers[0].Uptime)
 	}
 }
+
+func TestCapturedShowPoolsAndActivity(t *testing.T) {
+	for version, dir := range captures(t) {
+		t.Run(version, func(t *testing.T) {
+			ps, err := ParsePools(read(t, dir, "show-pools.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The trash pool exists on every build (the CLI's command
+			// buffers); it holds at least one buffer's worth.
+			if p, ok := FindPool(ps, "trash"); !ok || p.Size < 16384 || p.Allocated < p.Used || p.Used < 1 {
+				t.Errorf("trash pool = %+v (found %v) in %d pools", p, ok, len(ps))
+			}
+			if l, err := Loops(read(t, dir, "show-activity.txt")); err != nil || l <= 0 {
+				t.Errorf("loops = %d, %v", l, err)
+			}
+		})
+	}
+	for out, want := range map[string]int64{"loops: 12\nwake_tasks: 0\n": 12, "loops: 30 [ 10 20 ]\n": 30, "thread_id: 1\nloops: [ 10 20 ]\n": 30} {
+		if l, err := Loops(out); err != nil || l != want {
+			t.Errorf("Loops(%q) = %d, %v; want %d", out, l, err, want)
+		}
+	}
+	if _, err := ParsePools("Unknown command\n"); err == nil {
+		t.Error("an answer without pools parsed")
+	}
+}

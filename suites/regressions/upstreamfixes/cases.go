@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,8 +84,12 @@ var unbindable = strings.Replace(CheckConfig(Case{}), "bind 127.0.0.1:18080", "b
 // ("age=12s"; older ones show minutes, hours or days).
 var sessAge = regexp.MustCompile(`\bage=(\d+)s\b`)
 
-// Cases in the order they run: the one that crashes a bad build comes last.
-var Cases = []Case{
+// Cases in the order they run: those of one exchange, those of several
+// steps or a node of their own, and last the one that crashes a bad
+// build's shared node.
+var Cases = slices.Concat(oneExchange[:len(oneExchange)-1], stepCases, oneExchange[len(oneExchange)-1:])
+
+var oneExchange = []Case{
 	{ID: "cli-empty-line-ignored", Fix: "21d7125c9233", Kind: Stats, Send: "\n",
 		Does: "an empty line on the stats socket", Expects: "no `Unknown command` answer",
 		Want: lacks("Unknown command", "an empty line was answered as an unknown command")},

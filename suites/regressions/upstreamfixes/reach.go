@@ -24,6 +24,7 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 	reach := map[Kind]func(context.Context, *node.Node, Case) (string, error){
 		Stats: stats, Master: master, Check: check, Exec: execute, Connect: connect,
 		HTTP: request, Peer: halfClosedPeer, PeerSession: peerSession,
+		Steps: func(ctx context.Context, n *node.Node, c Case) (string, error) { return c.Drive(ctx, n) },
 	}[c.Kind]
 	if reach == nil {
 		return "", fmt.Sprintf("case %s: no kind %q", c.ID, c.Kind)
@@ -152,6 +153,26 @@ func request(ctx context.Context, n *node.Node, c Case) (string, error) {
 	return "x-g: " + resp.Header.Get("x-g"), nil
 }
 
+// get sends one GET for path to the node's port: the status.
+func get(ctx context.Context, n *node.Node, port, path string) (int, error) {
+	addr, err := n.Addr(ctx, port)
+	if err != nil {
+		return 0, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, "http://"+addr+path, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
 // halfClosedPeer connects to the peers bind, sends nothing and half-closes.
 func halfClosedPeer(ctx context.Context, n *node.Node, _ Case) (string, error) {
 	conn, err := dialPeers(ctx, n)
@@ -228,6 +249,19 @@ func peerSessionOnce(ctx context.Context, n *node.Node, p *remotepeer.Probe, c C
 		return answer, fmt.Sprintf("coll %d -> %d", before.Int("coll"), after.Int("coll")), nil
 	}
 	return answer, "", nil
+}
+
+// dial connects to one of the node's ports.
+func dial(ctx context.Context, n *node.Node, port string) (net.Conn, error) {
+	addr, err := n.Addr(ctx, port)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", port, err)
+	}
+	return conn, nil
 }
 
 // dialPeers connects to the node's peers bind.

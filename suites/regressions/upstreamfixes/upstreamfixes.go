@@ -31,7 +31,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Noun:     "cases",
 	StepsFor: func(scenario.Values) []string {
 		var s []string
-		s = append(s, "Setup: one node (nbthread 1) with an admin and a level user stats socket, a peers section `p` holding only the local peer `harp` (port 10000) and one `p2` with `harp` (port 10001) and a remote peer `remote` on a port where nothing listens, for harp's peers sessions, map "+mapFile+" (k0 v0), an ip table `tip` (gpc0), a string table `texp` whose entries expire after 1s, an ip table `tgpc` (gpc(1)), a TCP frontend on 8081 whose `tcp-request connection accept if { src_inc_gpc(0,tgpc) -m bool }` tracks nothing, and an HTTP frontend on 8082 tracking int(97) in integer table `tint` and answering `sc0_get_gpc0(tstr)` in header x-g.")
+		s = append(s, "Setup: one node (nbthread 1) with an admin and a level user stats socket, a peers section `p` holding only the local peer `harp` (port 10000) and one `p2` with `harp` (port 10001) and a remote peer `remote` on a port where nothing listens, for harp's peers sessions, map "+mapFile+" (k0 v0), an ip table `tip` (gpc0), a string table `texp` whose entries expire after 1s, an ip table `tgpc` (gpc(1)), a TCP frontend on 8081 whose `tcp-request connection accept if { src_inc_gpc(0,tgpc) -m bool }` tracks nothing, an HTTP frontend on 8082 tracking int(97) in integer table `tint` and answering `sc0_get_gpc0(tstr)` in header x-g, a string table `tpurge` (10k entries, expire 1s), an HTTP frontend on 8083 tracking `url_param(q),url_dec` in string table `tnul`, and an HTTP frontend on 8084 with `maxconn 1` and `rate-limit sessions 1`. A case on \"a node of its own\" starts one for itself (its config is in the run's report) and leaves the shared node alone.")
 		for _, c := range Cases {
 			line := fmt.Sprintf("Case `%s` (upstream %s", c.ID, c.Fix)
 			if c.Since != "" {
@@ -63,6 +63,9 @@ const (
 	// PeerSession: harp's peers client completes a handshake as `remote`
 	// (no heartbeats, no answers of its own) and runs the case's Session.
 	PeerSession Kind = "peer-session"
+	// Steps: the case's Drive runs several exchanges and composes the
+	// answer (counts before and after, a connection's fate over time).
+	Steps Kind = "steps"
 )
 
 // Case is one upstream fix as a black-box check.
@@ -95,6 +98,14 @@ type Case struct {
 	Port string
 	// Session drives a PeerSession case and gives its answer.
 	Session func(ctx context.Context, p PeerRun) (string, error)
+	// Drive runs a Steps case; an error is harp's failure to observe.
+	Drive func(ctx context.Context, n *node.Node) (string, error)
+	// Node: a whole config for a node of the case's own, where the case
+	// needs global settings (threads, tune.*) or a state the shared node
+	// must not carry into other cases; NodePorts are its ports besides
+	// the stats and master sockets.
+	Node      string
+	NodePorts []string
 	// Args of an Exec case; {cfg} is the path Config is written to.
 	Args    []string
 	Config  string
@@ -231,6 +242,25 @@ backend texp
 
 backend tgpc
     stick-table type ip size 1k expire 1h store gpc(1)
+
+backend tpurge
+    stick-table type string len 32 size 10k expire 1s store gpc0
+
+frontend nul
+    mode http
+    bind 0.0.0.0:8083
+    http-request track-sc0 url_param(q),url_dec table tnul
+    http-request return status 200
+
+backend tnul
+    stick-table type string len 32 size 1k expire 1h store http_req_cnt
+
+frontend limited
+    mode http
+    bind 0.0.0.0:8084
+    maxconn 1
+    rate-limit sessions 1
+    http-request return status 200
 `
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -238,7 +268,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp", "8081/tcp", "8082/tcp", "10000/tcp", sessionPort, userPort}, Files: map[string]string{mapFile: "k0 v0\n"}}, 1)
+	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp", "8081/tcp", "8082/tcp", "8083/tcp", "8084/tcp", "10000/tcp", sessionPort, userPort}, Files: map[string]string{mapFile: "k0 v0\n"}}, 1)
 	if n == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
@@ -267,6 +297,15 @@ func trial(ctx context.Context, env *scenario.Env, n *node.Node, t *verdict.Tria
 		f.Skip = fmt.Sprintf("%s uses what HAProxy %s removed", c.ID, c.Until)
 		return nil
 	}
+	if c.Node != "" {
+		own, err := ownNode(ctx, env, c)
+		if err != nil {
+			f.HarpErr = err.Error()
+			return nil
+		}
+		defer env.StopNode(ctx, own) // its crashes kept first
+		n = own
+	}
 	before, err := n.Exits(ctx)
 	if err != nil {
 		f.HarpErr = "reading the master's log before the case: " + err.Error()
@@ -286,11 +325,33 @@ func trial(ctx context.Context, env *scenario.Env, n *node.Node, t *verdict.Tria
 	} else if f.HarpErr == "" {
 		f.HarpErr = "the worker answered no show info within 10s after the case, and no worker exit was logged"
 	}
+	if c.Node != "" {
+		t.Notef("%s: the worker of the case's own node no longer answers (died: %v)", c.ID, f.Died)
+		return nil
+	}
 	t.Notef("%s: the worker no longer answers (died: %v); starting the node again", c.ID, f.Died)
 	if err := n.Restart(ctx, 30*time.Second); err != nil {
 		return fmt.Errorf("restarting the node after %s: %w", c.ID, err)
 	}
 	return nil
+}
+
+// ownNode starts the case's own node. A config this build refuses is
+// harp's error, never HAProxy's answer: the case's Since names what the
+// config needs.
+func ownNode(ctx context.Context, env *scenario.Env, c Case) (*node.Node, error) {
+	cfg, err := config.RenderText("upstream-fixes-"+c.ID, c.Node, nil)
+	if err != nil {
+		return nil, err
+	}
+	own, unmet, err := env.StartNode(ctx, node.Options{Name: "node-upstream-fixes-" + c.ID, Config: cfg, Ports: c.NodePorts}, 0)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("starting the case's own node: %w", err)
+	case own == nil:
+		return nil, fmt.Errorf("starting the case's own node: %s", unmet)
+	}
+	return own, nil
 }
 
 // orErr is v, or the error that stopped reading it.
