@@ -1,5 +1,7 @@
 //go:build selftest
 
+// selftest: together
+
 package main
 
 import (

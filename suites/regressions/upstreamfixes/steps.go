@@ -1,6 +1,7 @@
 package upstreamfixes
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,7 +32,7 @@ var stepCases = []Case{
 			return ok && after-before < quits/2, fmt.Sprintf("each `quit` kept a buffer (%s)", a)
 		}},
 	{ID: "expired-entries-all-purged", Fix: "8da6ed6b6aec", Kind: Steps, Drive: purge,
-		Does: fmt.Sprintf("%d entries in table `tpurge` (expire 1s) by `set table`, then `debug dev delay 2500` (expert mode) so that all expire at once", purgeKeys), Expects: "`show table tpurge` empty within 10s",
+		Does: fmt.Sprintf("%d entries in table `tpurge` (expire 5s) by `set table`, then `debug dev delay 5500` (expert mode) so that all expire at once", purgeKeys), Expects: "`show table tpurge` empty within 10s",
 		Want: func(a string) (bool, string) {
 			_, after, ok := counts(a, purgeCountsRe)
 			return ok && after == 0, fmt.Sprintf("expired entries outlived the expire task (%s)", a)
@@ -129,14 +130,14 @@ func quitLeak(ctx context.Context, n *node.Node) (string, error) {
 }
 
 // purgeKeys: 3.2 expires at most 100 entries of a shard per run of its
-// expire task, and builds of 16 to 127 threads have 16 shards: about 250
-// a shard.
-const purgeKeys = 4000
+// expire task, and a default build (MAX_THREADS 1024) has 64 shards: about
+// 250 a shard.
+const purgeKeys = 16200 // 54 lines of perLine
 
 // purge fills tpurge, blocks the worker past the entries' expiry and
 // polls the table until empty.
 func purge(ctx context.Context, n *node.Node) (string, error) {
-	const perLine = 200 // a line stays well under the 16 KB buffer
+	const perLine = 300 // a line stays under the 16 KB buffer
 	for k := 0; k < purgeKeys; k += perLine {
 		var b strings.Builder
 		for i := k; i < k+perLine; i++ {
@@ -148,21 +149,29 @@ func purge(ctx context.Context, n *node.Node) (string, error) {
 		}
 	}
 	used := func() (int, error) {
-		out, err := n.Stats(ctx, "show table tpurge data.gpc0 gt 1") // the header alone
+		// The list of tables, never a dump of tpurge: a dump kills the
+		// expired entries it walks, orphans included.
+		out, err := n.Stats(ctx, "show table")
 		if err != nil {
 			return 0, err
 		}
-		t, err := cliout.ParseTable(out)
-		return t.Used, err
+		ts, err := cliout.ParseTables(out)
+		for _, t := range ts {
+			if t.Name == "tpurge" {
+				return t.Used, nil
+			}
+		}
+		return 0, cmp.Or(err, fmt.Errorf("no table tpurge in show table"))
 	}
 	filled, err := used()
 	if err != nil {
 		return "", err
 	}
-	if filled < purgeKeys/2 {
+	if filled < purgeKeys*3/4 {
+		// Filling took near the expire: too few expire together.
 		return "", fmt.Errorf("tpurge holds %d entries after %d were set", filled, purgeKeys)
 	}
-	if _, err := raw(ctx, n, node.StatsPort, "expert-mode on; debug dev delay 2500\n", true, false); err != nil {
+	if _, err := raw(ctx, n, node.StatsPort, "expert-mode on; debug dev delay 5500\n", true, false); err != nil {
 		return "", fmt.Errorf("debug dev delay: %w", err)
 	}
 	left := filled
