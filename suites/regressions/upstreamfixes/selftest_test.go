@@ -34,7 +34,8 @@ var _ = selftest.Describe(upstreamfixes.Suite, func() {
 		}
 		if b.Spec == selftest.Bookworm.Spec {
 			for _, id := range []string{"cfg-tcp-connection-sc-set-gpt", "cli-empty-line-ignored", "cli-env-without-sockpairs",
-				"cli-set-table-invalid-ip-refused", "cli-too-big-command-reported", "cli-too-many-args-refused", "connect-src-inc-gpc-untracked"} {
+				"cli-set-table-invalid-ip-refused", "cli-too-big-command-reported", "cli-too-many-args-refused", "connect-src-inc-gpc-untracked",
+				"cli-error-ends-with-empty-line", "listener-shards-distinct-ids", "listener-shards-close-ids-distinct", "frontend-full-then-rate-limited-resumes"} {
 				Expect(failed).To(HaveKey(id), r.Line())
 			}
 			Expect(r.Crashes).To(HaveLen(1))
@@ -46,7 +47,7 @@ var _ = selftest.Describe(upstreamfixes.Suite, func() {
 		Expect(failed).To(BeEmpty(), r.Line())
 		Expect(r.Crashes).To(BeEmpty())
 	},
-		selftest.On(selftest.Bookworm, verdict.Reproduced, "predates seven of the fixes and crashes on one"),
+		selftest.On(selftest.Bookworm, verdict.Reproduced, "predates eleven of the fixes and crashes on one"),
 		selftest.On(selftest.Experimental, verdict.Pass, "has every fix"),
 	)
 }, Label("slow"))

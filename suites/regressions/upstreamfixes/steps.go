@@ -20,6 +20,13 @@ import (
 // connection's fate over time), or a node of their own.
 
 var stepCases = []Case{
+	{ID: "exec-thread-groups-master-cli", Fix: "a053512a7f48", Since: "2.8", Kind: Exec, Args: []string{"-W", "-db", "-S", "ipv4@127.0.0.1:19999", "-f", "{cfg}"},
+		Config: strings.Replace(unbindable, "    nbthread 1\n", "    nbthread 2\n    thread-groups 2\n", 1),
+		Does:   "a master-worker start with a master CLI (`-S`) of a config with `thread-groups 2` (a bind across groups: 2.8) whose one bind fails, so that it ends by itself", Expects: "it ends on the failed bind (a status under 128), not on a signal",
+		Want: func(a string) (bool, string) {
+			code, err := strconv.Atoi(strings.TrimPrefix(strings.SplitN(a, "\n", 2)[0], "exit "))
+			return err == nil && code >= 0 && code < 128, "the master-worker start ended on a signal (" + oneLine(a) + ")"
+		}},
 	{ID: "cli-error-ends-with-empty-line", Fix: "6219a58d2850", Kind: Stats, Send: "show events harp-nosuch\n",
 		Does: "`show events harp-nosuch` (no such sink)", Expects: "the error with its own line feed, then the empty line that ends every answer",
 		Want: func(a string) (bool, string) {
