@@ -190,6 +190,12 @@ func (n *Node) containerRuntime() (*containerRuntime, bool) {
 // Addr is the loopback address where a published container port is reached.
 func (n *Node) Addr(ctx context.Context, port string) (string, error) { return n.be.addr(ctx, port) }
 
+// DirectAddr is the port on the node's own address, with no proxy in
+// between: a client's abort reaches HAProxy as one.
+func (n *Node) DirectAddr(ctx context.Context, port string) (string, error) {
+	return n.be.directAddr(ctx, port)
+}
+
 // waitReady polls the master CLI until it lists a current worker that
 // answers through it (3.4 lists a starting worker a moment before the
 // master can reach its CLI).

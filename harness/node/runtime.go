@@ -29,6 +29,10 @@ import (
 // runtime is what runs the master: a container or a local process.
 type runtime interface {
 	addr(ctx context.Context, port string) (string, error)
+	// directAddr reaches the port without a proxy between harp and
+	// HAProxy (Docker's port proxy turns a client's abort into an orderly
+	// close after the bytes it has read).
+	directAddr(ctx context.Context, port string) (string, error)
 	signal(ctx context.Context, sig syscall.Signal) error
 	state(ctx context.Context) (running bool, exitCode int, err error)
 	logs(ctx context.Context) (string, error)
@@ -56,6 +60,18 @@ func (b *containerRuntime) addr(ctx context.Context, port string) (string, error
 		return "", err
 	}
 	return net.JoinHostPort("127.0.0.1", p.Port()), nil
+}
+
+func (b *containerRuntime) directAddr(ctx context.Context, port string) (string, error) {
+	ip, err := b.c.ContainerIP(ctx)
+	if err != nil {
+		return "", err
+	}
+	if ip == "" {
+		return "", fmt.Errorf("the container has no address of its own")
+	}
+	num, _, _ := strings.Cut(port, "/")
+	return net.JoinHostPort(ip, num), nil
 }
 
 // signal goes to PID 1 of the container: the master.
@@ -280,6 +296,10 @@ func (b *processRuntime) addr(_ context.Context, port string) (string, error) {
 		return net.JoinHostPort("127.0.0.1", num), nil
 	}
 	return "", fmt.Errorf("a local node publishes no port %s", port)
+}
+
+func (b *processRuntime) directAddr(ctx context.Context, port string) (string, error) {
+	return b.addr(ctx, port) // a local node is reached without a proxy
 }
 
 func (b *processRuntime) signal(_ context.Context, sig syscall.Signal) error {

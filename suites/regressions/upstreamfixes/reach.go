@@ -54,8 +54,16 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 
 // stats sends Send on a stats socket, Times connections one after another.
 func stats(ctx context.Context, n *node.Node, c Case) (answer string, err error) {
+	port := cmp.Or(c.Port, node.StatsPort)
+	addr, err := n.Addr(ctx, port)
+	if c.Direct {
+		addr, err = n.DirectAddr(ctx, port)
+	}
+	if err != nil {
+		return "", err
+	}
 	for range max(c.Times, 1) {
-		answer, err = raw(ctx, n, cmp.Or(c.Port, node.StatsPort), c.Send, !c.KeepOpen, c.Abort)
+		answer, err = rawAt(addr, port, c.Send, !c.KeepOpen, c.Abort)
 		if c.Silent && errors.Is(err, errNoAnswer) {
 			answer, err = "", nil // judged only if the worker answers right after (run)
 		}
@@ -306,6 +314,11 @@ func raw(ctx context.Context, n *node.Node, port, payload string, closeWrite, ab
 	if err != nil {
 		return "", err
 	}
+	return rawAt(addr, port, payload, closeWrite, abort)
+}
+
+// rawAt is raw on an address already resolved.
+func rawAt(addr, port, payload string, closeWrite, abort bool) (string, error) {
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		return "", fmt.Errorf("connecting to %s: %w", port, err)

@@ -27,6 +27,13 @@ var stepCases = []Case{
 			code, err := strconv.Atoi(strings.TrimPrefix(strings.SplitN(a, "\n", 2)[0], "exit "))
 			return err == nil && code >= 0 && code < 128, "the master-worker start ended on a signal (" + oneLine(a) + ")"
 		}},
+	{ID: "cli-pipelined-then-close-all-run", Fix: "2d7e3ddd4a28", Kind: Stats, Direct: true, Abort: true, Send: pipelined, Then: "show table tpipe",
+		Does: fmt.Sprintf("%d `set table tpipe key 10.1.0.<n> data.gpc0 1` joined by `;` in one write on the node's own address, then the client's end and close without reading", pipes), Expects: fmt.Sprintf("all %d entries in `show table tpipe`", pipes),
+		Want: func(a string) (bool, string) {
+			_, after, _ := strings.Cut(a, "\n--- then\n")
+			k := strings.Count(after, " key=10.1.0.")
+			return k == pipes, fmt.Sprintf("a close right after pipelined commands stopped them: %d of %d ran", k, pipes)
+		}},
 	{ID: "cli-error-ends-with-empty-line", Fix: "6219a58d2850", Kind: Stats, Send: "show events harp-nosuch\n",
 		Does: "`show events harp-nosuch` (no such sink)", Expects: "the error with its own line feed, then the empty line that ends every answer",
 		Want: func(a string) (bool, string) {
@@ -542,3 +549,14 @@ func fullThenLimited(ctx context.Context, n *node.Node) (string, error) {
 	}
 	return fmt.Sprintf("B unanswered after 6s (%q), frontend sessions %d", got, c), nil
 }
+
+// pipes commands in one line: the client closes before their answers.
+const pipes = 50
+
+var pipelined = func() string {
+	cmds := make([]string, pipes)
+	for i := range cmds {
+		cmds[i] = fmt.Sprintf("set table tpipe key 10.1.0.%d data.gpc0 1", i+1)
+	}
+	return strings.Join(cmds, "; ") + "\n"
+}()

@@ -31,7 +31,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Noun:     "cases",
 	StepsFor: func(scenario.Values) []string {
 		var s []string
-		s = append(s, "Setup: one node (nbthread 1) with an admin and a level user stats socket, a peers section `p` holding only the local peer `harp` (port 10000) and one `p2` with `harp` (port 10001) and a remote peer `remote` on a port where nothing listens, for harp's peers sessions, map "+mapFile+" (k0 v0), an ip table `tip` (gpc0), a string table `texp` whose entries expire after 1s, an ip table `tgpc` (gpc(1)), a TCP frontend on 8081 whose `tcp-request connection accept if { src_inc_gpc(0,tgpc) -m bool }` tracks nothing, an HTTP frontend on 8082 tracking int(97) in integer table `tint` and answering `sc0_get_gpc0(tstr)` in header x-g, a string table `tpurge` (20k entries, expire 8s), an HTTP frontend on 8083 tracking `url_param(q),url_dec` in string table `tnul`, and an HTTP frontend on 8084 with `maxconn 1` and `rate-limit sessions 1`. A case on \"a node of its own\" starts one for itself (its config is in the run's report) and leaves the shared node alone.")
+		s = append(s, "Setup: one node (nbthread 1) with an admin and a level user stats socket, a peers section `p` holding only the local peer `harp` (port 10000) and one `p2` with `harp` (port 10001) and a remote peer `remote` on a port where nothing listens, for harp's peers sessions, map "+mapFile+" (k0 v0), an ip table `tip` (gpc0), a string table `texp` whose entries expire after 1s, an ip table `tgpc` (gpc(1)), a TCP frontend on 8081 whose `tcp-request connection accept if { src_inc_gpc(0,tgpc) -m bool }` tracks nothing, an HTTP frontend on 8082 tracking int(97) in integer table `tint` and answering `sc0_get_gpc0(tstr)` in header x-g, an ip table `tpipe`, a string table `tpurge` (20k entries, expire 8s), an HTTP frontend on 8083 tracking `url_param(q),url_dec` in string table `tnul`, and an HTTP frontend on 8084 with `maxconn 1` and `rate-limit sessions 1`. A case on \"a node of its own\" starts one for itself (its config is in the run's report) and leaves the shared node alone.")
 		for _, c := range Cases {
 			line := fmt.Sprintf("Case `%s` (upstream %s", c.ID, c.Fix)
 			if c.Since != "" {
@@ -92,7 +92,11 @@ type Case struct {
 	Times int
 	// Abort: the client closes right after sending, reading nothing.
 	Abort bool
-	Then  string // a stats command whose answer is appended (the state after)
+	// Direct: a Stats case's client connects to the node's own address,
+	// not through Docker's port proxy, which turns an abort into an
+	// orderly close after what HAProxy has read.
+	Direct bool
+	Then   string // a stats command whose answer is appended (the state after)
 	// Port: the stats socket a Stats case writes to (userPort: the one at
 	// level user; "": the admin one); Then always reads the admin one.
 	Port string
@@ -242,6 +246,9 @@ backend texp
 
 backend tgpc
     stick-table type ip size 1k expire 1h store gpc(1)
+
+backend tpipe
+    stick-table type ip size 1k expire 1h store gpc0
 
 backend tpurge
     stick-table type string len 32 size 20k expire 8s store gpc0
