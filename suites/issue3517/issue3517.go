@@ -8,8 +8,6 @@ package issue3517
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
@@ -18,6 +16,7 @@ import (
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/issue3517/judge"
 )
 
 var Suite = scenario.Register(&scenario.Scenario{
@@ -48,32 +47,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 const (
 	key           = "192.0.2.1"
 	resyncTimeout = 20 * time.Second // 2.6 finishes its initial resync only after its 5 s timeout
-	reloadTimeout = 20 * time.Second
+	reloadTimeout = judge.ReloadTimeout
 )
-
-// Tables are the marker tables of the issue's two sections.
-var Tables = TablesFor(2)
-
-// Sections names n peers sections: first, second, then s3, s4, ...
-func Sections(n int) []string {
-	names := []string{"first", "second"}
-	if n <= 2 {
-		return names[:n]
-	}
-	for i := 3; i <= n; i++ {
-		names = append(names, fmt.Sprintf("s%d", i))
-	}
-	return names
-}
-
-// TablesFor is the marker table of each of n sections.
-func TablesFor(n int) []string {
-	var ts []string
-	for _, s := range Sections(n) {
-		ts = append(ts, s+"/marker")
-	}
-	return ts
-}
 
 func nodesText(n int) string {
 	if n == 1 {
@@ -106,7 +81,7 @@ func ConfigFor(n int) (string, error) {
 		Port int
 	}
 	var ss []section
-	for i, name := range Sections(n) {
+	for i, name := range judge.Sections(n) {
 		ss = append(ss, section{name, 10000 + i})
 	}
 	return config.RenderText("3517", `{{template "global" .}}
@@ -122,7 +97,7 @@ type Evidence struct {
 	Reload      node.Reload           `json:"reload"`
 	PeersBefore []cliout.PeersSection `json:"peers_before,omitempty"`
 	PeersAfter  []cliout.PeersSection `json:"peers_after,omitempty"`
-	Facts       *Facts                `json:"facts,omitempty"` // what the new worker held
+	Facts       *judge.Facts          `json:"facts,omitempty"` // what the new worker held
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -135,7 +110,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if nodes == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	sections, tables := Sections(count), TablesFor(count)
+	sections, tables := judge.Sections(count), judge.TablesFor(count)
 	return env.RunTrialsOn(ctx, nodes, func(ctx context.Context, n *node.Node, t *verdict.Trial) error {
 		return trial(ctx, n, t, sections, tables)
 	})
@@ -162,7 +137,7 @@ func trial(ctx context.Context, n *node.Node, t *verdict.Trial, sections, tables
 		} else if err != nil {
 			return err
 		}
-		if bad := bad(ReadMarker(ctx, n, old, tb)); bad != "" {
+		if bad := judge.Bad(ReadMarker(ctx, n, old, tb)); bad != "" {
 			t.Unmet = fmt.Sprintf("before reload: %s: %s", tb, bad)
 			return nil
 		}
@@ -188,7 +163,7 @@ func trial(ctx context.Context, n *node.Node, t *verdict.Trial, sections, tables
 		t.Unmet, t.Lasting = "after reload: "+w.Unmet, w.Stuck
 		if w.Err == nil {
 			ev.Facts = after(ctx, n, r, tables)
-			t.Weak = Weak(*ev.Facts)
+			t.Weak = judge.Weak(*ev.Facts)
 		}
 		return w.Err
 	}
@@ -198,165 +173,33 @@ func trial(ctx context.Context, n *node.Node, t *verdict.Trial, sections, tables
 		}
 	}
 	ev.Facts = after(ctx, n, r, tables)
-	if crash, _ := ev.Facts.exits(); crash != "" {
+	if crash, _ := ev.Facts.Ends(); crash != "" {
 		t.Notef("%s", crash)
 	}
-	t.Violation, t.Unmet, t.Remark = Judge(*ev.Facts)
+	t.Violation, t.Unmet, t.Remark = judge.Round(*ev.Facts)
 	if running, _, err := n.Running(ctx); err == nil && !running {
 		return scenario.Stop // the master is gone: later rounds would say nothing new
 	}
 	return nil
 }
 
-// Marker is what `show table` said of the marker in one table.
-type Marker struct {
-	Present bool   `json:"present"`
-	GPC0    string `json:"gpc0,omitempty"`
-}
-
-// bad is why a marker is not the one set ("" when it is).
-func bad(m obs.Of[Marker]) string {
-	switch v, seen := m.Get(); {
-	case !seen:
-		return m.Why // the read's error, or HAProxy's refusal
-	case !v.Present:
-		return "marker absent"
-	case v.GPC0 != "1":
-		return "gpc0=" + v.GPC0
-	}
-	return ""
-}
-
 // ReadMarker reads the marker entry of one table on one worker.
-func ReadMarker(ctx context.Context, n *node.Node, pid int, table string) obs.Of[Marker] {
+func ReadMarker(ctx context.Context, n *node.Node, pid int, table string) obs.Of[judge.Marker] {
 	tb, err := n.Table(ctx, pid, table)
 	if err != nil {
-		return obs.From(Marker{}, err)
+		return obs.From(judge.Marker{}, err)
 	}
 	e, present := tb.Lookup(key)
-	return obs.Value(Marker{Present: present, GPC0: e.Data["gpc0"]})
+	return obs.Value(judge.Marker{Present: present, GPC0: e.Data["gpc0"]})
 }
 
 // after reads what the new worker holds, then the master's log (after the
 // tables: a crash during the checks is seen).
-func after(ctx context.Context, n *node.Node, r node.Reload, tables []string) *Facts {
-	f := &Facts{OldPID: r.OldPID, OldExited: r.OldExited, Tables: tables, Markers: map[string]obs.Of[Marker]{}}
+func after(ctx context.Context, n *node.Node, r node.Reload, tables []string) *judge.Facts {
+	f := &judge.Facts{OldPID: r.OldPID, OldExited: r.OldExited, Tables: tables, Markers: map[string]obs.Of[judge.Marker]{}}
 	for _, tb := range tables {
 		f.Markers[tb] = ReadMarker(ctx, n, r.NewPID, tb)
 	}
 	f.Exits = obs.From(n.Exits(ctx))
 	return f
-}
-
-// Facts are what one round observed after the reload.
-type Facts struct {
-	OldPID    int
-	OldExited bool
-	Exits     obs.Of[[]cliout.WorkerExit] // the master's log, read after the tables
-	Tables    []string                    // the marker tables the round set (nil: the issue's two)
-	Markers   map[string]obs.Of[Marker]
-}
-
-func (f Facts) tables() []string {
-	if f.Tables == nil {
-		return Tables
-	}
-	return f.Tables
-}
-
-// Judge decides one round from its facts: a violation of the expectation,
-// an unmet precondition, or a remark that does not change the verdict.
-// Unknown readings are left to the one rule on observations.
-func Judge(f Facts) (violation, unmet, remark string) {
-	var tables, lost, wrong []string
-	for t := range f.Markers {
-		tables = append(tables, t)
-	}
-	sort.Strings(tables)
-	for _, t := range tables {
-		switch m, seen := f.Markers[t].Get(); {
-		case !seen:
-		case !m.Present:
-			lost = append(lost, t)
-		case m.GPC0 != "1":
-			wrong = append(wrong, fmt.Sprintf("%s gpc0=%s (want 1)", t, m.GPC0))
-		}
-	}
-	oldCrash, died := f.exits()
-	switch {
-	case len(tables) < len(f.tables()):
-		return "", fmt.Sprintf("after reload: only %d of %d marker tables were read", len(tables), len(f.tables())), ""
-	case died != "":
-		return "", died, ""
-	case !f.OldExited:
-		return "", fmt.Sprintf("old worker %d still running %s after SIGUSR2: how it ended cannot be judged", f.OldPID, reloadTimeout), ""
-	case len(lost) == len(tables):
-		// #3517 is one section taught and another not; losing every table
-		// means no teaching happened at all, which has other causes.
-		return "", "every marker lost: the old process taught no section, which is not this issue's signature", ""
-	}
-	violation = strings.Join(append(joinLost(lost, len(tables)), wrong...), "; ")
-	if oldCrash != "" {
-		if violation != "" {
-			// A crash while teaching loses tables too: this round cannot
-			// tell the issue from the crash.
-			return "", fmt.Sprintf("%s, and %s: the loss may come from the crash", oldCrash, violation), ""
-		}
-		remark = "old worker crashed after teaching its tables"
-	}
-	return violation, "", remark
-}
-
-// Weak is what #3517 still trusts when the new worker's resync never
-// finished: the old worker left, and the new one holds one section's
-// marker intact while the other's is absent. That asymmetry is the bug's
-// signature (one section taught, the other not); a resync that stopped
-// in one section alone could also cause it, so it is never a verdict,
-// only a lead a bisect may follow. Both markers held, both lost, a wrong
-// value or an unreadable table say nothing.
-func Weak(f Facts) string {
-	if crash, died := f.exits(); f.Exits.State != obs.Seen || !f.OldExited || died != "" || crash != "" || len(f.Markers) != len(f.tables()) {
-		return ""
-	}
-	var held, lost []string
-	for _, t := range f.tables() {
-		switch m, seen := f.Markers[t].Get(); {
-		case bad(f.Markers[t]) == "":
-			held = append(held, t)
-		case seen && !m.Present:
-			lost = append(lost, t)
-		default:
-			return ""
-		}
-	}
-	if len(held) == 0 || len(lost) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s held and %s lost although the resync never finished", strings.Join(held, " and "), strings.Join(lost, " and "))
-}
-
-func joinLost(lost []string, of int) []string {
-	switch {
-	case len(lost) == 0:
-		return nil
-	case len(lost) > 4: // many sections (SECTIONS): a count, and the first few
-		return []string{fmt.Sprintf("%d of %d marker tables lost (%s, ...)", len(lost), of, strings.Join(lost[:3], ", "))}
-	}
-	return []string{strings.Join(lost, " and ") + " lost"}
-}
-
-// exits are what the master's log says of the round: whether the old
-// worker died on a signal during its soft-stop, and whether a current
-// worker died.
-func (f Facts) exits() (oldCrash, died string) {
-	exits, _ := f.Exits.Get()
-	for _, e := range exits {
-		switch {
-		case e.Current:
-			died = fmt.Sprintf("current worker %d exited with code %d (%s)", e.PID, e.Code, e.Reason)
-		case e.PID == f.OldPID && e.Code >= 128:
-			oldCrash = fmt.Sprintf("old worker %d exited with code %d (%s) during soft-stop", e.PID, e.Code, e.Reason)
-		}
-	}
-	return oldCrash, died
 }
