@@ -11,7 +11,8 @@
 // 100,000 entries each, as ratios to one show table dump (monitor_test.go).
 //
 // REPO=<haproxy clone> adds the bisect row (#3517 over v2.9.0..v3.0.0) and the conformance tag matrix (one cell after another against side by side);
-// BENCH_ONLY=speed|growth|monitor runs one part.
+// BENCH_ONLY=speed|growth|monitor|bisect|matrix runs one part (speed includes
+// bisect and matrix when REPO is set).
 package bench
 
 import (
@@ -157,8 +158,18 @@ func BenchmarkHarp(b *testing.B) {
 		x.compare("3517-fixed", "#3517, 3 reloads, fixed build (3.0.11 + fix)", issue3517.Suite, fixed17)
 		x.compare("3519-buggy", "#3519, 5 trials, buggy build (3.4.7)", issue3519.Suite, buggy)
 		x.compare("3519-fixed", "#3519, 5 trials, fixed build (3.0.11 + fix)", issue3519.Suite, fixed19)
+	}
+	if !only("speed") && (only("bisect") || only("matrix")) {
+		x.say("| work | verdict | harp | baseline | ratio | same verdict |")
+		x.say("|---|---|---|---|---|---|")
+	}
+	if only("speed") || only("bisect") {
 		x.bisect()
+	}
+	if only("speed") || only("matrix") {
 		x.tagMatrix()
+	}
+	if only("speed") || only("bisect") || only("matrix") {
 		x.say("")
 	}
 	if only("growth") {
@@ -224,6 +235,7 @@ func (x *bench) tagMatrix() {
 		x.b.Errorf("tag matrix: building the tags: %v\n%s", err, out)
 		return
 	}
+	var report string // the size of the --jobs 2 run's report (#25: it stays readable)
 	run := func(jobs string) (map[string]string, time.Duration) {
 		dir := x.b.TempDir()
 		cmd := exec.CommandContext(ctx, "../bin/harp", "matrix", "--builds", builds, "--suites", "area:conformance", "--jobs", jobs, "--reports", dir)
@@ -231,6 +243,7 @@ func (x *bench) tagMatrix() {
 		t0 := time.Now()
 		cmd.Run() // a finding is exit 1: the verdicts are read below
 		took := time.Since(t0)
+		report = reportSize(dir)
 		got := map[string]string{}
 		if data, err := os.ReadFile(firstFile(dir, "summary.json")); err == nil {
 			var s struct {
@@ -257,8 +270,33 @@ func (x *bench) tagMatrix() {
 	if !same {
 		x.b.Errorf("tag matrix: verdicts differ between --jobs 1 and --jobs 2 (%d and %d cells): %s", len(one), len(two), strings.Join(differ, "; "))
 	}
-	x.say("| conformance tag matrix v2.6.0..v3.4.0, %d cells (images built) | %d cells | %s (--jobs 2) | %s (--jobs 1) | %.2fx | %v |",
-		len(one), len(two), tTwo.Round(time.Second), tOne.Round(time.Second), tTwo.Seconds()/tOne.Seconds(), same)
+	x.say("| conformance tag matrix v2.6.0..v3.4.0, %d cells (images built; report %s) | %d cells | %s (--jobs 2) | %s (--jobs 1) | %.2fx | %v |",
+		len(one), report, len(two), tTwo.Round(time.Second), tOne.Round(time.Second), tTwo.Seconds()/tOne.Seconds(), same)
+}
+
+// reportSize is what a matrix run left for a reader: report.md, report.html
+// and the whole directory.
+func reportSize(dir string) string {
+	var md, html, all int64
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		all += info.Size()
+		switch d.Name() {
+		case "report.md":
+			md += info.Size()
+		case "report.html":
+			html += info.Size()
+		}
+		return nil
+	})
+	mb := func(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
+	return fmt.Sprintf("report.md %s, report.html %s, %s in all", mb(md), mb(html), mb(all))
 }
 
 func firstFile(dir, name string) string {

@@ -47,9 +47,11 @@ import (
 // could not heal every fault: then it is INCONCLUSIVE, whatever broke.
 
 // Slack for timers: show table rounds, and harp's clock is not HAProxy's.
+// OutlivedAfter is also how long a run waits past the short table's
+// expiry before its final reads.
 const (
 	expSlack      = time.Second
-	outlivedAfter = 2 * time.Second
+	OutlivedAfter = 2 * time.Second
 )
 
 // Violation is one key that broke the model.
@@ -217,7 +219,7 @@ func Check(h History) Result {
 				if left := time.Duration(e.ExpMS) * time.Millisecond; left > expire+expSlack {
 					add(t, k, fmt.Sprintf("on %s: %s left, beyond the table's expire of %s", n, left, expire))
 				}
-				if w, ok := last[t+"/"+k]; ok && h.FinalAt.Sub(w) > expire+outlivedAfter {
+				if w, ok := last[t+"/"+k]; ok && h.FinalAt.Sub(w) > expire+OutlivedAfter {
 					add(t, k, fmt.Sprintf("on %s %s after its last write: it outlived the table's expire of %s", n, h.FinalAt.Sub(w).Round(100*time.Millisecond), expire))
 				}
 			}

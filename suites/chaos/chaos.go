@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/chaos"
+	"github.com/harp-project/harp/harness/chaos/drive"
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
@@ -54,7 +55,7 @@ func Faults(v string) ([]string, error) { return chaos.ParseFaults(v) }
 
 // ClusterOptions is the cluster a history runs on.
 func ClusterOptions() cluster.Options {
-	return cluster.Options{Tables: chaos.Tables, HTTPRules: []string{"sc-inc-gpc0(0)"}, Links: true}
+	return cluster.Options{Tables: drive.Tables, HTTPRules: []string{"sc-inc-gpc0(0)"}, Links: true}
 }
 
 // Evidence is one history and the checker's result on it.
@@ -75,7 +76,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	}
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		s := seed + int64(t.N-1)
-		h, err := chaos.Run(ctx, c, chaos.Options{Seed: s, Duration: env.Params.Duration("DURATION"), Faults: faults, Logf: env.Logf})
+		h, err := drive.Run(ctx, c, drive.Options{Seed: s, Duration: env.Params.Duration("DURATION"), Faults: faults, Logf: env.Logf})
 		if err != nil {
 			return err
 		}

@@ -1,47 +1,23 @@
-package chaos
+// Package drive runs a chaos history on a cluster: writers, faults and
+// reloads drawn from a seed, then the heal and the final reads. The
+// history it records is judged by package chaos, which needs no Docker.
+package drive
 
 import (
 	"context"
 	"fmt"
 	"math/rand"
 	"net/http"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/harp-project/harp/harness/chaos"
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/obs"
 )
-
-// FaultKinds are the faults a run picks from.
-var FaultKinds = []string{"latency", "slicer", "reset", "stall", "partition", "pause-node", "pause-worker", "restart"}
-
-// ParseFaults reads a list of fault kinds ("all" is every kind, given
-// back as nil). An empty list is an error: a flag given empty must not
-// silently mean every fault.
-func ParseFaults(v string) ([]string, error) {
-	if strings.TrimSpace(v) == "all" {
-		return nil, nil
-	}
-	if strings.TrimSpace(v) == "" {
-		return nil, fmt.Errorf("no fault kind given (leave it out or say all for every kind, or name some of %s)", strings.Join(FaultKinds, ","))
-	}
-	var out []string
-	for _, k := range strings.Split(v, ",") {
-		k = strings.TrimSpace(k)
-		if k == "" {
-			return nil, fmt.Errorf("an empty fault kind in %q", v)
-		}
-		if !slices.Contains(FaultKinds, k) {
-			return nil, fmt.Errorf("unknown fault %q (want all, or some of %s)", k, strings.Join(FaultKinds, ","))
-		}
-		out = append(out, k)
-	}
-	return out, nil
-}
 
 // Tables of a chaos cluster: the main one (convergence, values, reloads)
 // and one whose entries must expire during the run.
@@ -64,7 +40,7 @@ type Options struct {
 // CLI and through traffic, a scheduler applies faults and reloads chosen
 // from the seed; then everything is healed, the cluster left quiet, and
 // every node's tables read.
-func Run(ctx context.Context, c *cluster.Cluster, o Options) (History, error) {
+func Run(ctx context.Context, c *cluster.Cluster, o Options) (chaos.History, error) {
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
@@ -73,13 +49,13 @@ func Run(ctx context.Context, c *cluster.Cluster, o Options) (History, error) {
 	}
 	kinds := o.Faults
 	if len(kinds) == 0 {
-		kinds = FaultKinds
+		kinds = chaos.FaultKinds
 	}
-	if _, err := ParseFaults(strings.Join(kinds, ",")); err != nil {
-		return History{}, err
+	if _, err := chaos.ParseFaults(strings.Join(kinds, ",")); err != nil {
+		return chaos.History{}, err
 	}
 	section := c.Section + "/"
-	h := History{Seed: o.Seed, Owners: map[string]string{}, Tables: map[string]int64{"tbl": 600000, "short": 5000}, Main: "tbl"}
+	h := chaos.History{Seed: o.Seed, Owners: map[string]string{}, Tables: map[string]int64{"tbl": 600000, "short": 5000}, Main: "tbl"}
 	for _, m := range c.Members {
 		h.Nodes = append(h.Nodes, m.Name)
 		for i := 0; i < 4; i++ {
@@ -119,7 +95,7 @@ func Run(ctx context.Context, c *cluster.Cluster, o Options) (History, error) {
 	if ctx.Err() != nil {
 		return h, ctx.Err()
 	}
-	// Heal everything, see that it took and that the sessions came back,
+	// chaos.Heal everything, see that it took and that the sessions came back,
 	// then quiet: the cluster converges or the time is up.
 	h.Mesh = healAll(ctx, c, rec, o.Logf)
 	if ctx.Err() != nil {
@@ -134,24 +110,24 @@ func Run(ctx context.Context, c *cluster.Cluster, o Options) (History, error) {
 		node.Poll(ctx, 2*o.Quiet, 500*time.Millisecond, agreed)
 	}
 	// The short table's entries must have had time to expire.
-	if w := rec.lastShort().Add(5*time.Second + outlivedAfter + time.Second); time.Now().Before(w) {
+	if w := rec.lastShort().Add(5*time.Second + chaos.OutlivedAfter + time.Second); time.Now().Before(w) {
 		wait(ctx, w)
 	}
 	h.FinalAt = time.Now()
-	h.Final, h.Unreadable = map[string]map[string]map[string]Entry{}, map[string]string{}
+	h.Final, h.Unreadable = map[string]map[string]map[string]chaos.Entry{}, map[string]string{}
 	for _, m := range c.Members {
-		h.Final[m.Name] = map[string]map[string]Entry{}
+		h.Final[m.Name] = map[string]map[string]chaos.Entry{}
 		for _, t := range Tables {
 			tb, err := m.Table(ctx, section+t.Name)
 			if err != nil {
 				h.Unreadable[m.Name] = err.Error()
 				continue
 			}
-			es := map[string]Entry{}
+			es := map[string]chaos.Entry{}
 			for _, e := range tb.Entries {
 				var v int64
 				fmt.Sscan(e.Data["gpc0"], &v)
-				es[e.Key] = Entry{GPC0: v, ExpMS: e.Exp}
+				es[e.Key] = chaos.Entry{GPC0: v, ExpMS: e.Exp}
 			}
 			h.Final[m.Name][t.Name] = es
 		}
@@ -159,14 +135,14 @@ func Run(ctx context.Context, c *cluster.Cluster, o Options) (History, error) {
 	if len(h.Unreadable) == 0 {
 		h.Unreadable = nil
 	}
-	rec.add(Op{Kind: FinalRead, Start: h.FinalAt, End: time.Now(), OK: h.Unreadable == nil})
+	rec.add(chaos.Op{Kind: chaos.FinalRead, Start: h.FinalAt, End: time.Now(), OK: h.Unreadable == nil})
 	sort.SliceStable(h.Ops, func(i, j int) bool { return h.Ops[i].Start.Before(h.Ops[j].Start) })
 	return h, nil
 }
 
 type recorder struct {
 	mu     sync.Mutex
-	h      *History
+	h      *chaos.History
 	short  time.Time
 	paused map[string]map[int]bool // node -> workers stopped and not yet continued
 }
@@ -197,7 +173,7 @@ func (r *recorder) pausedWorkers(node string) []int {
 	return out
 }
 
-func (r *recorder) add(op Op) int {
+func (r *recorder) add(op chaos.Op) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	op.ID = len(r.h.Ops) + 1
@@ -226,15 +202,15 @@ func write(ctx context.Context, m *cluster.Member, r *rand.Rand, section string,
 		if time.Now().Before(shortUntil) && r.Intn(5) == 0 {
 			table, key = "short", fmt.Sprintf("%s-s%d", m.Name, r.Intn(2))
 		}
-		op := Op{Node: m.Name, Table: table, Key: key, Start: time.Now()}
+		op := chaos.Op{Node: m.Name, Table: table, Key: key, Start: time.Now()}
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		if table == "short" || r.Intn(10) < 6 {
 			next[key]++
-			op.Kind, op.Value = SetCLI, next[key]*10
+			op.Kind, op.Value = chaos.SetCLI, next[key]*10
 			err := m.Node.SetEntry(cctx, node.StatsSocket, section+table, key, fmt.Sprintf("data.gpc0 %d", op.Value))
 			op.OK, op.Err = err == nil, errText(err)
 		} else {
-			op.Kind = IncHTTP
+			op.Kind = chaos.IncHTTP
 			// Asked each time: a restarted node may be published anew.
 			addr, err := m.Node.Addr(cctx, "8080/tcp")
 			var resp *http.Response
@@ -314,7 +290,7 @@ func schedule(c *cluster.Cluster, kinds []string, seed int64, d time.Duration) [
 // apply runs one event to its end (the fault held, then healed).
 func (e event) apply(ctx context.Context, c *cluster.Cluster, section string, rec *recorder, holds map[string]*sync.RWMutex, logf func(string, ...any)) {
 	a, b := c.Members[e.a], c.Members[e.b]
-	op := Op{Kind: Fault, Node: a.Name, Detail: e.String(), Start: time.Now()}
+	op := chaos.Op{Kind: chaos.Fault, Node: a.Name, Detail: e.String(), Start: time.Now()}
 	var heal func() error
 	var err error
 	links := c.Links(a, b)
@@ -397,7 +373,7 @@ func (e event) apply(ctx context.Context, c *cluster.Cluster, section string, re
 	case <-ctx.Done():
 	case <-time.After(e.hold):
 	}
-	h := Op{Kind: Heal, Node: a.Name, Detail: e.String(), Start: time.Now()}
+	h := chaos.Op{Kind: chaos.Heal, Node: a.Name, Detail: e.String(), Start: time.Now()}
 	herr := heal()
 	h.End, h.OK, h.Err = time.Now(), herr == nil, errText(herr)
 	rec.add(h)
@@ -408,7 +384,7 @@ func (e event) apply(ctx context.Context, c *cluster.Cluster, section string, re
 func reload(ctx context.Context, m *cluster.Member, section string, rec *recorder, hold *sync.RWMutex, logf func(string, ...any)) {
 	hold.Lock()
 	defer hold.Unlock()
-	op := Op{Kind: Reload, Node: m.Name, Start: time.Now()}
+	op := chaos.Op{Kind: chaos.Reload, Node: m.Name, Start: time.Now()}
 	defer func() {
 		op.End = time.Now()
 		rec.add(op)
@@ -473,8 +449,8 @@ const (
 // errors: harp's, which make the history inconclusive), then reads back
 // what the link proxy shows and waits for every peer session. Sessions
 // still down with every link clear are HAProxy's: the record says which.
-func healAll(ctx context.Context, c *cluster.Cluster, rec *recorder, logf func(string, ...any)) *Mesh {
-	op := Op{Kind: Heal, Detail: HealEverything, Start: time.Now()}
+func healAll(ctx context.Context, c *cluster.Cluster, rec *recorder, logf func(string, ...any)) *chaos.Mesh {
+	op := chaos.Op{Kind: chaos.Heal, Detail: chaos.HealEverything, Start: time.Now()}
 	var errs []string
 	try := func(what string, f func(ctx context.Context) error) {
 		var err error
@@ -521,7 +497,7 @@ func healAll(ctx context.Context, c *cluster.Cluster, rec *recorder, logf func(s
 	rec.add(op)
 	logf("chaos: healed everything: ok %v %s", op.OK, op.Err)
 
-	mesh := &Mesh{}
+	mesh := &chaos.Mesh{}
 	if len(links) > 0 {
 		var f []string
 		var err error
@@ -575,7 +551,7 @@ func describe(o obs.Of[[]string]) string {
 		return "unknown (" + why + ")"
 	}
 	if v, _ := o.Get(); len(v) > 0 {
-		return IDs(v, 5)
+		return chaos.IDs(v, 5)
 	}
 	return "none"
 }
