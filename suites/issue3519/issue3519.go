@@ -18,6 +18,7 @@ import (
 	"github.com/harp-project/harp/harness/remotepeer"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/issue3519/judge"
 )
 
 // When a peer connects again while its previous
@@ -83,7 +84,7 @@ type Evidence struct {
 	RemoteBefore  string        `json:"remote_before,omitempty"`
 	RemoteAfter   string        `json:"remote_after,omitempty"`
 	ClosedAfterMs int64         `json:"closed_after_ms,omitempty"`
-	Facts         Facts         `json:"facts"`
+	Facts         judge.Facts   `json:"facts"`
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -275,13 +276,14 @@ func rerun(unmet string) bool {
 	return strings.HasPrefix(unmet, collided) || strings.HasPrefix(unmet, lateCheck) || strings.HasPrefix(unmet, attemptEnded)
 }
 
-const lateCheck = "HAProxy's next reconnect check"
-
-const attemptEnded = "an attempt of HAProxy's own to connect, superseded and still retrying, ended"
+const (
+	lateCheck    = judge.LateCheck
+	attemptEnded = judge.AttemptEnded
+)
 
 // trial runs one trial; with replace=false it is the control (one
 // connection, no replacement). What could not be set up is an unmet
-// precondition; what the window showed is judged by Judge.
+// precondition; what the window showed is judged by judge.Trial.
 func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.Trial, err error) {
 	t.N = n
 	ev := &Evidence{}
@@ -314,14 +316,14 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 	t.Notes = append(t.Notes, "remote peer after the window: "+summary(after))
 	if why, ok := f.Closing.Get(); ok {
 		ev.ClosedAfterMs = f.ClosedAfter.Milliseconds()
-		t.Notes = append(t.Notes, fmt.Sprintf("%s closed by HAProxy %s after the first socket was closed (%s)", f.what(), f.ClosedAfter.Round(time.Millisecond), why))
+		t.Notes = append(t.Notes, fmt.Sprintf("%s closed by HAProxy %s after the first socket was closed (%s)", f.What(), f.ClosedAfter.Round(time.Millisecond), why))
 	}
-	t.Violation, t.Unmet = Judge(f)
+	t.Violation, t.Unmet = judge.Trial(f)
 	if t.Violation == "" && t.Unmet == "" {
 		if f.CheckPassed > 0 {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s established through HAProxy's reconnect check: show peers showed the check passed %s into the window (reconnect timer set again, session established), before harp's first heartbeat", f.what(), f.CheckPassed.Round(time.Millisecond)))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s established through HAProxy's reconnect check: show peers showed the check passed %s into the window (reconnect timer set again, session established), before harp's first heartbeat", f.What(), f.CheckPassed.Round(time.Millisecond)))
 		} else {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s established for the whole %s window (HAProxy's reconnect check plus %s)", f.what(), f.Window, margin))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s established for the whole %s window (HAProxy's reconnect check plus %s)", f.What(), f.Window, margin))
 		}
 	}
 	return t, nil
@@ -403,8 +405,8 @@ func released(first *peers.Conn) string {
 // window watches a session until HAProxy's next reconnect check (read from
 // show peers before) plus a margin, sending nothing, and reads the remote
 // peer's state after it.
-func (p *peerProbe) window(ctx context.Context, watched *peers.Conn, replace bool, start time.Time, before cliout.Peer) (f Facts, after cliout.Peer, err error) {
-	f.Replace, f.Before = replace, state(before)
+func (p *peerProbe) window(ctx context.Context, watched *peers.Conn, replace bool, start time.Time, before cliout.Peer) (f judge.Facts, after cliout.Peer, err error) {
+	f.Replace, f.Before = replace, judge.StateOf(before)
 	d, never, ok := before.Delay("reconnect")
 	if !ok || never {
 		f.NoCheck = true
@@ -433,7 +435,7 @@ watch:
 		case <-watched.Closed():
 			at, why := watched.ClosedAt()
 			if f.ClosedAfter, f.Closing = at.Sub(start), obs.Opt(obs.Value(fmt.Sprint(why))); !watched.ClosedByPeer() { // harp's side: what HAProxy would have done is unknown
-				f.Closing = obs.Opt(obs.Failure[string]("harp's client ended the %s session itself: %v", f.what(), why))
+				f.Closing = obs.Opt(obs.Failure[string]("harp's client ended the %s session itself: %v", f.What(), why))
 			}
 			// An attempt's release can only make HAProxy kill the session,
 			// never keep it: one that ended, before or after this closing
@@ -458,7 +460,7 @@ watch:
 		}
 	}
 	after, err = p.State(ctx)
-	f.After = obs.Opt(obs.From(state(after), err))
+	f.After = obs.Opt(obs.From(judge.StateOf(after), err))
 	return f, after, nil
 }
 
@@ -479,72 +481,6 @@ func (p *peerProbe) attemptEnded(ctx context.Context) bool {
 		}
 	}
 	return false
-}
-
-// Facts are what one trial's window showed.
-type Facts struct {
-	Replace bool // the trial (a replacement), or the control
-	NoCheck bool // show peers showed no reconnect timer: nothing to wait for
-	// The replacement's next check comes after harp's first heartbeat,
-	// which refreshes the alive flag: the trial could not see the bug.
-	CheckAfterHeartbeat bool
-	// An attempt of HAProxy's own to connect, superseded by a handshake
-	// and still retrying when the watched session connected, was gone once
-	// HAProxy closed the watched session: its release clears the alive
-	// flag of whatever session is up, so the closing proves nothing.
-	AttemptEnded bool
-	Window       time.Duration        // HAProxy's next reconnect check plus the margin
-	CheckPassed  time.Duration        // when show peers showed that check passed, the session kept (0: not seen; the window ran whole)
-	Closing      obs.Optional[string] // how HAProxy closed the watched socket within the window (unknown: harp's client did)
-	ClosedAfter  time.Duration        // ... after the superseded session was released
-	Before       State                // the remote peer in show peers before the window
-	After        obs.Optional[State]  // ... and after it
-}
-
-// State is what show peers says of the remote peer.
-type State struct {
-	Established     bool
-	NoHbt, ProtoErr int64
-}
-
-func state(p cliout.Peer) State { return State{p.Established(), p.Int("no_hbt"), p.Int("proto_err")} }
-
-func (f Facts) what() string {
-	if f.Replace {
-		return "replacement"
-	}
-	return "control connection"
-}
-
-// Judge decides a trial from its window. The violation is HAProxy's own
-// kill at its reconnect check: the socket closed by HAProxy, show peers
-// agreeing, no_hbt up by one and proto_err unchanged. Any other closing,
-// or a disagreement between the socket and show peers, is inconclusive;
-// an unknown closing or show peers reading is left to the one rule.
-func Judge(f Facts) (violation, unmet string) {
-	_, closed := f.Closing.Get()
-	a, read := f.After.Get()
-	switch {
-	case f.NoCheck:
-		return "", fmt.Sprintf("show peers showed no reconnect check pending for the %s: no window to watch", f.what())
-	case f.CheckAfterHeartbeat:
-		return "", fmt.Sprintf("%s of the %s comes after harp's first heartbeat, which refreshes the alive flag", lateCheck, f.what())
-	case f.AttemptEnded:
-		return "", fmt.Sprintf("%s while the %s was watched: its release clears the alive flag", attemptEnded, f.what())
-	case !read || (f.Closing.State != "" && !closed): // unknown: the one rule's
-		return "", ""
-	case closed && a.Established:
-		return "", fmt.Sprintf("the %s socket closed but show peers still shows the peer established", f.what())
-	case closed && a.ProtoErr != f.Before.ProtoErr:
-		return "", fmt.Sprintf("HAProxy closed the %s for a protocol error (proto_err %d -> %d), not at its reconnect check", f.what(), f.Before.ProtoErr, a.ProtoErr)
-	case closed && a.NoHbt != f.Before.NoHbt+1:
-		return "", fmt.Sprintf("HAProxy closed the %s without its reconnect check's kill (no_hbt %d -> %d)", f.what(), f.Before.NoHbt, a.NoHbt)
-	case closed:
-		return fmt.Sprintf("%s killed by HAProxy's reconnect check (no_hbt +1)", f.what()), ""
-	case !a.Established:
-		return "", fmt.Sprintf("the %s socket is open but show peers shows the peer not established", f.what())
-	}
-	return "", ""
 }
 
 // positive checks, once, that harp sees a replacement closed when HAProxy

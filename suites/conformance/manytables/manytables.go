@@ -7,7 +7,6 @@ package manytables
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/conformance/manytables/judge"
 )
 
 var Suite = scenario.Register(&scenario.Scenario{
@@ -48,7 +48,7 @@ var Kinds = []string{"initial resync", "a fresh node learns", "a reload teaches"
 
 // Evidence is what one check recorded.
 type Evidence struct {
-	Facts Facts `json:"facts"`
+	Facts judge.Facts `json:"facts"`
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -69,10 +69,10 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	}
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		kind := Kinds[(t.N-1)%len(Kinds)]
-		ev := &Evidence{Facts: Facts{Kind: kind, Tables: n, Entries: len(last) * perTable, Bound: bound}}
+		ev := &Evidence{Facts: judge.Facts{Kind: kind, Tables: n, Entries: len(last) * perTable, Bound: bound}}
 		t.Evidence = ev
 		f := &ev.Facts
-		defer func() { t.Violation, t.Unmet = Judge(*f) }()
+		defer func() { t.Violation, t.Unmet = judge.Check(*f) }()
 		a, b := c.Members[0], c.Members[1]
 		switch kind {
 		case "initial resync":
@@ -129,9 +129,9 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	})
 }
 
-func learnt(f *Facts) string {
+func learnt(f *judge.Facts) string {
 	if m, ok := f.Missing.Get(); ok {
-		return fmt.Sprint(f.Entries - sum(m))
+		return fmt.Sprint(f.Entries - judge.Sum(m))
 	}
 	return "unknown (" + f.Missing.Unknown() + ")"
 }
@@ -162,7 +162,7 @@ func ready(ctx context.Context, c *cluster.Cluster, a *cluster.Member, tables []
 	if m, ok := miss.Get(); !ok {
 		return "before the check: " + miss.Unknown()
 	} else if len(m) > 0 {
-		return fmt.Sprintf("before the check A lacks entries it wrote (%s): the initial resync check must run first", perTableText(m))
+		return fmt.Sprintf("before the check A lacks entries it wrote (%s): the initial resync check must run first", judge.PerTableText(m))
 	}
 	return ""
 }
@@ -227,67 +227,4 @@ func orFinished(o obs.Of[string]) string {
 		return "finished"
 	}
 	return s
-}
-
-// Facts are what one check observed.
-type Facts struct {
-	Kind    string        `json:"kind"`
-	Tables  int           `json:"tables"`
-	Entries int           `json:"entries"`
-	Bound   time.Duration `json:"bound_ns"`
-	Setup   string        `json:"setup,omitempty"`
-	// Mesh (initial resync): what was down at the end of Bound.
-	Mesh obs.Optional[[]string] `json:"mesh"`
-	// Resync: "" finished, or HAProxy's unfinished flags.
-	Resync obs.Optional[string] `json:"resync"`
-	// Missing: table -> entries missing or wrong (not read when the
-	// initial mesh never formed).
-	Missing   obs.Optional[map[string]int] `json:"missing"`
-	Took      time.Duration                `json:"took_ns"`
-	LearnTook time.Duration                `json:"learn_took_ns,omitempty"`
-}
-
-// Judge decides one check from what HAProxy showed (unknown readings are
-// left to the one rule on observations). The initial resync never
-// finishing is the property's own violation (nothing outside HAProxy
-// stops it: both nodes run and reach each other, which the cluster suites
-// check).
-func Judge(f Facts) (violation, unmet string) {
-	if f.Setup != "" {
-		return "", f.Kind + ": " + f.Setup
-	}
-	var v []string
-	if down, ok := f.Mesh.Get(); ok && len(down) > 0 {
-		v = append(v, fmt.Sprintf("with %d tables the nodes did not mesh and finish their initial resync within %s: %s", f.Tables, f.Bound, strings.Join(down, ", ")))
-	}
-	if m, ok := f.Missing.Get(); ok && sum(m) > 0 {
-		v = append(v, fmt.Sprintf("%d of %d entries missing or wrong after %s (%s)", sum(m), f.Entries, f.Bound, perTableText(m)))
-	}
-	if r, ok := f.Resync.Get(); ok && r != "" {
-		v = append(v, r)
-	}
-	if len(v) == 0 {
-		return "", ""
-	}
-	return f.Kind + ": " + strings.Join(v, "; "), ""
-}
-
-func sum(m map[string]int) int {
-	s := 0
-	for _, v := range m {
-		s += v
-	}
-	return s
-}
-
-func perTableText(m map[string]int) string {
-	var ts []string
-	for t, k := range m {
-		ts = append(ts, fmt.Sprintf("%s %d", strings.TrimPrefix(t, "cluster/"), k))
-	}
-	sort.Strings(ts)
-	if len(ts) > 5 {
-		ts = append(ts[:5], fmt.Sprintf("and %d more tables", len(ts)-5))
-	}
-	return strings.Join(ts, ", ")
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/conformance/runtimelimits/judge"
 )
 
 var Suite = scenario.Register(&scenario.Scenario{
@@ -73,7 +74,7 @@ func kindList() string {
 	return strings.Join(s, "; ")
 }
 
-const resumeBound = 5 * time.Second
+const resumeBound = judge.ResumeBound
 
 // Config renders the node's config.
 func Config() (string, error) {
@@ -121,7 +122,7 @@ frontend answerfe
 
 // Evidence is what one round recorded.
 type Evidence struct {
-	Facts Facts       `json:"facts"`
+	Facts judge.Facts `json:"facts"`
 	Load  load.Result `json:"load"`
 }
 
@@ -141,10 +142,10 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	bound, cycles := env.Params.Duration("CLI_BOUND"), env.Params.Int("CYCLES")
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		k := Kinds[(t.N-1)%len(Kinds)]
-		ev := &Evidence{Facts: Facts{Kind: k.Name, Cycles: cycles, CLIBound: bound}}
+		ev := &Evidence{Facts: judge.Facts{Kind: k.Name, Cycles: cycles, CLIBound: bound}}
 		t.Evidence = ev
 		err := trial(ctx, n, web, t, k, bound, cycles, ev)
-		t.Violation, t.Unmet = Judge(ev.Facts)
+		t.Violation, t.Unmet = judge.Round(ev.Facts)
 		if running, _, rerr := n.Running(ctx); err == nil && rerr == nil && !running {
 			return scenario.Stop
 		}
@@ -201,8 +202,8 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Ki
 		for _, cmd := range []string{k.Down, k.Up} {
 			// Waited for well past the bound: a slow machine answers late,
 			// a hung worker never (or its watchdog kills it).
-			took, answer, err := ask(ctx, n, cmd, hangBound(bound))
-			call := CLICall{Command: cmd, Took: took, Answer: answer, Err: err}
+			took, answer, err := ask(ctx, n, cmd, judge.HangBound(bound))
+			call := judge.CLICall{Command: cmd, Took: took, Answer: answer, Err: err}
 			if strings.HasPrefix(err, notSent) {
 				call.Control = obs.Opt(obs.Failure[bool]("%q %s", cmd, err))
 				f.CLI = append(f.CLI, call)
@@ -232,7 +233,7 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Ki
 				}
 			}
 		}
-		if f.stuck() != "" {
+		if f.Stuck() != "" {
 			break
 		}
 		f.Resumed = append(f.Resumed, resumed(ctx, n, web, bound))
@@ -249,7 +250,7 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Ki
 	// starved of CPU) tested nothing.
 	f.MetLimit = ev.Load.Max >= metLimitLatency || ev.Load.Success < 1
 	f.Requests = ev.Load.Requests
-	if f.stuck() != "" {
+	if f.Stuck() != "" {
 		// A stuck CLI is evidence already; HAProxy's watchdog says more
 		// within seconds (a warning, then a panic and the worker's exit).
 		node.Poll(ctx, 10*time.Second, 200*time.Millisecond, func() (bool, error) {
@@ -259,7 +260,7 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Ki
 	}
 	logs, err := n.Logs(ctx)
 	if err != nil {
-		f.unread("the worker's output after the round: %v", err)
+		f.MarkUnread("the worker's output after the round: %v", err)
 	} else {
 		fresh := strings.TrimPrefix(logs, logsBefore)
 		f.Stalls, f.Panics = cliout.ParseStalls(fresh), cliout.ParsePanics(fresh)
@@ -268,7 +269,7 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Ki
 		}
 	}
 	if exits, err := n.Exits(ctx); err != nil {
-		f.unread("the master's log of worker exits: %v", err)
+		f.MarkUnread("the master's log of worker exits: %v", err)
 	} else {
 		for _, e := range exits {
 			if e.PID == before {
@@ -277,7 +278,7 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Ki
 		}
 	}
 	if cur, err := n.CurrentWorker(ctx); err != nil {
-		f.unread("the current worker after the round: %v", err) // explained if the master is gone
+		f.MarkUnread("the current worker after the round: %v", err) // explained if the master is gone
 	} else {
 		f.WorkerAfter = cur
 	}
@@ -285,7 +286,7 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Ki
 	// kills it) is HAProxy's answer, and explains every read that failed
 	// after it, the master-CLI control included.
 	f.Master = obs.Opt(n.MasterExit(ctx))
-	slow := f.slowest()
+	slow := f.Slowest()
 	t.Notef("%s: %d cycles, slowest CLI answer %s (%q), %d watchdog warnings, %d panics", k.Name, len(f.Resumed), slow.Took.Round(time.Millisecond), slow.Command, len(f.Stalls), len(f.Panics))
 	return nil
 }
@@ -338,14 +339,8 @@ func ask(ctx context.Context, n *node.Node, cmd string, bound time.Duration) (ti
 	return took, strings.TrimSpace(out), ""
 }
 
-// notSent begins the error of a command that never reached the socket
-// (even when sent again): HAProxy never saw it, so it says nothing.
-const notSent = "never reached the socket: "
-
-// hangBound is how long a command is waited for before it counts as
-// never answered: a hung worker never answers (HAProxy's watchdog kills it
-// within seconds), a slow machine answers late.
-func hangBound(bound time.Duration) time.Duration { return max(5*bound, 15*time.Second) }
+// notSent begins the error of a command that never reached the socket.
+const notSent = judge.NotSent
 
 // metLimitLatency: a request that took this long waited on a limit (the
 // slow server alone holds it 100 ms).
@@ -365,22 +360,22 @@ func askMaster(ctx context.Context, n *node.Node, bound time.Duration) (time.Dur
 }
 
 // resumed is how long the first request served after the limit was raised
-// took to come, waited for up to hangBound. Never served is HAProxy's
+// took to come, waited for up to judge.HangBound. Never served is HAProxy's
 // answer only while its CLI answers through the same published ports (the
 // control); otherwise harp could not reach the node and it is unknown.
 func resumed(ctx context.Context, n *node.Node, web string, bound time.Duration) obs.Of[time.Duration] {
 	t0 := time.Now()
-	if waitServed(ctx, web, hangBound(bound)) {
+	if waitServed(ctx, web, judge.HangBound(bound)) {
 		return obs.Value(time.Since(t0))
 	}
 	if _, _, err := ask(ctx, n, "show info", bound); err != "" {
-		return obs.Failure[time.Duration]("no request served for %s and the worker's CLI did not answer either (%s)", hangBound(bound), err)
+		return obs.Failure[time.Duration]("no request served for %s and the worker's CLI did not answer either (%s)", judge.HangBound(bound), err)
 	}
 	return obs.Value(never)
 }
 
-// never is a resume that never came within hangBound.
-const never = time.Duration(1<<63 - 1)
+// never is a resume that never came within judge.HangBound.
+const never = judge.Never
 
 func resumedText(r obs.Of[time.Duration]) string {
 	switch v, ok := r.Get(); {
@@ -405,147 +400,4 @@ func waitServed(ctx context.Context, addr string, within time.Duration) bool {
 		resp.Body.Close()
 		return resp.StatusCode == 200, nil
 	}) == nil
-}
-
-// CLICall is one runtime command and how it went.
-type CLICall struct {
-	Command string        `json:"command"`
-	Took    time.Duration `json:"took_ns"`
-	Answer  string        `json:"answer,omitempty"`
-	Err     string        `json:"error,omitempty"`
-	// Control, for a command not answered within the bound: whether the
-	// master's CLI answered meanwhile (unknown when harp reached neither).
-	Control obs.Optional[bool] `json:"control"`
-}
-
-// Facts are what one round observed.
-type Facts struct {
-	Kind         string        `json:"kind"`
-	Cycles       int           `json:"cycles"`
-	CLIBound     time.Duration `json:"cli_bound_ns"`
-	Setup        string        `json:"setup,omitempty"`
-	ProbeTook    time.Duration `json:"probe_took_ns"` // one request through the slow server
-	WorkerBefore int           `json:"worker_before"`
-	WorkerAfter  int           `json:"worker_after"`
-	CLI          []CLICall     `json:"cli"`
-	// Resumed: per cycle, how long until a request was served after the
-	// limit was raised (never: not within hangBound while the CLI answered).
-	Resumed  []obs.Of[time.Duration] `json:"resumed"`
-	MetLimit bool                    `json:"met_limit"` // some request waited on, or was refused by, the limit
-	// Master at the end of the round: gone or not.
-	Master obs.Optional[obs.Exit] `json:"master"`
-	// Unread is the first reading at the end of the round harp could not
-	// make (output, exits, current worker): the round then says nothing,
-	// unless the master is seen gone beside the violation.
-	Unread   obs.Optional[string] `json:"unread"`
-	Requests uint64               `json:"requests"`
-	Stalls   []cliout.Stall       `json:"stalls,omitempty"`
-	Panics   []cliout.Panic       `json:"panics,omitempty"`
-	Died     string               `json:"died,omitempty"`
-	// NotApplied: the limit never showed on the admin socket.
-	NotApplied string `json:"not_applied,omitempty"`
-}
-
-// unread records a failed reading (the first one is kept).
-func (f *Facts) unread(format string, args ...any) {
-	if f.Unread.State == "" {
-		f.Unread = obs.Opt(obs.Failure[string](format, args...))
-	}
-}
-
-// stuck is the first command not answered within the bound: how it went,
-// and whether it was answered at all (late is slow, not stuck).
-func (f Facts) stuck() string {
-	s, _ := f.late()
-	return s
-}
-
-func (f Facts) late() (what string, answered bool) {
-	for _, c := range f.CLI {
-		switch {
-		case c.Err == "" && c.Took <= f.CLIBound:
-			continue
-		case c.Err == "":
-			return fmt.Sprintf("%q answered after %s, beyond %s", c.Command, c.Took.Round(time.Millisecond), f.CLIBound), true
-		case strings.Contains(c.Err, "closed without an answer"):
-			// A worker the watchdog kills closes the connection without
-			// a byte: no answer either, said as it was.
-			return fmt.Sprintf("%q was not answered: the connection closed %s after it was sent", c.Command, c.Took.Round(10*time.Millisecond)), false
-		}
-		return fmt.Sprintf("%q did not answer within %s (%s)", c.Command, hangBound(f.CLIBound), c.Err), false
-	}
-	return "", false
-}
-
-func (f Facts) slowest() CLICall {
-	var s CLICall
-	for _, c := range f.CLI {
-		if c.Took > s.Took {
-			s = c
-		}
-	}
-	return s
-}
-
-// Judge decides one round. A command the build refuses (its answer is
-// not empty) makes the round say nothing about hangs: unmet. A stuck CLI,
-// a watchdog line, a dead or replaced worker, or traffic that never comes
-// back is the violation.
-func Judge(f Facts) (violation, unmet string) {
-	if f.Setup != "" {
-		return "", f.Kind + ": " + f.Setup
-	}
-	var v []string
-	watchdog := len(f.Panics) > 0 || len(f.Stalls) > 0 || f.Died != ""
-	if s, answered := f.late(); s != "" {
-		if answered && !watchdog {
-			return "", f.Kind + ": " + s + ": slow, not stuck (a loaded machine?)"
-		}
-		v = append(v, s)
-	}
-	if len(f.Panics) > 0 {
-		v = append(v, fmt.Sprintf("the watchdog killed the worker (%s)", f.Panics[0].Line))
-	}
-	if len(f.Stalls) > 0 {
-		v = append(v, fmt.Sprintf("%d watchdog warnings (longest %d ms)", len(f.Stalls), cliout.MaxStall(f.Stalls)))
-	}
-	if m, _ := f.Master.Get(); m.Process != "" {
-		v = append(v, m.String())
-	}
-	if f.Died != "" {
-		v = append(v, f.Died)
-	} else if f.WorkerAfter != 0 && f.WorkerAfter != f.WorkerBefore { // 0: show proc unread
-		v = append(v, fmt.Sprintf("the current worker changed from %d to %d", f.WorkerBefore, f.WorkerAfter))
-	}
-	if len(v) == 0 && f.NotApplied != "" {
-		return "", f.Kind + ": the limit did not take effect: " + f.NotApplied
-	}
-	if len(v) == 0 {
-		for _, c := range f.CLI {
-			if c.Answer != "" && !strings.HasPrefix(c.Answer, "Done") {
-				return "", fmt.Sprintf("%s: this build answers %q with %q: the round cannot pause the listeners that way", f.Kind, c.Command, c.Answer)
-			}
-		}
-	}
-	lost, slow := 0, 0
-	for _, r := range f.Resumed {
-		switch d, ok := r.Get(); {
-		case ok && d == never:
-			lost++
-		case ok && d > resumeBound:
-			slow++
-		}
-	}
-	if lost > 0 {
-		v = append(v, fmt.Sprintf("traffic did not resume within %s after the limit was raised in %d of %d cycles, while the CLI answered", hangBound(f.CLIBound), lost, len(f.Resumed)))
-	}
-	switch {
-	case len(v) == 0 && slow > 0:
-		return "", fmt.Sprintf("%s: traffic resumed, but later than %s in %d of %d cycles: slow, not stuck (a loaded machine?)", f.Kind, resumeBound, slow, len(f.Resumed))
-	case len(v) == 0 && !f.MetLimit:
-		return "", fmt.Sprintf("%s: no request of the load (%d sent) waited on or was refused by the limit: nothing queued, the round tested nothing", f.Kind, f.Requests)
-	case len(v) == 0:
-		return "", ""
-	}
-	return f.Kind + ": " + strings.Join(v, "; "), ""
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/conformance/updatesbothways/judge"
 )
 
 var Suite = scenario.Register(&scenario.Scenario{
@@ -66,8 +67,8 @@ const table = "cluster/tbl"
 
 // Evidence is what one update recorded.
 type Evidence struct {
-	Kind  string `json:"kind"`
-	Facts Facts  `json:"facts"`
+	Kind  string      `json:"kind"`
+	Facts judge.Facts `json:"facts"`
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -87,7 +88,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, k Kind, bo
 	t.Evidence = ev
 	f := &ev.Facts
 	f.Kind, f.Bound, f.Before = k.Name, bound, k.Before
-	defer func() { t.Violation, t.Unmet = Judge(*f) }()
+	defer func() { t.Violation, t.Unmet = judge.Update(*f) }()
 	key := fmt.Sprintf("both-%03d", t.N)
 	if f.MeshBefore = c.WaitMesh(ctx, cluster.MeshTimeout); f.MeshBefore != "" {
 		return nil
@@ -161,53 +162,4 @@ func waitValue(ctx context.Context, m *cluster.Member, key, want string, timeout
 		return err == nil && e.Data["gpc0"] == want, nil
 	})
 	return last, time.Since(t0)
-}
-
-// Facts are what one update observed.
-type Facts struct {
-	Kind       string        `json:"kind"`
-	Before     string        `json:"before,omitempty"` // reload, restart
-	Bound      time.Duration `json:"bound_ns"`
-	MeshBefore string        `json:"mesh_before,omitempty"`
-	WriteErr   string        `json:"write_error,omitempty"`
-	// B's gpc0 ("" absent) after A's write, its reload or restart (Kept), its update (OnB); A's after it (OnA).
-	Learned   obs.Optional[string] `json:"learned"`
-	LearnedIn time.Duration        `json:"learned_in_ns"`
-	BeforeErr string               `json:"before_error,omitempty"` // the reload or restart failed, or the mesh never came back
-	Kept      obs.Optional[string] `json:"kept"`
-	OnA       obs.Optional[string] `json:"on_a"`
-	Latency   time.Duration        `json:"latency_ns"`
-	OnB       obs.Optional[string] `json:"on_b"`
-}
-
-// Judge decides one update. A's write not reaching B is a violation of
-// the same property the other way; B losing the key on its own reload or
-// restart is another property's (conf-reload-keeps-entries), so the
-// update after it is not judged. Facts with an unknown reading decide
-// nothing: they are left to the one rule on observations.
-func Judge(f Facts) (violation, unmet string) {
-	learned, kept, onA, onB := f.Learned.Value, f.Kept.Value, f.OnA.Value, f.OnB.Value
-	switch {
-	case f.MeshBefore != "":
-		return "", f.Kind + ": before the update: " + f.MeshBefore
-	case obs.Unknowns(f) != nil:
-		return "", ""
-	case f.WriteErr != "" && f.Learned.State == "":
-		return "", f.Kind + ": " + f.WriteErr
-	case learned != "1" && learned != "":
-		return f.Kind + fmt.Sprintf(": B learnt gpc0=%s from A's write of 1", learned), ""
-	case learned != "1":
-		return f.Kind + fmt.Sprintf(": A's write never reached B within %s", f.Bound), ""
-	case f.BeforeErr != "":
-		return "", f.Kind + ": " + f.BeforeErr
-	case f.Before != "" && kept != "1":
-		return "", fmt.Sprintf("%s: B held gpc0=%q after its %s, not A's 1 (a loss conf-reload-keeps-entries judges)", f.Kind, kept, f.Before)
-	case f.WriteErr != "":
-		return "", f.Kind + ": " + f.WriteErr
-	case onB != "2":
-		return "", fmt.Sprintf("%s: B's own update did not hold on B (gpc0=%q): A had nothing to learn", f.Kind, onB)
-	case onA != "2":
-		return fmt.Sprintf("%s: B's update (gpc0 2) did not reach A within %s (A holds gpc0=%q)", f.Kind, f.Bound, onA), ""
-	}
-	return "", ""
 }

@@ -1,8 +1,7 @@
-package reloadentries
+package judge
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -62,42 +61,14 @@ func TestJudge(t *testing.T) {
 			ResyncAfter: obs.Opt(obs.Failure[string]("show peers on worker 12 kept failing for 20s: EOF"))}),
 			"remote peer down: the new worker 12 exited with code 139 (Segmentation fault)", "", "", verdict.Reproduced},
 	} {
-		v, u, r := Judge(c.f)
+		v, u, r := Reload(c.f)
 		if v != c.violation || u != c.unmet || r != c.remark {
 			t.Errorf("%s:\n got  %q, %q, %q\n want %q, %q, %q", c.name, v, u, r, c.violation, c.unmet, c.remark)
 		}
-		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Remark: r, Evidence: &Evidence{Facts: c.f}}
+		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Remark: r, Evidence: &c.f}
 		if got, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "reloads"); got != c.want {
 			t.Errorf("%s: %s (%s), want %s", c.name, got, reason, c.want)
 		}
-	}
-}
-
-func TestConfigs(t *testing.T) {
-	for _, k := range Kinds {
-		cfg, err := Config(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.Count(cfg, "\npeers "); got != k.Sections {
-			t.Errorf("%s: %d peers sections, want %d:\n%s", k.Name, got, k.Sections, cfg)
-		}
-		if (k.Remote != "") != strings.Contains(cfg, "peer remote 127.0.0.1:10999") {
-			t.Errorf("%s: remote peer line wrong:\n%s", k.Name, cfg)
-		}
-	}
-}
-
-func TestSelected(t *testing.T) {
-	ks, err := Selected("10k, early")
-	if err != nil || len(ks) != 2 || ks[0].Slug != "early" || ks[1].Slug != "10k" {
-		t.Fatalf("Selected: %v %v", ks, err)
-	}
-	if _, err := Selected("early,nope"); err == nil || !strings.Contains(err.Error(), `"nope"`) {
-		t.Fatalf("an unknown kind was not refused by name: %v", err)
-	}
-	if ks, _ := Selected("all"); len(ks) != len(Kinds) {
-		t.Fatal("all is not every kind")
 	}
 }
 
@@ -106,7 +77,7 @@ func TestSelected(t *testing.T) {
 func TestJudgeChecks(t *testing.T) {
 	f := Facts{Kind: "right after start", Sections: 1, Entries: 100, WrittenBefore: 100,
 		Loss: obs.Opt(obs.Value(Loss{Lost: map[string]int{"harp/t": 100}})), ResyncAfter: obs.Opt(obs.Value(""))}
-	cs, v, u, _ := JudgeChecks(f, "early")
+	cs, v, u, _ := ReloadChecks(f, "early")
 	if v == "" || u != "" {
 		t.Fatalf("violation %q, unmet %q", v, u)
 	}
@@ -122,7 +93,7 @@ func TestJudgeChecks(t *testing.T) {
 		t.Errorf("failed %v, held %v; want [entries-kept.early], [resync-finished.early]", failed, held)
 	}
 	f.Setup = "no node"
-	if cs, _, u, _ := JudgeChecks(f, "early"); cs != nil || u == "" {
+	if cs, _, u, _ := ReloadChecks(f, "early"); cs != nil || u == "" {
 		t.Errorf("an unmet precondition lists checks %v (unmet %q)", cs, u)
 	}
 }

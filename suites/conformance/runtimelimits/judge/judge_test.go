@@ -1,4 +1,4 @@
-package runtimelimits
+package judge
 
 import (
 	"testing"
@@ -37,7 +37,7 @@ func TestJudge(t *testing.T) {
 			f.Panics = []cliout.Panic{{Thread: 1, Line: "PANIC! Thread 1 is about to kill the process"}}
 			f.Died = "worker 8 exited with code 134 (Aborted)"
 		}), `frontend maxconn 0 and back: "set maxconn frontend web 200" was not answered: the connection closed 2.1s after it was sent; the watchdog killed the worker (PANIC! Thread 1 is about to kill the process); worker 8 exited with code 134 (Aborted)`, ""},
-		{"traffic never came back", with(func(f *Facts) { f.Resumed = []obs.Of[time.Duration]{fast, obs.Value(never)} }),
+		{"traffic never came back", with(func(f *Facts) { f.Resumed = []obs.Of[time.Duration]{fast, obs.Value(Never)} }),
 			"frontend maxconn 0 and back: traffic did not resume within 15s after the limit was raised in 1 of 2 cycles, while the CLI answered", ""},
 		{"traffic back late is slow, not lost", with(func(f *Facts) { f.Resumed = []obs.Of[time.Duration]{fast, obs.Value(8 * time.Second)} }),
 			"", "frontend maxconn 0 and back: traffic resumed, but later than 5s in 1 of 2 cycles: slow, not stuck (a loaded machine?)"},
@@ -54,7 +54,7 @@ func TestJudge(t *testing.T) {
 			"", `frontend maxconn 0 and back: the limit did not take effect: after "set maxconn global 0" the admin socket shows Maxconn=4096`},
 		{"a replaced worker", with(func(f *Facts) { f.WorkerAfter = 12 }), "frontend maxconn 0 and back: the current worker changed from 8 to 12", ""},
 	} {
-		v, u := Judge(c.f)
+		v, u := Round(c.f)
 		if v != c.violation || u != c.unmet {
 			t.Errorf("%s:\n got  %q, %q\n want %q, %q", c.name, v, u, c.violation, c.unmet)
 		}
@@ -89,7 +89,7 @@ func TestHarnessFaultsAreNotHangs(t *testing.T) {
 			f.Unread = obs.Opt(obs.Failure[string]("the worker's output after the round: docker logs: timeout"))
 		}, verdict.Inconclusive},
 		{"a command that never reached the socket says nothing", func(f *Facts) {
-			f.CLI = append(f.CLI, CLICall{Command: "set maxconn global 1000", Took: time.Millisecond, Err: notSent + "dial tcp: connection refused",
+			f.CLI = append(f.CLI, CLICall{Command: "set maxconn global 1000", Took: time.Millisecond, Err: NotSent + "dial tcp: connection refused",
 				Control: obs.Opt(obs.Failure[bool]("\"set maxconn global 1000\" never reached the socket"))})
 		}, verdict.Inconclusive},
 		{"no request and no CLI answer: unknown, not traffic lost", func(f *Facts) {
@@ -99,8 +99,8 @@ func TestHarnessFaultsAreNotHangs(t *testing.T) {
 		f := base
 		f.CLI = append([]CLICall(nil), base.CLI...)
 		c.change(&f)
-		v, u := Judge(f)
-		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &Evidence{Facts: f}}
+		v, u := Round(f)
+		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &f}
 		if got, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "rounds"); got != c.want {
 			t.Errorf("%s: %s (%s)", c.name, got, reason)
 		}

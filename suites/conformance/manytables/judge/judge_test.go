@@ -1,4 +1,4 @@
-package manytables
+package judge
 
 import (
 	"testing"
@@ -35,11 +35,11 @@ func TestJudge(t *testing.T) {
 		{"show peers kept failing is not a resync that never finished", Facts{Kind: "a reload teaches", Tables: 300, Entries: 100, Bound: b, Missing: none,
 			Resync: obs.Opt(obs.Failure[string]("show peers on worker 8 kept failing for 1m0s: EOF"))}, "", "", verdict.Inconclusive},
 	} {
-		v, u := Judge(c.f)
+		v, u := Check(c.f)
 		if v != c.violation || u != c.unmet {
 			t.Errorf("%s:\n got  %q, %q\n want %q, %q", c.name, v, u, c.violation, c.unmet)
 		}
-		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &Evidence{Facts: c.f}}
+		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &c.f}
 		if got, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "checks"); got != c.want {
 			t.Errorf("%s: %s (%s), want %s", c.name, got, reason, c.want)
 		}

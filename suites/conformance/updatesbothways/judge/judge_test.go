@@ -1,4 +1,4 @@
-package updatesbothways
+package judge
 
 import (
 	"testing"
@@ -37,11 +37,11 @@ func TestJudge(t *testing.T) {
 		{"B's table unread after A's write: not a write that never arrived", Facts{Kind: "updated by the CLI", Bound: b, Learned: unread}, "", "", verdict.Inconclusive},
 		{"B's table unread after its restart: not a loss", Facts{Kind: "updated after B resynced from A", Before: "restart", Bound: b, Learned: v("1"), Kept: unread}, "", "", verdict.Inconclusive},
 	} {
-		v, u := Judge(c.f)
+		v, u := Update(c.f)
 		if v != c.violation || u != c.unmet {
 			t.Errorf("%s:\n got  %q, %q\n want %q, %q", c.name, v, u, c.violation, c.unmet)
 		}
-		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &Evidence{Facts: c.f}}
+		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &c.f}
 		if got, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "updates"); got != c.want {
 			t.Errorf("%s: %s (%s), want %s", c.name, got, reason, c.want)
 		}

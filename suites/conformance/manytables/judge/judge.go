@@ -1,0 +1,79 @@
+// Package judge decides one conf-many-tables check from what it observed:
+// pure functions of recorded facts, with nothing of Docker's in their
+// imports, so that `make unit` tests them alone.
+package judge
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/obs"
+)
+
+// Facts are what one check observed.
+type Facts struct {
+	Kind    string        `json:"kind"`
+	Tables  int           `json:"tables"`
+	Entries int           `json:"entries"`
+	Bound   time.Duration `json:"bound_ns"`
+	Setup   string        `json:"setup,omitempty"`
+	// Mesh (initial resync): what was down at the end of Bound.
+	Mesh obs.Optional[[]string] `json:"mesh"`
+	// Resync: "" finished, or HAProxy's unfinished flags.
+	Resync obs.Optional[string] `json:"resync"`
+	// Missing: table -> entries missing or wrong (not read when the
+	// initial mesh never formed).
+	Missing   obs.Optional[map[string]int] `json:"missing"`
+	Took      time.Duration                `json:"took_ns"`
+	LearnTook time.Duration                `json:"learn_took_ns,omitempty"`
+}
+
+// Check decides one check from what HAProxy showed (unknown readings are
+// left to the one rule on observations). The initial resync never
+// finishing is the property's own violation (nothing outside HAProxy
+// stops it: both nodes run and reach each other, which the cluster suites
+// check).
+func Check(f Facts) (violation, unmet string) {
+	if f.Setup != "" {
+		return "", f.Kind + ": " + f.Setup
+	}
+	var v []string
+	if down, ok := f.Mesh.Get(); ok && len(down) > 0 {
+		v = append(v, fmt.Sprintf("with %d tables the nodes did not mesh and finish their initial resync within %s: %s", f.Tables, f.Bound, strings.Join(down, ", ")))
+	}
+	if m, ok := f.Missing.Get(); ok && Sum(m) > 0 {
+		v = append(v, fmt.Sprintf("%d of %d entries missing or wrong after %s (%s)", Sum(m), f.Entries, f.Bound, PerTableText(m)))
+	}
+	if r, ok := f.Resync.Get(); ok && r != "" {
+		v = append(v, r)
+	}
+	if len(v) == 0 {
+		return "", ""
+	}
+	return f.Kind + ": " + strings.Join(v, "; "), ""
+}
+
+// Sum is how many entries the tables lack in all.
+func Sum(m map[string]int) int {
+	s := 0
+	for _, v := range m {
+		s += v
+	}
+	return s
+}
+
+// PerTableText names the tables short and by how many entries, the first
+// five of them.
+func PerTableText(m map[string]int) string {
+	var ts []string
+	for t, k := range m {
+		ts = append(ts, fmt.Sprintf("%s %d", strings.TrimPrefix(t, "cluster/"), k))
+	}
+	sort.Strings(ts)
+	if len(ts) > 5 {
+		ts = append(ts[:5], fmt.Sprintf("and %d more tables", len(ts)-5))
+	}
+	return strings.Join(ts, ", ")
+}
