@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -201,20 +200,6 @@ func Missing(ctx context.Context, members []*Member, table string, keys []string
 		}
 	}
 	return out, nil
-}
-
-// MissingCounts says how many keys each member lacks: "node3 lacks 4".
-func MissingCounts(miss map[string][]string) string {
-	var names []string
-	for k := range miss {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	var parts []string
-	for _, name := range names {
-		parts = append(parts, fmt.Sprintf("%s lacks %d", name, len(miss[name])))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // Presence says how many of the keys each member holds.

@@ -25,6 +25,7 @@ import (
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/images"
+	"github.com/harp-project/harp/suites/listenerlivelock/judge"
 )
 
 // At the frontend's (or the process's)
@@ -61,26 +62,9 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Run: runLivelock,
 })
 
-// Params are the knobs, read from the run's parameters.
-type Params struct {
-	Threads, Groups           int
-	Layout, Variant, CPUSet   string
-	Rate                      int
-	Duration                  time.Duration
-	FrontendMaxconn, ProcessM int
-	Service, Timeout          time.Duration
-	// ControlMaxconn is the limit during the control: one the same load
-	// never reaches (the process's configured maxconn, lowered at run time
-	// to ProcessM for the attack in VARIANT=process).
-	ControlMaxconn int
-	// HAProxyCPUs run the node; LoadCPUs the rest of the machine: vegeta
-	// (this process, pinned during the attacks) and the slow backend.
-	HAProxyCPUs, LoadCPUs []int
-}
-
 // ParamsOf reads the run's parameters (defaults where none were given).
-func ParamsOf(v scenario.Values) Params {
-	p := Params{
+func ParamsOf(v scenario.Values) judge.Params {
+	p := judge.Params{
 		Threads: v.Int("THREADS"), Layout: v.String("LAYOUT"), Variant: v.String("VARIANT"), CPUSet: v.String("CPUSET"),
 		Rate: v.Int("RATE"), Duration: v.Duration("DURATION"), FrontendMaxconn: v.Int("MAXCONN"),
 		Service: v.Duration("SERVICE"), Timeout: v.Duration("TIMEOUT"),
@@ -108,7 +92,7 @@ func ParamsOf(v scenario.Values) Params {
 // machineUnmet says why this machine cannot show the livelock: fewer CPUs
 // for HAProxy than threads, or none left for the load generator, whose
 // own CPU starvation would otherwise look like HAProxy's stall.
-func (p Params) machineUnmet() string {
+func machineUnmet(p judge.Params) string {
 	switch {
 	case len(cpus.Without(p.HAProxyCPUs, cpus.All())) > 0:
 		return fmt.Sprintf("CPUSET=%s names CPUs this machine does not have or harp may not use (it may use %s)", p.CPUSet, cpus.Format(cpus.All()))
@@ -116,15 +100,6 @@ func (p Params) machineUnmet() string {
 		return fmt.Sprintf("%d CPUs < %d threads: this machine cannot show the livelock; run with THREADS=%d or on a larger machine", len(p.HAProxyCPUs), p.Threads, len(p.HAProxyCPUs))
 	case len(p.LoadCPUs) == 0:
 		return fmt.Sprintf("no CPU headroom for the load generator: HAProxy's %d threads take all %d CPUs (run on a machine with more CPUs than THREADS)", p.Threads, runtime.NumCPU())
-	}
-	return ""
-}
-
-// layoutUnmet says why the layout cannot show the livelock: it needs
-// listeners in several thread groups.
-func (p Params) layoutUnmet() string {
-	if p.Layout != "groups" || p.Groups < 2 {
-		return fmt.Sprintf("the livelock needs listeners in several thread groups (LAYOUT=groups, GROUPS of 2 or more); LAYOUT=%s with %d group(s) cannot show it", p.Layout, p.Groups)
 	}
 	return ""
 }
@@ -142,7 +117,7 @@ func cpusetOK(v string) error {
 }
 
 // Config renders the node's configuration.
-func (p Params) Config() (string, error) {
+func Config(p judge.Params) (string, error) {
 	var groups, threads []int
 	for i := 1; i <= p.Groups; i++ {
 		groups = append(groups, i)
@@ -156,30 +131,19 @@ func (p Params) Config() (string, error) {
 	})
 }
 
-// wantListeners is how many listeners the layout gives the frontend.
-func (p Params) wantListeners() int {
-	switch p.Layout {
-	case "groups":
-		return p.Groups
-	case "shards":
-		return p.Threads
-	}
-	return p.Threads
-}
-
 func runLivelock(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	p := ParamsOf(env.Params)
-	cfg, err := p.Config()
+	cfg, err := Config(p)
 	env.Config = cfg
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
 	// Preconditions of the machine and the layout: without them no stall
 	// means anything, and on 2 CPUs no run can say REPRODUCED.
-	if u := p.machineUnmet(); u != "" {
+	if u := machineUnmet(p); u != "" {
 		return verdict.Outcome{Unmet: u}
 	}
-	if u := p.layoutUnmet(); u != "" {
+	if u := p.LayoutUnmet(); u != "" {
 		return verdict.Outcome{Unmet: u}
 	}
 	if env.Docker == nil {
@@ -198,14 +162,14 @@ func runLivelock(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	}
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		f, err := attack(ctx, env, n, p, t)
-		t.Violation, t.Unmet, t.Remark = Judge(f)
+		t.Violation, t.Unmet, t.Remark = judge.Attack(f)
 		return err
 	})
 }
 
 // startBackend starts harp's slow backend on a network of the run's own,
 // reachable there as "backend"; both are removed when the run ends.
-func startBackend(ctx context.Context, env *scenario.Env, p Params) (*testcontainers.DockerNetwork, error) {
+func startBackend(ctx context.Context, env *scenario.Env, p judge.Params) (*testcontainers.DockerNetwork, error) {
 	nw, err := tcnetwork.New(ctx, tcnetwork.WithLabels(engine.Labels(env.RunID)))
 	if err != nil {
 		return nil, fmt.Errorf("creating a network: %w", err)
@@ -245,56 +209,10 @@ func layoutRefused(startErr string) string {
 	return ""
 }
 
-// Facts are what one attack observed; Judge decides from them alone.
-type Facts struct {
-	Params    Params
-	Version   string
-	Threads   int64 // from show info
-	Groups    int   // from show threads
-	Listeners int   // the frontend's, from show stat
-	Control   Round // the same load with limits it never reaches
-	Attack    Round // the load against the real limit
-	// Undrained: the control's connections never left, so no attack ran.
-	Undrained string `json:",omitempty"`
-}
-
-// Round is one run of the load: its peaks, the stalls logged during it
-// and the load's result; Ran is false when it never started.
-type Round struct {
-	Ran          bool
-	Peaks        Peaks
-	Stalls       []cliout.Stall
-	Panics       []cliout.Panic
-	WorkerExits  []string // exits with a non-zero code
-	MasterExited bool
-	MasterCode   int
-	Load         load.Result
-}
-
-// crashed says how a round ended the process, "" when it did not.
-func (r Round) crashed() string {
-	var bad []string
-	if len(r.Panics) > 0 {
-		bad = append(bad, fmt.Sprintf("%d panics", len(r.Panics)))
-	}
-	if len(r.WorkerExits) > 0 {
-		bad = append(bad, r.WorkerExits[0])
-	}
-	if r.MasterExited {
-		bad = append(bad, fmt.Sprintf("master exited (%d)", r.MasterCode))
-	}
-	return strings.Join(bad, ", ")
-}
-
-// Peaks are the highest connection counts sampled during a round.
-type Peaks struct {
-	Frontend, FrontendLimit, Process, ProcessLimit int64
-}
-
 // attack checks the layout the worker runs, runs the control (the same
 // load with limits it never reaches), then the attack against the real
 // limit, each sampled, and reads the logs for stalls, panics and exits.
-func attack(ctx context.Context, env *scenario.Env, n *node.Node, p Params, t *verdict.Trial) (f Facts, err error) {
+func attack(ctx context.Context, env *scenario.Env, n *node.Node, p judge.Params, t *verdict.Trial) (f judge.Facts, err error) {
 	f.Params = p
 	t.Evidence = &f
 	pid, err := n.CurrentWorker(ctx)
@@ -315,7 +233,7 @@ func attack(ctx context.Context, env *scenario.Env, n *node.Node, p Params, t *v
 	}
 	f.Version, f.Threads, f.Groups, f.Listeners = info["Version"], info.Int("Nbthread"), cliout.ThreadGroups(threads), cliout.Listeners(rows, "fe")
 	t.Notef("%d threads, %d thread groups, %d listeners; HAProxy on CPUs %s, load and backend on CPUs %s", f.Threads, f.Groups, f.Listeners, cpus.Format(p.HAProxyCPUs), cpus.Format(p.LoadCPUs))
-	if layoutUnmet(f) != "" {
+	if judge.WorkerUnmet(f) != "" {
 		return f, nil
 	}
 	addr, err := n.Addr(ctx, "8080/tcp")
@@ -347,18 +265,12 @@ func attack(ctx context.Context, env *scenario.Env, n *node.Node, p Params, t *v
 	return f, nil
 }
 
-func (r Round) String() string {
-	counted, on := countedStalls(r.Stalls)
-	return fmt.Sprintf("%s; frontend sessions peaked at %d of %d, process connections at %d of %d; %d stall warnings (%d over 100 ms counted, %d on the listener path, longest %d ms); %d panics, %d worker exits",
-		r.Load, r.Peaks.Frontend, r.Peaks.FrontendLimit, r.Peaks.Process, r.Peaks.ProcessLimit, len(r.Stalls), len(counted), on, cliout.MaxStall(r.Stalls), len(r.Panics), len(r.WorkerExits))
-}
-
 // loadRun runs vegeta rounds against one node from the load CPUs.
 type loadRun struct {
 	env *scenario.Env
 	n   *node.Node
 	pid int
-	p   Params
+	p   judge.Params
 	url string
 }
 
@@ -375,7 +287,7 @@ func (lr *loadRun) limits(ctx context.Context, frontend, process int) error {
 
 // round attacks with vegeta pinned to the load CPUs while sampling the
 // limits, and collects the stalls logged meanwhile.
-func (lr *loadRun) round(ctx context.Context, what string) (r Round, err error) {
+func (lr *loadRun) round(ctx context.Context, what string) (r judge.Round, err error) {
 	logs, err := lr.n.Logs(ctx)
 	if err != nil {
 		return r, err
@@ -433,9 +345,9 @@ func (lr *loadRun) drain(ctx context.Context) error {
 
 // sample polls the frontend's and the process's connections every 250 ms
 // until stop is called, which returns the peaks.
-func sample(ctx context.Context, n *node.Node, pid int) (stop func() Peaks) {
+func sample(ctx context.Context, n *node.Node, pid int) (stop func() judge.Peaks) {
 	var mu sync.Mutex
-	var pk Peaks
+	var pk judge.Peaks
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -462,113 +374,11 @@ func sample(ctx context.Context, n *node.Node, pid int) (stop func() Peaks) {
 			}
 		}
 	}()
-	return func() Peaks {
+	return func() judge.Peaks {
 		cancel()
 		<-done
 		mu.Lock()
 		defer mu.Unlock()
 		return pk
 	}
-}
-
-// countedStalls are the stalls over 100 ms that count: those whose
-// evidence points at the listener or proxy path, or every one over 100 ms
-// when the build prints no lock history to tell; on is how many pointed
-// there.
-func countedStalls(stalls []cliout.Stall) (counted []cliout.Stall, on int) {
-	for _, s := range stalls {
-		if s.Ms <= 100 {
-			continue
-		}
-		listener, known := s.Where()
-		if listener {
-			on++
-		}
-		if listener || !known {
-			counted = append(counted, s)
-		}
-	}
-	return counted, on
-}
-
-// layoutUnmet says how the running worker differs from what the config asks.
-func layoutUnmet(f Facts) string {
-	p := f.Params
-	switch {
-	case f.Groups != p.Groups:
-		return fmt.Sprintf("the worker runs %d thread groups, the config asks %d", f.Groups, p.Groups)
-	case f.Threads != int64(p.Threads):
-		return fmt.Sprintf("the worker runs %d threads, the config asks %d", f.Threads, p.Threads)
-	case f.Listeners != p.wantListeners():
-		return fmt.Sprintf("the frontend has %d listeners, the layout %q wants %d", f.Listeners, p.Layout, p.wantListeners())
-	}
-	return ""
-}
-
-// reached says whether a round hit the limit of the variant.
-func reached(f Facts, pk Peaks) (bool, string) {
-	if f.Params.Variant == "process" {
-		return pk.Process >= pk.ProcessLimit && pk.ProcessLimit > 0, fmt.Sprintf("the process never reached its maxconn (peak %d of %d)", pk.Process, pk.ProcessLimit)
-	}
-	return pk.Frontend >= pk.FrontendLimit && pk.FrontendLimit > 0, fmt.Sprintf("the frontend never reached its maxconn (peak %d of %d)", pk.Frontend, pk.FrontendLimit)
-}
-
-// Judge decides an attack from its facts. Every precondition comes first:
-// the layout, the control (the same load that never reaches a limit must
-// not stall: else stalls are the machine's), the limit reached; only then
-// do stalls on the listener path, panics and exits count.
-func Judge(f Facts) (violation, unmet, remark string) {
-	if u := layoutUnmet(f); u != "" {
-		return "", u, ""
-	}
-	if u := f.Params.layoutUnmet(); u != "" {
-		return "", u, ""
-	}
-	if f.Undrained != "" {
-		return "", f.Undrained + ": the attack would not start from an idle process", ""
-	}
-	if !f.Control.Ran || !f.Attack.Ran {
-		return "", "the attack never ran", ""
-	}
-	if crash := f.Control.crashed(); crash != "" {
-		return "", fmt.Sprintf("the control (same load, limit never reached) crashed too (%s): the crash is not the livelock's", crash), ""
-	}
-	if c, _ := countedStalls(f.Control.Stalls); len(c) > 0 {
-		return "", fmt.Sprintf("the control (same load, limit never reached) stalled too: %d stalls over 100 ms (longest %d ms), so stalls here are not the livelock's", len(c), cliout.MaxStall(c)), ""
-	}
-	if hit, _ := reached(f, f.Control.Peaks); hit {
-		return "", "the control reached its limit: it is no control", ""
-	}
-	// A panic or an exit under the attack is the livelock's end whatever
-	// the peaks showed (a livelocked worker stops answering the sampling).
-	crash := f.Attack.crashed()
-	if hit, what := reached(f, f.Attack.Peaks); !hit && crash == "" {
-		return "", what, ""
-	}
-	var bad []string
-	if c, _ := countedStalls(f.Attack.Stalls); len(c) > 0 {
-		bad = append(bad, fmt.Sprintf("%d stalls over 100 ms (longest %d ms)", len(c), cliout.MaxStall(c)))
-	}
-	if crash != "" {
-		bad = append(bad, crash)
-	}
-	switch {
-	case len(bad) > 0:
-		return strings.Join(bad, ", "), "", ""
-	case !WarnsOnStalls(f.Version):
-		// Without the watchdog's warnings only panics and exits are seen:
-		// a stall shorter than a panic would go unnoticed.
-		return "", fmt.Sprintf("limit reached and no panic or exit, but HAProxy %s emits no stall warnings (3.1 and later do): stalls cannot be seen", f.Version), ""
-	}
-	return "", "", "limit reached, 0 stalls over 100 ms on the listener path"
-}
-
-// WarnsOnStalls says whether a version emits the watchdog's "stopped
-// processing traffic" warnings (3.1 and later).
-func WarnsOnStalls(version string) bool {
-	var major, minor int
-	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err != nil {
-		return false
-	}
-	return major > 3 || (major == 3 && minor >= 1)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/harp-project/harp/harness/selftest"
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/suites/listenerlivelock"
+	"github.com/harp-project/harp/suites/listenerlivelock/judge"
 )
 
 func TestSelf(t *testing.T) { selftest.Run(t, "listener livelock on real builds") }
@@ -41,7 +42,7 @@ var _ = selftest.Describe(listenerlivelock.Suite, func() {
 			return
 		}
 		Expect(r.Verdict).To(BeElementOf(verdict.Pass, verdict.Reproduced), r.Line())
-		f := r.Trials[0].Evidence.(*listenerlivelock.Facts)
+		f := r.Trials[0].Evidence.(*judge.Facts)
 		Expect(f.Attack.Peaks.FrontendLimit).To(BeEquivalentTo(100))
 		Expect(f.Attack.Peaks.Frontend).To(BeEquivalentTo(100), "the frontend reached its maxconn")
 		Expect(f.Control.Peaks.Frontend).To(BeNumerically("<", f.Control.Peaks.FrontendLimit), "the control never reached its limit")

@@ -7,15 +7,14 @@ package convergence
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/cluster/convergence/judge"
 )
 
 var Suite = scenario.Register(&scenario.Scenario{
@@ -39,11 +38,11 @@ var Suite = scenario.Register(&scenario.Scenario{
 
 // Evidence is what one round measured.
 type Evidence struct {
-	Keys      int   `json:"keys"`
-	Converged int   `json:"converged"` // on every node within the bound of their own write
-	MedianMs  int64 `json:"median_ms"`
-	MaxMs     int64 `json:"max_ms"`
-	Facts     Facts `json:"facts"`
+	Keys      int         `json:"keys"`
+	Converged int         `json:"converged"` // on every node within the bound of their own write
+	MedianMs  int64       `json:"median_ms"`
+	MaxMs     int64       `json:"max_ms"`
+	Facts     judge.Facts `json:"facts"`
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -58,7 +57,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	r := t.N
 	writer, tracker := c.Members[(r-1)%len(c.Members)], c.Members[r%len(c.Members)]
 	cli, web := cluster.Keys(fmt.Sprintf("c%d-", r), 40), cluster.Keys(fmt.Sprintf("h%d-", r), 10)
-	f := Facts{Keys: append(append([]string{}, cli...), web...)}
+	f := judge.Facts{Keys: append(append([]string{}, cli...), web...)}
 	// Write while watching: each key's delay and deadline count from its own write.
 	w := cluster.Write(ctx, func(ctx context.Context, wrote func(string)) error {
 		if err := writer.SetKeys(ctx, cluster.DefaultTable, cli, "data.gpc0 "+strconv.Itoa(r), wrote); err != nil {
@@ -66,84 +65,25 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 		}
 		return tracker.HTTPKeys(ctx, web, 3, wrote)
 	})
-	at := cluster.SpreadFrom(ctx, c.Members, cluster.DefaultTable, f.Keys, w, cluster.ConvergeTimeout)
+	at := cluster.SpreadFrom(ctx, c.Members, cluster.DefaultTable, f.Keys, w, judge.ConvergeTimeout)
 	written, err := w.Done()
 	if err != nil {
 		return err
 	}
-	f.Delays = Since(at, written)
+	f.Delays = judge.Since(at, written)
 	// Re-read before declaring a key missing: only keys still missing count.
 	if len(at) < len(f.Keys) {
 		f.StillMissing = obs.Opt(obs.From(cluster.Missing(ctx, c.Members, cluster.DefaultTable, f.Keys)))
 	}
 	f.WrongData = obs.From(cluster.SettledData(ctx, c.Members, cluster.DefaultTable,
 		map[string]cluster.Want{"gpc0": {Keys: cli, Value: strconv.Itoa(r)}, "http_req_cnt": {Keys: web, Value: "3"}}, 5*time.Second))
-	med, worst := Durations(f.Delays)
+	med, worst := judge.Durations(f.Delays)
 	t.Evidence = &Evidence{Keys: len(f.Keys), Converged: len(f.Delays), MedianMs: med.Milliseconds(), MaxMs: worst.Milliseconds(), Facts: f}
 	t.Notef("40 keys set on %s, 10 keys tracked by 30 requests on %s: %d of %d on every node within %s of their write; median %s, max %s",
-		writer.Name, tracker.Name, len(f.Delays), len(f.Keys), cluster.ConvergeTimeout, med.Round(time.Millisecond), worst.Round(time.Millisecond))
-	t.Violation, t.Remark = Judge(f)
+		writer.Name, tracker.Name, len(f.Delays), len(f.Keys), judge.ConvergeTimeout, med.Round(time.Millisecond), worst.Round(time.Millisecond))
+	t.Violation, t.Remark = judge.Round(f)
 	if d, err := c.Diagnose(ctx); err == nil {
 		t.Show("harp doctor after the round", d.Text())
 	}
 	return nil
-}
-
-// Facts are what one round observed.
-type Facts struct {
-	Keys         []string                          `json:"keys"`
-	Delays       map[string]time.Duration          `json:"delays_ns"`     // keys on every node within the bound: write to seen everywhere
-	StillMissing obs.Optional[map[string][]string] `json:"still_missing"` // re-read after the deadlines: node -> keys it lacks
-	WrongData    obs.Of[string]                    `json:"wrong_data"`    // entries holding other data once it settled ("" none)
-}
-
-// Judge: a key missing from a node after its deadline and at the re-read,
-// or data other than written once settled, is a violation; a key that
-// arrived late but before the re-read is a remark. Unknown readings are
-// left to the one rule on observations.
-func Judge(f Facts) (violation, remark string) {
-	missing := map[string]bool{}
-	still, _ := f.StillMissing.Get()
-	for _, ks := range still {
-		for _, k := range ks {
-			missing[k] = true
-		}
-	}
-	late := len(f.Keys) - len(f.Delays) - len(missing)
-	var parts []string
-	if len(missing) > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d keys not on every node %s after their write (%s)", len(missing), len(f.Keys), cluster.ConvergeTimeout, cluster.MissingCounts(still)))
-	}
-	if wrong, _ := f.WrongData.Get(); wrong != "" {
-		parts = append(parts, wrong)
-	}
-	if late > 0 && f.StillMissing.State == obs.Seen {
-		remark = "keys on every node only after their deadline"
-	}
-	return strings.Join(parts, "; "), remark
-}
-
-// Since turns the times keys were seen everywhere into delays after their
-// own writes; a key seen before its write was recorded counts as 0.
-func Since(seen, written map[string]time.Time) map[string]time.Duration {
-	out := map[string]time.Duration{}
-	for k, at := range seen {
-		if w, ok := written[k]; ok {
-			out[k] = max(at.Sub(w), 0)
-		}
-	}
-	return out
-}
-
-// Durations sums up times to converge: median and max.
-func Durations(ds map[string]time.Duration) (median, maximum time.Duration) {
-	var all []time.Duration
-	for _, d := range ds {
-		all = append(all, d)
-	}
-	if len(all) == 0 {
-		return 0, 0
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
-	return all[len(all)/2], all[len(all)-1]
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/cluster/identity/judge"
 )
 
 var Suite = scenario.Register(&scenario.Scenario{
@@ -45,7 +46,7 @@ type Evidence struct {
 	IdentityBy          cluster.Identity `json:"identity_by"`
 	DoctorNamedIdentity bool             `json:"doctor_named_identity"`
 	DoctorCodes         []doctor.Code    `json:"doctor_codes,omitempty"`
-	Facts               Facts            `json:"facts"`
+	Facts               judge.Facts      `json:"facts"`
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -87,50 +88,13 @@ func control(ctx context.Context, env *scenario.Env) (unmet string, err error) {
 	return "", nil
 }
 
-// Facts are what one identity trial observed.
-type Facts struct {
-	How         cluster.Identity      `json:"how"`
-	Ghost       string                `json:"ghost"`
-	Control     string                `json:"control,omitempty"` // unmet: the well-named nodes did not replicate
-	Peering     obs.Optional[Peering] `json:"peering"`           // how the ghost runs the section
-	KeysOnGhost obs.Optional[int]     `json:"keys_on_ghost"`
-	Keys        int                   `json:"keys"`
-}
-
-// Peering is how a node runs the section: its local peer's name ("": none,
-// or no section), and whether a link is up (it can sync).
-type Peering struct {
-	Local   string `json:"local,omitempty"`
-	CanSync bool   `json:"can_sync"`
-}
-
-// Judge: keys on the ghost are the violation. Absence counts only when the
-// ghost cannot sync by construction (HAProxy removed its section, or it has
-// no local peer and no link): then nothing can arrive later, and no wait
-// decides it. Unknown readings are left to the one rule on observations.
-func Judge(f Facts) (violation, unmet string) {
-	p, _ := f.Peering.Get()
-	keys, _ := f.KeysOnGhost.Get()
-	switch {
-	case f.Control != "":
-		return "", f.Control
-	case p.Local != "" && p.Local != "ghost": // the setup failed
-		return "", fmt.Sprintf("%s runs the section as %s, not ghost: the setup (%s) did not take", f.Ghost, p.Local, f.How)
-	case keys > 0:
-		return fmt.Sprintf("%d of %d keys reached %s although its local peer name (ghost, by %s) matches no peer line", keys, f.Keys, f.Ghost, f.How), ""
-	case p.CanSync:
-		return "", fmt.Sprintf("%s runs the peers section with a link up yet received none of the keys: absence cannot be told from delay", f.Ghost)
-	}
-	return "", ""
-}
-
 func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, how cluster.Identity) error {
 	ev := &Evidence{IdentityBy: how}
 	t.Evidence = ev
 	a, ghost := c.Members[0], c.Members[len(c.Members)-1]
 	f := &ev.Facts
-	f.How, f.Ghost = how, ghost.Name
-	defer func() { t.Violation, t.Unmet = Judge(*f) }()
+	f.How, f.Ghost = string(how), ghost.Name
+	defer func() { t.Violation, t.Unmet = judge.Trial(*f) }()
 	t.Notef("%s takes its name from %s: ghost", ghost.Name, how)
 	ks := cluster.Keys(fmt.Sprintf("i%d-", t.N), 10)
 	f.Keys = len(ks)
@@ -167,22 +131,22 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, how cluste
 }
 
 // peering reads how a member runs the section.
-func peering(ctx context.Context, c *cluster.Cluster, m *cluster.Member) obs.Of[Peering] {
+func peering(ctx context.Context, c *cluster.Cluster, m *cluster.Member) obs.Of[judge.Peering] {
 	secs, err := m.Node.Peers(ctx, node.StatsSocket)
 	if err != nil {
-		return obs.From(Peering{}, err)
+		return obs.From(judge.Peering{}, err)
 	}
 	s, _ := cliout.FindSection(secs, c.Section) // none: no local peer either
 	p, ok := s.Local()
 	if !ok {
-		return obs.Value(Peering{})
+		return obs.Value(judge.Peering{})
 	}
 	for _, r := range s.Peers {
 		if !r.Local && r.Established() {
-			return obs.Value(Peering{p.Name, true})
+			return obs.Value(judge.Peering{Local: p.Name, CanSync: true})
 		}
 	}
-	return obs.Value(Peering{Local: p.Name})
+	return obs.Value(judge.Peering{Local: p.Name})
 }
 
 // holds counts the keys a member holds, read once.

@@ -15,6 +15,7 @@ import (
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/cluster/partition/judge"
 )
 
 var Suite = scenario.Register(&scenario.Scenario{
@@ -39,8 +40,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 })
 
 const (
-	partitionSeen = 20 * time.Second
-	healTimeout   = 30 * time.Second
+	partitionSeen = judge.PartitionSeen
+	healTimeout   = judge.HealTimeout
 )
 
 // Evidence is what one partition recorded.
@@ -50,7 +51,7 @@ type Evidence struct {
 	DivergencePct      float64       `json:"divergence_pct"`
 	ReconvergeMs       int64         `json:"reconverge_ms,omitempty"`
 	Reconverged        bool          `json:"reconverged"`
-	Facts              Facts         `json:"facts"`
+	Facts              judge.Facts   `json:"facts"`
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -61,56 +62,13 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error { return trial(ctx, c, t) })
 }
 
-// Facts are what one partition observed.
-type Facts struct {
-	MeshBefore   string                            `json:"mesh_before,omitempty"` // unmet: the cluster had not meshed before the cut
-	SawCut       bool                              `json:"saw_cut"`               // the doctor saw the links to the cut node down
-	Leaked       obs.Optional[int]                 `json:"leaked"`                // keys written on the cut side that reached the other side during the cut
-	LinksBack    string                            `json:"links_back,omitempty"`  // unmet: the links never came back after the heal (with Docker's view)
-	Keys         int                               `json:"keys"`                  // written on both sides
-	StillMissing obs.Optional[map[string][]string] `json:"still_missing"`         // after the heal and the re-read: node -> keys it lacks
-	Cut          string                            `json:"cut"`                   // the cut node
-}
-
-// Judge: keys missing once every link is back is the violation; a cut that
-// did not take, or links that did not come back, are the harness's or the
-// network's, never HAProxy's. Unknown readings are left to the one rule.
-func Judge(f Facts) (violation, unmet string) {
-	leaked, _ := f.Leaked.Get()
-	still, _ := f.StillMissing.Get()
-	switch {
-	case f.MeshBefore != "":
-		return "", "before the cut: " + f.MeshBefore
-	case !f.SawCut:
-		return "", fmt.Sprintf("the cut did not take: harp doctor still saw the links to %s up %s after it", f.Cut, partitionSeen)
-	case leaked > 0:
-		return "", fmt.Sprintf("the cut did not take: %d keys written on %s during the cut reached the other side", leaked, f.Cut)
-	case f.LinksBack != "":
-		return "", "after the heal: " + f.LinksBack
-	}
-	if missing := countKeys(still); missing > 0 {
-		return fmt.Sprintf("%d of %d keys not on every node %s after the heal, with every link up (%s)", missing, f.Keys, healTimeout, cluster.MissingCounts(still)), ""
-	}
-	return "", ""
-}
-
-func countKeys(m map[string][]string) int {
-	keys := map[string]bool{}
-	for _, ks := range m {
-		for _, k := range ks {
-			keys[k] = true
-		}
-	}
-	return len(keys)
-}
-
 func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	ev := &Evidence{}
 	t.Evidence = ev
 	a, cut := c.Members[0], c.Members[len(c.Members)-1]
 	f := &ev.Facts
 	f.Cut = cut.Name
-	defer func() { t.Violation, t.Unmet = Judge(*f) }()
+	defer func() { t.Violation, t.Unmet = judge.Partition(*f) }()
 	if f.MeshBefore = c.WaitMesh(ctx, cluster.MeshTimeout); f.MeshBefore != "" {
 		return nil
 	}
@@ -171,7 +129,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 
 // reconverge waits for the links to come back, then for every key on
 // every node, and re-reads what is still missing.
-func reconverge(ctx context.Context, c *cluster.Cluster, cut *cluster.Member, t *verdict.Trial, ev *Evidence, f *Facts, all []string) error {
+func reconverge(ctx context.Context, c *cluster.Cluster, cut *cluster.Member, t *verdict.Trial, ev *Evidence, f *judge.Facts, all []string) error {
 	tHeal := time.Now()
 	if unmet := c.WaitMesh(ctx, healTimeout); unmet != "" {
 		probe, err := c.Attached(ctx, cut)

@@ -7,7 +7,6 @@ package reloads
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/cluster/reloads/judge"
 )
 
 var Suite = scenario.Register(&scenario.Scenario{
@@ -58,8 +58,8 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 
 // Evidence is how one round reloaded.
 type Evidence struct {
-	Reloads string `json:"reloads"` // one after another, all at once
-	Facts   Facts  `json:"facts"`
+	Reloads string      `json:"reloads"` // one after another, all at once
+	Facts   judge.Facts `json:"facts"`
 }
 
 func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, pre []string) error {
@@ -72,7 +72,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, pre []stri
 	// Every key must be on every node before the round, or a loss found
 	// after it could be an earlier round's, counted twice.
 	if miss, err := cluster.Missing(ctx, c.Members, cluster.DefaultTable, pre); err != nil || len(miss) > 0 {
-		t.Unmet = unmetBefore(miss, err, len(pre))
+		t.Unmet = judge.UnmetBefore(miss, err, len(pre))
 		return nil
 	}
 	stop := writeLoad(ctx, c)
@@ -107,7 +107,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, pre []stri
 			errs = append(errs, fmt.Sprintf("no write load reached %s (%s)", c.Members[i].Name, res))
 		}
 	}
-	ev.Facts = Facts{How: how, Problems: errs}
+	ev.Facts = judge.Facts{How: how, Problems: errs}
 	return survived(ctx, c, t, &ev.Facts, pre)
 }
 
@@ -170,53 +170,11 @@ func reload(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, simultane
 	return errs
 }
 
-// unmetBefore says which keys written before the reloads were not on
-// every node when a round began, or could not be read.
-func unmetBefore(miss map[string][]string, err error, n int) string {
-	if err != nil {
-		return "before the round, the keys written before the reloads could not be read: " + err.Error()
-	}
-	return fmt.Sprintf("before the round, keys written before the reloads were already missing (%s of %d): a loss now could not be told from an earlier one", cluster.MissingCounts(miss), n)
-}
-
-// Facts are what a round saw once its reloads were done.
-type Facts struct {
-	How          string                            `json:"how"`                  // one after another, all at once
-	Problems     []string                          `json:"problems,omitempty"`   // reloads that failed, load that never arrived
-	MeshAfter    string                            `json:"mesh_after,omitempty"` // unmet: the cluster never meshed again
-	StillMissing obs.Optional[map[string][]string] `json:"still_missing"`        // node -> keys written before it lacks
-	Keys         int                               `json:"keys"`
-	WrongData    obs.Optional[string]              `json:"wrong_data"` // "" none
-}
-
-// Judge: keys written before the reloads missing on a node once the
-// cluster has meshed again, or holding other data, is the violation.
-// Unknown readings are left to the one rule on observations.
-func Judge(f Facts) (violation, unmet string) {
-	still, _ := f.StillMissing.Get()
-	wrong, _ := f.WrongData.Get()
-	switch {
-	case len(f.Problems) > 0:
-		return "", "reloads " + f.How + ": " + strings.Join(f.Problems, "; ")
-	case f.MeshAfter != "":
-		return "", "after the reloads: " + f.MeshAfter
-	case len(still) > 0:
-		lost := map[string]bool{}
-		for _, ks := range still {
-			for _, k := range ks {
-				lost[k] = true
-			}
-		}
-		return fmt.Sprintf("after reloading %s, %d of %d keys written before are not on every node (%s)", f.How, len(lost), f.Keys, cluster.MissingCounts(still)), ""
-	}
-	return wrong, ""
-}
-
 // survived checks, once the cluster has meshed again, that every key
 // written before is on every node with its data.
-func survived(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, f *Facts, pre []string) error {
+func survived(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, f *judge.Facts, pre []string) error {
 	f.Keys = len(pre)
-	defer func() { t.Violation, t.Unmet = Judge(*f) }()
+	defer func() { t.Violation, t.Unmet = judge.Round(*f) }()
 	if len(f.Problems) > 0 {
 		return nil
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/cluster/tables/judge"
 )
 
 var Suite = scenario.Register(&scenario.Scenario{
@@ -45,8 +46,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 
 // Evidence is what the odd node received.
 type Evidence struct {
-	DoctorNamedDefinition bool  `json:"doctor_named_definition"`
-	Facts                 Facts `json:"facts"`
+	DoctorNamedDefinition bool        `json:"doctor_named_definition"`
+	Facts                 judge.Facts `json:"facts"`
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -64,39 +65,13 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error { return trial(ctx, c, t) })
 }
 
-// Facts are what the odd node received.
-type Facts struct {
-	Odd     string            `json:"odd"`
-	Control string            `json:"control,omitempty"` // unmet: the nodes defined as node1 did not get every table, or node1 never pushed
-	Marker  string            `json:"marker,omitempty"`  // unmet: the identical table's keys, written last, never reached the odd node
-	Keytype obs.Optional[int] `json:"keytype"`           // keytype keys the odd node holds
-	Store   obs.Optional[int] `json:"store"`             // store keys it holds (recorded, not judged)
-	Keys    int               `json:"keys"`
-}
-
-// Judge: the odd node applying updates of a table whose key type differs
-// is the violation. Its absence counts only once keys written after those
-// updates, on the same sessions, have arrived there (the marker), and the
-// control nodes got every table. Unknown readings are left to the one rule.
-func Judge(f Facts) (violation, unmet string) {
-	switch keys, _ := f.Keytype.Get(); {
-	case f.Control != "":
-		return "", f.Control
-	case keys > 0:
-		return fmt.Sprintf("%s applied %d of %d updates of cluster/keytype although its key type (ip) differs from the sender's (string)", f.Odd, keys, f.Keys), ""
-	case f.Marker != "":
-		return "", f.Marker
-	}
-	return "", ""
-}
-
 func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	ev := &Evidence{}
 	t.Evidence = ev
 	a, odd, others := c.Members[0], c.Members[len(c.Members)-1], c.Members[:len(c.Members)-1]
 	f := &ev.Facts
 	f.Odd = odd.Name
-	defer func() { t.Violation, t.Unmet = Judge(*f) }()
+	defer func() { t.Violation, t.Unmet = judge.Exchange(*f) }()
 	ks := map[string][]string{}
 	for _, name := range []string{"keytype", "store", "tbl"} {
 		for i := range 10 {

@@ -1,15 +1,14 @@
-package identity
+package judge
 
 import (
 	"testing"
 
-	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/verdict"
 )
 
 func TestJudge(t *testing.T) {
-	base := Facts{How: cluster.ByFlag, Ghost: "node3", Keys: 10, Peering: obs.Opt(obs.Value(Peering{})), KeysOnGhost: obs.Opt(obs.Value(0))}
+	base := Facts{How: "-L", Ghost: "node3", Keys: 10, Peering: obs.Opt(obs.Value(Peering{})), KeysOnGhost: obs.Opt(obs.Value(0))}
 	keys := func(n int) obs.Optional[int] { return obs.Opt(obs.Value(n)) }
 	canSync := obs.Opt(obs.Value(Peering{Local: "ghost", CanSync: true}))
 	for _, c := range []struct {
@@ -41,11 +40,11 @@ func TestJudge(t *testing.T) {
 	} {
 		f := base
 		c.edit(&f)
-		v, u := Judge(f)
+		v, u := Trial(f)
 		if v != c.violation || u != c.unmet {
 			t.Errorf("%s:\n got  %q, %q\n want %q, %q", c.name, v, u, c.violation, c.unmet)
 		}
-		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &Evidence{Facts: f}}
+		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &f}
 		if got, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "identities"); got != c.want {
 			t.Errorf("%s: %s (%s), want %s", c.name, got, reason, c.want)
 		}

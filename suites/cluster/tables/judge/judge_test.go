@@ -1,4 +1,4 @@
-package tables
+package judge
 
 import (
 	"testing"
@@ -31,11 +31,11 @@ func TestJudge(t *testing.T) {
 	} {
 		f := base
 		c.edit(&f)
-		v, u := Judge(f)
+		v, u := Exchange(f)
 		if v != c.violation || u != c.unmet {
 			t.Errorf("%s:\n got  %q, %q\n want %q, %q", c.name, v, u, c.violation, c.unmet)
 		}
-		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &Evidence{Facts: f}}
+		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &f}
 		if got, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "runs"); got != c.want {
 			t.Errorf("%s: %s (%s), want %s", c.name, got, reason, c.want)
 		}

@@ -1,4 +1,4 @@
-package convergence
+package judge
 
 import (
 	"strings"
@@ -34,11 +34,11 @@ func TestJudge(t *testing.T) {
 			StillMissing: obs.Opt(obs.Failure[map[string][]string]("show table cluster/tbl: EOF"))}, "", "", verdict.Inconclusive},
 		{"the data could not be read", Facts{Keys: keys, Delays: all, WrongData: obs.Failure[string]("show table cluster/tbl: i/o timeout")}, "", "", verdict.Inconclusive},
 	} {
-		v, r := Judge(c.f)
+		v, r := Round(c.f)
 		if v != c.violation || r != c.remark {
 			t.Errorf("%s: got %q, %q", c.name, v, r)
 		}
-		tr := verdict.Trial{N: 1, Violation: v, Remark: r, Evidence: &Evidence{Facts: c.f}}
+		tr := verdict.Trial{N: 1, Violation: v, Remark: r, Evidence: &c.f}
 		if got, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "rounds"); got != c.want {
 			t.Errorf("%s: %s (%s), want %s", c.name, got, reason, c.want)
 		}

@@ -1,4 +1,4 @@
-package reloads
+package judge
 
 import (
 	"errors"
@@ -28,19 +28,19 @@ func TestJudge(t *testing.T) {
 			StillMissing: obs.Opt(obs.Failure[map[string][]string]("show table cluster/tbl: EOF"))}, "", "", verdict.Inconclusive},
 		{"the data could not be read", Facts{How: "all at once", Keys: 50, WrongData: obs.Opt(obs.Failure[string]("show table cluster/tbl: i/o timeout"))}, "", "", verdict.Inconclusive},
 	} {
-		v, u := Judge(c.f)
+		v, u := Round(c.f)
 		if v != c.violation || u != c.unmet {
 			t.Errorf("%s:\n got  %q, %q\n want %q, %q", c.name, v, u, c.violation, c.unmet)
 		}
-		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &Evidence{Facts: c.f}}
+		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &c.f}
 		if got, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "rounds"); got != c.want {
 			t.Errorf("%s: %s (%s), want %s", c.name, got, reason, c.want)
 		}
 	}
-	if u := unmetBefore(map[string][]string{"node3": {"pre-001"}}, nil, 50); u == "" {
+	if u := UnmetBefore(map[string][]string{"node3": {"pre-001"}}, nil, 50); u == "" {
 		t.Error("a key missing before the round was not an unmet precondition")
 	}
-	if u := unmetBefore(nil, errors.New("EOF"), 50); u == "" {
+	if u := UnmetBefore(nil, errors.New("EOF"), 50); u == "" {
 		t.Error("keys that could not be read before the round were not an unmet precondition")
 	}
 }

@@ -1,0 +1,64 @@
+// Package judge decides a cluster-partition trial from what it observed:
+// pure functions of recorded facts, with nothing of Docker's in their
+// imports, so that `make unit` tests them alone.
+package judge
+
+import (
+	"fmt"
+	"github.com/harp-project/harp/harness/text"
+	"time"
+
+	"github.com/harp-project/harp/harness/obs"
+)
+
+const (
+	// PartitionSeen bounds the wait for the doctor to see the links to the
+	// cut node down.
+	PartitionSeen = 20 * time.Second
+	// HealTimeout bounds the wait, after the heal, for every link and then
+	// for every key on every node.
+	HealTimeout = 30 * time.Second
+)
+
+// Facts are what one partition observed.
+type Facts struct {
+	MeshBefore   string                            `json:"mesh_before,omitempty"` // unmet: the cluster had not meshed before the cut
+	SawCut       bool                              `json:"saw_cut"`               // the doctor saw the links to the cut node down
+	Leaked       obs.Optional[int]                 `json:"leaked"`                // keys written on the cut side that reached the other side during the cut
+	LinksBack    string                            `json:"links_back,omitempty"`  // unmet: the links never came back after the heal (with Docker's view)
+	Keys         int                               `json:"keys"`                  // written on both sides
+	StillMissing obs.Optional[map[string][]string] `json:"still_missing"`         // after the heal and the re-read: node -> keys it lacks
+	Cut          string                            `json:"cut"`                   // the cut node
+}
+
+// Partition: keys missing once every link is back is the violation; a cut
+// that did not take, or links that did not come back, are the harness's or
+// the network's, never HAProxy's. Unknown readings are left to the one rule.
+func Partition(f Facts) (violation, unmet string) {
+	leaked, _ := f.Leaked.Get()
+	still, _ := f.StillMissing.Get()
+	switch {
+	case f.MeshBefore != "":
+		return "", "before the cut: " + f.MeshBefore
+	case !f.SawCut:
+		return "", fmt.Sprintf("the cut did not take: harp doctor still saw the links to %s up %s after it", f.Cut, PartitionSeen)
+	case leaked > 0:
+		return "", fmt.Sprintf("the cut did not take: %d keys written on %s during the cut reached the other side", leaked, f.Cut)
+	case f.LinksBack != "":
+		return "", "after the heal: " + f.LinksBack
+	}
+	if missing := countKeys(still); missing > 0 {
+		return fmt.Sprintf("%d of %d keys not on every node %s after the heal, with every link up (%s)", missing, f.Keys, HealTimeout, text.MissingCounts(still)), ""
+	}
+	return "", ""
+}
+
+func countKeys(m map[string][]string) int {
+	keys := map[string]bool{}
+	for _, ks := range m {
+		for _, k := range ks {
+			keys[k] = true
+		}
+	}
+	return len(keys)
+}

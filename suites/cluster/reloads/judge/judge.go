@@ -1,0 +1,54 @@
+// Package judge decides a cluster-reloads round from what it observed:
+// pure functions of recorded facts, with nothing of Docker's in their
+// imports, so that `make unit` tests them alone.
+package judge
+
+import (
+	"fmt"
+	"github.com/harp-project/harp/harness/text"
+	"strings"
+
+	"github.com/harp-project/harp/harness/obs"
+)
+
+// Facts are what a round saw once its reloads were done.
+type Facts struct {
+	How          string                            `json:"how"`                  // one after another, all at once
+	Problems     []string                          `json:"problems,omitempty"`   // reloads that failed, load that never arrived
+	MeshAfter    string                            `json:"mesh_after,omitempty"` // unmet: the cluster never meshed again
+	StillMissing obs.Optional[map[string][]string] `json:"still_missing"`        // node -> keys written before it lacks
+	Keys         int                               `json:"keys"`
+	WrongData    obs.Optional[string]              `json:"wrong_data"` // "" none
+}
+
+// Round: keys written before the reloads missing on a node once the
+// cluster has meshed again, or holding other data, is the violation.
+// Unknown readings are left to the one rule on observations.
+func Round(f Facts) (violation, unmet string) {
+	still, _ := f.StillMissing.Get()
+	wrong, _ := f.WrongData.Get()
+	switch {
+	case len(f.Problems) > 0:
+		return "", "reloads " + f.How + ": " + strings.Join(f.Problems, "; ")
+	case f.MeshAfter != "":
+		return "", "after the reloads: " + f.MeshAfter
+	case len(still) > 0:
+		lost := map[string]bool{}
+		for _, ks := range still {
+			for _, k := range ks {
+				lost[k] = true
+			}
+		}
+		return fmt.Sprintf("after reloading %s, %d of %d keys written before are not on every node (%s)", f.How, len(lost), f.Keys, text.MissingCounts(still)), ""
+	}
+	return wrong, ""
+}
+
+// UnmetBefore says which keys written before the reloads were not on
+// every node when a round began, or could not be read.
+func UnmetBefore(miss map[string][]string, err error, n int) string {
+	if err != nil {
+		return "before the round, the keys written before the reloads could not be read: " + err.Error()
+	}
+	return fmt.Sprintf("before the round, keys written before the reloads were already missing (%s of %d): a loss now could not be told from an earlier one", text.MissingCounts(miss), n)
+}
