@@ -11,6 +11,7 @@ import (
 	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/suites/conformance/clipermissions"
+	clijudge "github.com/harp-project/harp/suites/conformance/clipermissions/judge"
 )
 
 // A reports tree with one finding that has a generator (a refused `set
@@ -21,13 +22,13 @@ func reproReports(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	facts := clipermissions.Facts{Socket: "user", Changes: []clipermissions.Call{{Command: "set table tbl key harp-new data.gpc0 1", Level: "operator",
+	facts := clijudge.Facts{Socket: "user", Changes: []clijudge.Call{{Command: "set table tbl key harp-new data.gpc0 1", Level: "operator",
 		Answer: "Permission denied", Refused: true, Changed: "[harp-key gpc0=5] -> [harp-key gpc0=5, harp-new gpc0=0]"}}}
-	cs, violation, _ := clipermissions.JudgeChecks(facts)
-	trials := []verdict.Trial{{N: 1, Checks: cs, Violation: violation, Evidence: clipermissions.Evidence{Facts: facts}}}
+	cs, violation, _ := clijudge.SocketChecks(facts)
+	trials := []verdict.Trial{{N: 1, Checks: cs, Violation: violation, Evidence: clijudge.Evidence{Facts: facts}}}
 	root := t.TempDir()
 	run := report.Run{ID: "r1", Started: time.Now(), Results: []report.Result{
-		{Suite: clipermissions.Suite.ID, Title: clipermissions.Suite.Title, Build: "deb:trixie", Name: "3.0.11-1+deb13u5", Version: "3.0.11-1+deb13u5",
+		{Suite: clijudge.SuiteID, Title: clipermissions.Suite.Title, Build: "deb:trixie", Name: "3.0.11-1+deb13u5", Version: "3.0.11-1+deb13u5",
 			Verdict: verdict.Reproduced, Config: cfg, Trials: trials, Checks: verdict.TallyChecks(trials)},
 		{Suite: "3517", Title: "tables lost", Build: "deb:trixie", Name: "3.0.11-1+deb13u5", Verdict: verdict.Reproduced, Reason: "first/marker lost", Config: "x"},
 	}}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/harp-project/harp/harness/findings"
 	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/suites/conformance/clipermissions"
+	clijudge "github.com/harp-project/harp/suites/conformance/clipermissions/judge"
 )
 
 var cliChecks = map[string]string{
@@ -17,7 +17,7 @@ var cliChecks = map[string]string{
 }
 
 func matchCLIPermissions(f findings.Finding) bool {
-	return f.Kind == findings.KindCheck && f.Suite == clipermissions.Suite.ID
+	return f.Kind == findings.KindCheck && f.Suite == clijudge.SuiteID
 }
 
 func cliPermissions(f findings.Finding, r report.Result) (Repro, error) {
@@ -27,9 +27,9 @@ func cliPermissions(f findings.Finding, r report.Result) (Repro, error) {
 	}
 	what := f.Check[i+1:]
 	if _, ok := cliChecks[what]; !ok {
-		return Repro{}, fmt.Errorf("unknown check %q of %s", what, clipermissions.Suite.ID)
+		return Repro{}, fmt.Errorf("unknown check %q of %s", what, clijudge.SuiteID)
 	}
-	evs, err := trials[clipermissions.Evidence](r)
+	evs, err := trials[clijudge.Evidence](r)
 	if err != nil {
 		return Repro{}, err
 	}
@@ -37,7 +37,7 @@ func cliPermissions(f findings.Finding, r report.Result) (Repro, error) {
 	// before it on that node (earlier trials' too, each trial starting
 	// with the table entry set again): they make the state it met (a
 	// `clear map` after a `del map` has nothing left to clear).
-	var call clipermissions.Call
+	var call clijudge.Call
 	var socket string
 	var steps []cliStep
 	found := false
@@ -54,7 +54,7 @@ func cliPermissions(f findings.Finding, r report.Result) (Repro, error) {
 		for _, c := range calls {
 			// Two commands may share a check id (its verb and object):
 			// the judged one is the one whose outcome failed it.
-			if clipermissions.CheckID(fa.Socket, c.Command, what) == f.Check && failedCheck(c, what) {
+			if clijudge.CheckID(fa.Socket, c.Command, what) == f.Check && failedCheck(c, what) {
 				call, socket, found = c, fa.Socket, true
 				break
 			}
@@ -125,8 +125,8 @@ func cliPermissions(f findings.Finding, r report.Result) (Repro, error) {
 }
 
 // failedCheck says whether a recorded call failed its check, as
-// clipermissions.JudgeChecks decides it.
-func failedCheck(c clipermissions.Call, what string) bool {
+// clijudge.SocketChecks decides it.
+func failedCheck(c clijudge.Call, what string) bool {
 	if c.Unread != "" {
 		return false
 	}

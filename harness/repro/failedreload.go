@@ -8,34 +8,42 @@ import (
 	"github.com/harp-project/harp/harness/findings"
 	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/verdict"
-	"github.com/harp-project/harp/suites/conformance/failedreload"
+	reloadjudge "github.com/harp-project/harp/suites/conformance/failedreload/judge"
 )
 
 // The failed-reload checks the sh script judges, with what each reads.
 var failedReloadChecks = map[string]string{
-	failedreload.CheckMasterSurvives:  "the master is still running (and answers show proc) after the failed reload",
-	failedreload.CheckCounted:         "show proc's failed counter counts the failed reload within the bound",
-	failedreload.CheckOldWorkerKept:   "the worker from before the failed reload is still listed in show proc",
-	failedreload.CheckNoNewWorker:     "no new current worker after the failed reload",
-	failedreload.CheckOldWorkerServes: "the worker from before answers HTTP 200 after the failed reload",
-	failedreload.CheckTableKept:       "that worker's table still holds keep-N with gpc0 N",
-	failedreload.CheckTakesSignals:    "the master neither blocks SIGUSR2 nor leaves it pending (/proc/<master>/status)",
-	failedreload.CheckNextReload:      "the next reload, with the good config back, starts a new worker within the bound",
-	failedreload.CheckNewWorkerServes: "that new worker answers HTTP 200",
+	reloadjudge.CheckMasterSurvives:  "the master is still running (and answers show proc) after the failed reload",
+	reloadjudge.CheckCounted:         "show proc's failed counter counts the failed reload within the bound",
+	reloadjudge.CheckOldWorkerKept:   "the worker from before the failed reload is still listed in show proc",
+	reloadjudge.CheckNoNewWorker:     "no new current worker after the failed reload",
+	reloadjudge.CheckOldWorkerServes: "the worker from before answers HTTP 200 after the failed reload",
+	reloadjudge.CheckTableKept:       "that worker's table still holds keep-N with gpc0 N",
+	reloadjudge.CheckTakesSignals:    "the master neither blocks SIGUSR2 nor leaves it pending (/proc/<master>/status)",
+	reloadjudge.CheckNextReload:      "the next reload, with the good config back, starts a new worker within the bound",
+	reloadjudge.CheckNewWorkerServes: "that new worker answers HTTP 200",
+}
+
+// failedReloadEvidence is what the script reads of a cycle's evidence:
+// the part of the suite's Evidence (its facts and broken config) that
+// holds no type of the suite's node.
+type failedReloadEvidence struct {
+	Facts  reloadjudge.Facts `json:"facts"`
+	Broken string            `json:"broken_config"`
 }
 
 func matchFailedReload(f findings.Finding) bool {
-	return f.Kind == findings.KindCheck && f.Suite == failedreload.Suite.ID
+	return f.Kind == findings.KindCheck && f.Suite == reloadjudge.SuiteID
 }
 
 func matchFailedReloadCrash(f findings.Finding) bool {
-	return f.Kind == findings.KindCrash && f.Suite == failedreload.Suite.ID && strings.HasPrefix(f.Signature, "crash/master/")
+	return f.Kind == findings.KindCrash && f.Suite == reloadjudge.SuiteID && strings.HasPrefix(f.Signature, "crash/master/")
 }
 
 func failedReload(f findings.Finding, r report.Result) (Repro, error) {
 	base, brk, _ := strings.Cut(f.Check, ".")
 	if _, ok := failedReloadChecks[base]; !ok {
-		return Repro{}, fmt.Errorf("unknown check %q of %s", base, failedreload.Suite.ID)
+		return Repro{}, fmt.Errorf("unknown check %q of %s", base, reloadjudge.SuiteID)
 	}
 	last, ok := failedIn(r, f.Check)
 	if !ok {
@@ -47,14 +55,14 @@ func failedReload(f findings.Finding, r report.Result) (Repro, error) {
 // failedReloadCrash: a master that died in a failed-reload cycle is the
 // master-survives check of the cycle it died in.
 func failedReloadCrash(f findings.Finding, r report.Result) (Repro, error) {
-	evs, err := trials[failedreload.Evidence](r)
+	evs, err := trials[failedReloadEvidence](r)
 	if err != nil {
 		return Repro{}, err
 	}
 	for _, t := range sortedTrials(r) {
 		ev := evs[t.N]
 		if m, ok := ev.Facts.Master.Get(); ok && m.Process == "master" {
-			rp, err := failedReloadScript(f, r, failedreload.CheckMasterSurvives, ev.Facts.BreakID, t.N, fmt.Sprintf("the %s after the failed reload", m))
+			rp, err := failedReloadScript(f, r, reloadjudge.CheckMasterSurvives, ev.Facts.BreakID, t.N, fmt.Sprintf("the %s after the failed reload", m))
 			rp.Reproduces = "the master's death after the failed reload of cycle " + fmt.Sprint(t.N) + " (the script sees its exit status; the crash's stack is in harp's evidence)"
 			return rp, err
 		}
@@ -71,7 +79,7 @@ type cycle struct {
 }
 
 func failedReloadScript(f findings.Finding, r report.Result, check, brk string, last int, text string) (Repro, error) {
-	evs, err := trials[failedreload.Evidence](r)
+	evs, err := trials[failedReloadEvidence](r)
 	if err != nil {
 		return Repro{}, err
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/harp-project/harp/harness/findings"
 	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/suites/conformance/learnedentries"
+	learnedjudge "github.com/harp-project/harp/suites/conformance/learnedentries/judge"
 )
 
 // The learned-entries suite's crafted node: its section, peers and table
@@ -20,7 +20,7 @@ const (
 )
 
 func matchLearned(f findings.Finding) bool {
-	return f.Kind == findings.KindProperty && f.Suite == learnedentries.Suite.ID
+	return f.Kind == findings.KindProperty && f.Suite == learnedjudge.SuiteID
 }
 
 var (
@@ -33,7 +33,7 @@ var (
 // peers-protocol bytes (a timed update with a 2^31-1 ms expiry), and only
 // from a result where that trial was the one violated.
 func learnedExpiry(f findings.Finding, r report.Result) (Repro, error) {
-	evs, err := trials[learnedentries.Evidence](r)
+	evs, err := trials[learnedjudge.Evidence](r)
 	if err != nil {
 		return Repro{}, err
 	}

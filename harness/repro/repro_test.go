@@ -13,8 +13,11 @@ import (
 	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/suites/conformance/clipermissions"
+	clijudge "github.com/harp-project/harp/suites/conformance/clipermissions/judge"
 	"github.com/harp-project/harp/suites/conformance/failedreload"
+	reloadjudge "github.com/harp-project/harp/suites/conformance/failedreload/judge"
 	"github.com/harp-project/harp/suites/conformance/learnedentries"
+	learnedjudge "github.com/harp-project/harp/suites/conformance/learnedentries/judge"
 )
 
 func TestLocalize(t *testing.T) {
@@ -74,20 +77,20 @@ func failedReloadResult(t *testing.T) (findings.Finding, report.Result) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := failedreload.Facts{Break: b.Name, BreakID: b.ID, Recovery: "SIGUSR2", Bound: 20 * time.Second, Master: obs.Value(obs.Exit{}), OldPID: 8,
-			Procs: obs.Value(failedreload.ProcsAfter{Failed: 1, Counted: true, OldListed: true}), HTTP: obs.Value(200), EntryWant: "1",
-			Entry: obs.Value("1"), Signals: obs.Value(failedreload.Signals{}), Recovered: true, HTTPRecovered: obs.Opt(obs.Value(200))}
+		f := reloadjudge.Facts{Break: b.Name, BreakID: b.ID, Recovery: "SIGUSR2", Bound: 20 * time.Second, Master: obs.Value(obs.Exit{}), OldPID: 8,
+			Procs: obs.Value(reloadjudge.ProcsAfter{Failed: 1, Counted: true, OldListed: true}), HTTP: obs.Value(200), EntryWant: "1",
+			Entry: obs.Value("1"), Signals: obs.Value(reloadjudge.Signals{}), Recovered: true, HTTPRecovered: obs.Opt(obs.Value(200))}
 		if i == 1 {
-			f = failedreload.Facts{Break: b.Name, BreakID: b.ID, Recovery: "SIGUSR2", Bound: 20 * time.Second,
+			f = reloadjudge.Facts{Break: b.Name, BreakID: b.ID, Recovery: "SIGUSR2", Bound: 20 * time.Second,
 				Master: obs.Value(obs.Exit{Process: "master", Code: 139, Signal: "Segmentation fault"})}
 		}
-		cs, violation, _ := failedreload.JudgeChecks(f)
+		cs, violation, _ := reloadjudge.CycleChecks(f)
 		trials = append(trials, verdict.Trial{N: i + 1, Checks: cs, Violation: violation, Evidence: failedreload.Evidence{Facts: f, Broken: broken}})
 	}
-	r := report.Result{Suite: failedreload.Suite.ID, Title: failedreload.Suite.Title, Build: "deb:experimental", Name: "3.4.7-1", Version: "3.4.7-1",
+	r := report.Result{Suite: reloadjudge.SuiteID, Title: failedreload.Suite.Title, Build: "deb:experimental", Name: "3.4.7-1", Version: "3.4.7-1",
 		Image: "harp-haproxy:deb-3.4.7-1-x", Verdict: verdict.Reproduced, Config: good, Trials: roundTrip(t, trials), Evidence: "06-conf-failed-reload-3.4.7-1",
 		Checks: verdict.TallyChecks(trials)}
-	sig := failedreload.Suite.ID + "/master-survives.syntax-error"
+	sig := reloadjudge.SuiteID + "/master-survives.syntax-error"
 	f := findings.Finding{ID: findings.ID(sig), Signature: sig, Kind: findings.KindCheck, Suite: r.Suite, Check: "master-survives.syntax-error",
 		Title: r.Title, Example: "the master exited on Segmentation fault after the failed reload",
 		Shows: []findings.Build{{Name: "3.4.7-1", Spec: "deb:experimental", Runs: 1}}, Clean: []findings.Build{{Name: "3.0.11-1+deb13u5", Spec: "deb:trixie", Runs: 1}}}
@@ -173,13 +176,13 @@ func TestCLIPermissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := clipermissions.Call{Command: "set table tbl key harp-new data.gpc0 1", Level: "operator", Answer: "Permission denied", Refused: true,
+	call := clijudge.Call{Command: "set table tbl key harp-new data.gpc0 1", Level: "operator", Answer: "Permission denied", Refused: true,
 		Changed: "[harp-key gpc0=5] -> [harp-key gpc0=5, harp-new gpc0=0]"}
-	mapCall := clipermissions.Call{Command: "add map /etc/harp/m.map k v", Level: "operator", Changed: "[k v0] -> [k v0, k v]"}
-	facts := clipermissions.Facts{Socket: "user", Changes: []clipermissions.Call{call, mapCall}}
-	cs, violation, _ := clipermissions.JudgeChecks(facts)
-	r := report.Result{Suite: clipermissions.Suite.ID, Title: clipermissions.Suite.Title, Build: "deb:trixie", Name: "3.0.11-1+deb13u5", Verdict: verdict.Reproduced,
-		Config: cfg, Evidence: "01-x", Trials: roundTrip(t, []verdict.Trial{{N: 1, Checks: cs, Violation: violation, Evidence: clipermissions.Evidence{Facts: facts}}})}
+	mapCall := clijudge.Call{Command: "add map /etc/harp/m.map k v", Level: "operator", Changed: "[k v0] -> [k v0, k v]"}
+	facts := clijudge.Facts{Socket: "user", Changes: []clijudge.Call{call, mapCall}}
+	cs, violation, _ := clijudge.SocketChecks(facts)
+	r := report.Result{Suite: clijudge.SuiteID, Title: clipermissions.Suite.Title, Build: "deb:trixie", Name: "3.0.11-1+deb13u5", Verdict: verdict.Reproduced,
+		Config: cfg, Evidence: "01-x", Trials: roundTrip(t, []verdict.Trial{{N: 1, Checks: cs, Violation: violation, Evidence: clijudge.Evidence{Facts: facts}}})}
 	for _, c := range []struct{ check, probe, cmd, steps string }{
 		{"user.set-table.refusal-changes-nothing", `PROBE="table"`, `CMD="set table tbl key harp-new data.gpc0 1"`,
 			"\nstep admin \"set table tbl key harp-key data.gpc0 5\"\n\n"},
@@ -209,10 +212,10 @@ func TestCLIPermissions(t *testing.T) {
 	}
 	// Two commands share user.clear-table.*: the judged one is the one
 	// whose outcome failed the check, the other a step before it.
-	facts.Changes = []clipermissions.Call{{Command: "clear table tbl key harp-key", Level: "operator", Answer: "Permission denied", Refused: true},
+	facts.Changes = []clijudge.Call{{Command: "clear table tbl key harp-key", Level: "operator", Answer: "Permission denied", Refused: true},
 		{Command: "clear table tbl", Level: "operator"}}
-	cs, violation, _ = clipermissions.JudgeChecks(facts)
-	r.Trials = roundTrip(t, []verdict.Trial{{N: 1, Checks: cs, Violation: violation, Evidence: clipermissions.Evidence{Facts: facts}}})
+	cs, violation, _ = clijudge.SocketChecks(facts)
+	r.Trials = roundTrip(t, []verdict.Trial{{N: 1, Checks: cs, Violation: violation, Evidence: clijudge.Evidence{Facts: facts}}})
 	sig := r.Suite + "/user.clear-table.no-false-success"
 	rp, err := For(findings.Finding{Signature: sig, Kind: findings.KindCheck, Suite: r.Suite, Check: "user.clear-table.no-false-success"}, r)
 	if err != nil {
@@ -230,12 +233,12 @@ func TestLearnedExpiry(t *testing.T) {
 	node := "global\n    nbthread 1\n    localpeer harp\n    stats socket ipv4@0.0.0.0:9998 level admin\n    stats timeout 1m\n\npeers crafted\n    peer harp 0.0.0.0:10000\n    peer remote 127.0.0.1:10999\n    table t type string len 32 size 1k expire 10s store gpc0\n"
 	cfg := "global\n    stats socket ipv4@0.0.0.0:9998 level admin\npeers cluster\n    peer node1 node1:10000\n\n# ---- nodeC (harp's peers client plays its remote peer)\n" + node
 	ts := []verdict.Trial{
-		{N: 2, Violation: "expire, learnt by resync: B's entry ...", Evidence: learnedentries.Evidence{Kind: "expire, learnt by resync"}},
-		{N: 6, Violation: "crafted: huge expiry: a timed update with expire 2147483647 ms made ce-006 expire in 2147480000 ms", Evidence: learnedentries.Evidence{Kind: "crafted: huge expiry"}},
+		{N: 2, Violation: "expire, learnt by resync: B's entry ...", Evidence: learnedjudge.Evidence{Kind: "expire, learnt by resync"}},
+		{N: 6, Violation: "crafted: huge expiry: a timed update with expire 2147483647 ms made ce-006 expire in 2147480000 ms", Evidence: learnedjudge.Evidence{Kind: "crafted: huge expiry"}},
 	}
-	r := report.Result{Suite: learnedentries.Suite.ID, Title: learnedentries.Suite.Title, Build: "deb:bookworm", Name: "2.6.12-1+deb12u4", Verdict: verdict.Reproduced,
+	r := report.Result{Suite: learnedjudge.SuiteID, Title: learnedentries.Suite.Title, Build: "deb:bookworm", Name: "2.6.12-1+deb12u4", Verdict: verdict.Reproduced,
 		Config: cfg, Evidence: "01-x", Trials: roundTrip(t, ts)}
-	sig := learnedentries.Suite.ID
+	sig := learnedjudge.SuiteID
 	f := findings.Finding{ID: findings.ID(sig), Signature: sig, Kind: findings.KindProperty, Suite: sig, Title: r.Title}
 	rp, err := For(f, r)
 	if err != nil {

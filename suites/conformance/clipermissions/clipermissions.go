@@ -25,10 +25,11 @@ import (
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/conformance/clipermissions/judge"
 )
 
 var Suite = scenario.Register(&scenario.Scenario{
-	ID:       "conf-cli-permissions",
+	ID:       judge.SuiteID,
 	Upstream: "conformance: runtime CLI permission levels (security)",
 	Title:    "State-changing CLI commands are refused below their documented level and change nothing",
 	Summary:  "every state-changing runtime command of the build's level table sent on a `level user` and a `level operator` socket: refused, and the state it would change unchanged as an admin socket sees it; documented reads work at their level",
@@ -182,12 +183,6 @@ frontend srvfe
 `, nil)
 }
 
-// Evidence is what one trial recorded.
-type Evidence struct {
-	Table string `json:"level_table"`
-	Facts Facts  `json:"facts"`
-}
-
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	file, rows, err := Table(env.Image.Version)
 	noTable := ""
@@ -245,9 +240,9 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 
 func trial(ctx context.Context, t *verdict.Trial, n *node.Node, rows []Row, file string, names map[string]string) error {
 	socket := Sockets[(t.N-1)%len(Sockets)]
-	ev := &Evidence{Table: file, Facts: Facts{Socket: socket}}
+	ev := &judge.Evidence{Table: file, Facts: judge.Facts{Socket: socket}}
 	t.Evidence = ev
-	defer func() { t.Checks, t.Violation, t.Unmet = JudgeChecks(ev.Facts) }()
+	defer func() { t.Checks, t.Violation, t.Unmet = judge.SocketChecks(ev.Facts) }()
 	if err := n.SetEntry(ctx, node.StatsSocket, "tbl", key, "data.gpc0 5"); err != nil {
 		ev.Facts.Setup = err.Error()
 		return nil
@@ -259,7 +254,7 @@ func trial(ctx context.Context, t *verdict.Trial, n *node.Node, rows []Row, file
 				continue // a read without a documented level is not judged
 			}
 			out, err := n.AskSocket(ctx, ports[r.DocLevel], cmd)
-			c := Call{Command: cmd, Level: r.DocLevel, Answer: first(out), Refused: readRefused(out)}
+			c := judge.Call{Command: cmd, Level: r.DocLevel, Answer: first(out), Refused: readRefused(out)}
 			switch {
 			case err != nil:
 				c.Err = err.Error() // harp's side, or a worker already gone
@@ -286,7 +281,7 @@ func trial(ctx context.Context, t *verdict.Trial, n *node.Node, rows []Row, file
 		if errors.Is(err, cli.ErrNotSent) {
 			// HAProxy never saw it: this command is unknown, the others
 			// still run.
-			ev.Facts.Changes = append(ev.Facts.Changes, Call{Command: cmd, Level: r.DocLevel, CodeLevel: r.CodeLevel, Unread: "the command never reached the socket: " + err.Error()})
+			ev.Facts.Changes = append(ev.Facts.Changes, judge.Call{Command: cmd, Level: r.DocLevel, CodeLevel: r.CodeLevel, Unread: "the command never reached the socket: " + err.Error()})
 			continue
 		}
 		if err != nil {
@@ -297,7 +292,7 @@ func trial(ctx context.Context, t *verdict.Trial, n *node.Node, rows []Row, file
 			return nil
 		}
 		after := obs.From(read(ctx, n, names))
-		c := Call{Command: cmd, Level: r.DocLevel, CodeLevel: r.CodeLevel, Answer: first(out), Refused: refusedAnswer(out)}
+		c := judge.Call{Command: cmd, Level: r.DocLevel, CodeLevel: r.CodeLevel, Answer: first(out), Refused: refusedAnswer(out)}
 		switch {
 		case before.State != obs.Seen || after.State != obs.Seen:
 			c.Unread = fmt.Sprintf("before: %s; after: %s", orSeen(before), orSeen(after))
@@ -307,7 +302,7 @@ func trial(ctx context.Context, t *verdict.Trial, n *node.Node, rows []Row, file
 		ev.Facts.Changes = append(ev.Facts.Changes, c)
 	}
 	t.Notef("%s socket: %d commands sent (table %s), %d refused, %d changed state; %d without a state to read: %s",
-		socket, len(ev.Facts.Changes)+len(ev.Facts.Reads), file, ev.Facts.refused(), ev.Facts.changed(), len(ev.Facts.Unprobed), strings.Join(ev.Facts.Unprobed, "; "))
+		socket, len(ev.Facts.Changes)+len(ev.Facts.Reads), file, ev.Facts.Refused(), ev.Facts.Changed(), len(ev.Facts.Unprobed), strings.Join(ev.Facts.Unprobed, "; "))
 	return nil
 }
 
@@ -469,127 +464,6 @@ func stat(proxy, server string, cols ...string) reader {
 		}
 		return strings.Join(vs, " "), nil
 	}
-}
-
-// Call is one command sent below (or, for reads, at) its level.
-type Call struct {
-	Command   string `json:"command"`
-	Level     string `json:"documented_level"`
-	CodeLevel string `json:"code_level,omitempty"`
-	Answer    string `json:"answer"`
-	Refused   bool   `json:"refused"`
-	Changed   string `json:"changed,omitempty"` // for changes: the state before -> after ("" unchanged)
-	// Unread: the state the command would change could not be read
-	// before or after it. Each command is its own check: its unknown state
-	// says nothing of the others' (Judge), so it is not an obs.Of that
-	// would make the whole socket's trial say nothing.
-	Unread string `json:"unread,omitempty"`
-	Failed string `json:"failed,omitempty"` // a read that got an empty answer
-	Err    string `json:"error,omitempty"`  // a read that could not be sent
-}
-
-// Facts are what one trial observed.
-type Facts struct {
-	Socket   string   `json:"socket"`
-	Setup    string   `json:"setup,omitempty"`
-	Changes  []Call   `json:"changes,omitempty"`
-	Reads    []Call   `json:"reads,omitempty"`
-	Unprobed []string `json:"unprobed,omitempty"`
-}
-
-func (f Facts) refused() int {
-	k := 0
-	for _, c := range f.Changes {
-		if c.Refused {
-			k++
-		}
-	}
-	return k
-}
-
-func (f Facts) changed() int {
-	k := 0
-	for _, c := range f.Changes {
-		if c.Changed != "" {
-			k++
-		}
-	}
-	return k
-}
-
-// Judge decides one trial. A command below its documented level that
-// changed state is a security violation, refused or not; one answered as
-// a success is a violation even if nothing changed; a documented read
-// refused at its own level is one too; a state not read is the one rule's.
-func Judge(f Facts) (violation, unmet string) {
-	_, violation, unmet = JudgeChecks(f)
-	return violation, unmet
-}
-
-// CheckID names one command's check on one socket, stable across builds
-// ("user.set-table.refusal-changes-nothing"): the command's verb and
-// object, without its arguments.
-func CheckID(socket, command, what string) string {
-	words := strings.Fields(command)
-	if len(words) > 2 {
-		words = words[:2]
-	}
-	return verdict.Slug(socket) + "." + verdict.Slug(strings.Join(words, " ")) + "." + what
-}
-
-// JudgeChecks is Judge with each command's checks by id: a refusal that
-// changes state, a command accepted above the socket's level, a success
-// that did nothing, a read refused at its level.
-func JudgeChecks(f Facts) (cs verdict.Checks, violation, unmet string) {
-	var unread []string
-	for _, c := range f.Changes {
-		switch ch := c.Changed; {
-		case c.Unread != "":
-			unread = append(unread, fmt.Sprintf("%q (%s)", c.Command, c.Unread))
-		case c.Refused:
-			if ch == "" {
-				cs.Hold(CheckID(f.Socket, c.Command, "level-enforced"))
-			}
-			cs.Expect(CheckID(f.Socket, c.Command, "refusal-changes-nothing"), ch == "",
-				fmt.Sprintf("SECURITY: %q (documented %s) refused on the %s socket (%q) but changed %s", c.Command, c.Level, f.Socket, c.Answer, ch))
-		case ch != "":
-			cs.Fail(CheckID(f.Socket, c.Command, "level-enforced"),
-				fmt.Sprintf("SECURITY: %q (documented %s) accepted on the %s socket and changed %s", c.Command, c.Level, f.Socket, ch))
-		default:
-			cs.Fail(CheckID(f.Socket, c.Command, "no-false-success"),
-				fmt.Sprintf("%q (documented %s) answered as a success on the %s socket, though it changed nothing", c.Command, c.Level, f.Socket))
-		}
-	}
-	for _, c := range f.Reads {
-		id := CheckID(f.Socket, c.Command, "read-allowed")
-		switch {
-		case c.Refused:
-			cs.Fail(id, fmt.Sprintf("%q refused at its documented level %s (%q)", c.Command, c.Level, c.Answer))
-		case c.Failed != "":
-			cs.Fail(id, fmt.Sprintf("%q got no answer at its documented level %s (%s)", c.Command, c.Level, c.Failed))
-		case c.Err == "":
-			cs.Hold(id)
-		}
-	}
-	v := cs.Failed()
-	// A violation seen stands: each command's check had its preconditions
-	// met when it ran, whatever a later one lacked (Setup) or could not
-	// read.
-	if len(v) > 0 {
-		return cs, f.Socket + " socket: " + strings.Join(v, "; "), ""
-	}
-	if f.Setup != "" {
-		return cs, "", f.Socket + " socket: " + f.Setup
-	}
-	if len(unread) > 0 {
-		return cs, "", fmt.Sprintf("%s socket: the state %d command(s) would change could not be read: %s", f.Socket, len(unread), strings.Join(unread, "; "))
-	}
-	for _, c := range f.Reads {
-		if c.Err != "" {
-			return cs, "", fmt.Sprintf("%s socket: %q could not be sent: %s", f.Socket, c.Command, c.Err)
-		}
-	}
-	return cs, "", ""
 }
 
 // orSeen is a reading's value, or why it is unknown.

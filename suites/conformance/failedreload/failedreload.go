@@ -20,10 +20,11 @@ import (
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/conformance/failedreload/judge"
 )
 
 var Suite = scenario.Register(&scenario.Scenario{
-	ID:       "conf-failed-reload",
+	ID:       judge.SuiteID,
 	Upstream: "conformance: master-worker reloads that fail",
 	Title:    "A reload with a config that cannot load changes nothing, and the next reload works",
 	Summary:  "10 failure/recovery cycles on one node (a missing map file, a syntax error, an unknown keyword, a syntax error after a peers section, a bind to an address the node does not have; recovery by SIGUSR2 and by the master CLI): the old worker keeps serving with its table, show proc counts the failure, the master keeps taking signals, the next good reload starts a new worker",
@@ -145,7 +146,7 @@ backend tbl
 
 // Evidence is what one cycle recorded.
 type Evidence struct {
-	Facts  Facts             `json:"facts"`
+	Facts  judge.Facts       `json:"facts"`
 	Status cliout.ProcStatus `json:"master_status_after_failure"`
 	Reload node.Reload       `json:"recovery"`
 	Broken string            `json:"broken_config"`
@@ -176,9 +177,9 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		}
 		ev := &Evidence{}
 		t.Evidence = ev
-		ev.Facts = Facts{Break: b.Name, BreakID: b.ID, Recovery: string(how)}
+		ev.Facts = judge.Facts{Break: b.Name, BreakID: b.ID, Recovery: string(how)}
 		err := trial(ctx, n, web, t, b, how, good, ev, env.Params.Duration("BOUND"))
-		t.Checks, t.Violation, t.Unmet = JudgeChecks(ev.Facts)
+		t.Checks, t.Violation, t.Unmet = judge.CycleChecks(ev.Facts)
 		if running, _, rerr := n.Running(ctx); err == nil && rerr == nil && !running {
 			return scenario.Stop // the master is gone: later cycles say nothing new
 		}
@@ -195,7 +196,7 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, b Br
 		return nil
 	}
 	if code, ok := load.Status(ctx, web, 5*time.Second).Get(); !ok || code != 200 {
-		f.Setup = fmt.Sprintf("before the cycle the worker answered HTTP %s", codeText(code))
+		f.Setup = fmt.Sprintf("before the cycle the worker answered HTTP %s", judge.CodeText(code))
 		return nil
 	}
 	key, val := fmt.Sprintf("keep-%d", t.N), fmt.Sprint(t.N)
@@ -258,9 +259,9 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, b Br
 	}
 
 	f.OldPID = old
-	f.Procs = obs.Failure[ProcsAfter]("%s", seen.Unknown())
+	f.Procs = obs.Failure[judge.ProcsAfter]("%s", seen.Unknown())
 	if p, ok := seen.Get(); ok {
-		a := ProcsAfter{Failed: p.Master.Failed, Counted: p.Master.Failed > f.FailedBefore}
+		a := judge.ProcsAfter{Failed: p.Master.Failed, Counted: p.Master.Failed > f.FailedBefore}
 		_, a.OldListed = p.Find(old)
 		if cur, ok := p.Current(); ok && cur.PID != old {
 			a.NewWorker = cur.PID
@@ -284,15 +285,15 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, b Br
 	}
 	f.EntryWant = val
 	st := obs.From(n.MasterStatus(ctx))
-	f.Signals = obs.Failure[Signals]("the master's signal state: %s", st.Unknown())
+	f.Signals = obs.Failure[judge.Signals]("the master's signal state: %s", st.Unknown())
 	if st, ok := st.Get(); ok {
 		ev.Status = st
-		f.Signals = obs.Value(Signals{Blocked: cliout.Has(st.SigBlk, syscall.SIGUSR2), Pending: cliout.Has(st.SigPnd|st.ShdPnd, syscall.SIGUSR2)})
+		f.Signals = obs.Value(judge.Signals{Blocked: cliout.Has(st.SigBlk, syscall.SIGUSR2), Pending: cliout.Has(st.SigPnd|st.ShdPnd, syscall.SIGUSR2)})
 		t.Notef("master after the failed reload: %s, blocked %s, pending %s", st.State, cliout.Signals(st.SigBlk), cliout.Signals(st.SigPnd|st.ShdPnd))
 	}
 	a, _ := f.Procs.Get()
-	t.Notef("%s: show proc failed %d -> %s, worker %d listed: %v, new worker: %d, HTTP %s, %s gpc0=%s", b.Name, f.FailedBefore, known(f.Procs, func(a ProcsAfter) string { return fmt.Sprint(a.Failed) }), old, a.OldListed, a.NewWorker,
-		known(f.HTTP, codeText), key, known(f.Entry, func(s string) string { return s }))
+	t.Notef("%s: show proc failed %d -> %s, worker %d listed: %v, new worker: %d, HTTP %s, %s gpc0=%s", b.Name, f.FailedBefore, known(f.Procs, func(a judge.ProcsAfter) string { return fmt.Sprint(a.Failed) }), old, a.OldListed, a.NewWorker,
+		known(f.HTTP, judge.CodeText), key, known(f.Entry, func(s string) string { return s }))
 	if logs, err := n.Logs(ctx); err == nil {
 		t.Show("master output after the failed reload (last lines)", text.LastLines(logs, 8))
 	}
@@ -319,7 +320,7 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, b Br
 	}
 	f.Recovered = true
 	f.HTTPRecovered = obs.Opt(httpAfter(ctx, n, r.NewPID, web))
-	t.Notef("recovery by %s: new worker %d listed %s after it, HTTP %s", how, r.NewPID, r.NewUp.Round(time.Millisecond), known(f.HTTPRecovered.Of, codeText))
+	t.Notef("recovery by %s: new worker %d listed %s after it, HTTP %s", how, r.NewPID, r.NewUp.Round(time.Millisecond), known(f.HTTPRecovered.Of, judge.CodeText))
 	return nil
 }
 
@@ -362,127 +363,4 @@ func firstLine(s string) string {
 		}
 	}
 	return strings.TrimSpace(strings.SplitN(s, "\n", 2)[0])
-}
-
-func codeText(code int) string {
-	if code == 0 {
-		return "no answer"
-	}
-	return fmt.Sprint(code)
-}
-
-// Facts are what one failure/recovery cycle observed. Every reading is an
-// obs.Of: a reading harp could not make is unknown and decides nothing
-// (verdict.Decide), unless the master or the old worker was seen gone,
-// which explains it.
-type Facts struct {
-	Break        string           `json:"break"`
-	BreakID      string           `json:"break_id,omitempty"`
-	Recovery     string           `json:"recovery"`
-	Bound        time.Duration    `json:"bound_ns"`
-	Setup        string           `json:"setup,omitempty"`
-	FailedBefore int              `json:"failed_before"`
-	Master       obs.Of[obs.Exit] `json:"master"` // after the failed reload
-	OldPID       int              `json:"old_pid"`
-	// Procs is show proc at the moment it counted the failure, or at the
-	// end of Bound.
-	Procs         obs.Of[ProcsAfter]     `json:"show_proc_after"`
-	OldWorker     obs.Optional[obs.Exit] `json:"old_worker_gone"`
-	HTTP          obs.Of[int]            `json:"http_after"` // 0: no answer while its CLI answered
-	EntryWant     string                 `json:"entry_want"`
-	Entry         obs.Of[string]         `json:"entry_after"` // gpc0, or "absent"
-	Signals       obs.Of[Signals]        `json:"master_signals"`
-	HarnessErr    string                 `json:"harness_error,omitempty"` // harp could not ask for the recovery
-	Recovered     bool                   `json:"recovered"`
-	RecoveryErr   string                 `json:"recovery_error,omitempty"`
-	HTTPRecovered obs.Optional[int]      `json:"http_recovered"`
-}
-
-// ProcsAfter is what show proc said after the failed reload.
-type ProcsAfter struct {
-	Failed    int  `json:"failed"`
-	Counted   bool `json:"counted"` // one more failed reload than before
-	OldListed bool `json:"old_listed"`
-	NewWorker int  `json:"new_worker,omitempty"`
-}
-
-// Signals is the master's SIGUSR2 state (/proc/<master>/status).
-type Signals struct {
-	Blocked bool `json:"usr2_blocked"`
-	Pending bool `json:"usr2_pending"`
-}
-
-// Check ids: a finding is the suite and the check that failed.
-const (
-	CheckMasterSurvives  = "master-survives"       // the master is still running after the failed reload
-	CheckCounted         = "failed-reload-counted" // show proc counts one more failed reload
-	CheckOldWorkerKept   = "old-worker-kept"
-	CheckNoNewWorker     = "no-new-worker"
-	CheckOldWorkerServes = "old-worker-serves"
-	CheckTableKept       = "table-kept"
-	CheckTakesSignals    = "master-takes-signals" // SIGUSR2 neither blocked nor left pending
-	CheckNextReload      = "next-reload-works"
-	CheckNewWorkerServes = "new-worker-serves"
-)
-
-// Judge decides one cycle from what HAProxy showed. Whatever the failed
-// reload changed is a violation; so is a next reload the master does not
-// take. Unknown readings are left to the one rule on observations.
-func Judge(f Facts) (violation, unmet string) {
-	_, violation, unmet = JudgeChecks(f)
-	return violation, unmet
-}
-
-// JudgeChecks is Judge with the checks it evaluated, each by its id: one
-// whose facts were not observed is not listed.
-func JudgeChecks(f Facts) (cs verdict.Checks, violation, unmet string) {
-	if f.Setup != "" {
-		return nil, "", f.Break + ": " + f.Setup
-	}
-	defer func() { cs = cs.Qualified(f.BreakID) }()
-	if m, ok := f.Master.Get(); ok && m.Process != "" {
-		cs.Fail(CheckMasterSurvives, fmt.Sprintf("the %s after the failed reload", m))
-	} else {
-		if ok {
-			cs.Hold(CheckMasterSurvives)
-		}
-		if p, ok := f.Procs.Get(); ok {
-			cs.Expect(CheckCounted, p.Counted, fmt.Sprintf("show proc never counted the failed reload within %s (failed: %d -> %d)", f.Bound, f.FailedBefore, p.Failed))
-			cs.Expect(CheckOldWorkerKept, p.OldListed, fmt.Sprintf("the old worker %d is gone after the failed reload", f.OldPID))
-			cs.Expect(CheckNoNewWorker, p.NewWorker == 0, fmt.Sprintf("a new worker %d started although the config could not load", p.NewWorker))
-		}
-		if code, ok := f.HTTP.Get(); ok {
-			cs.Expect(CheckOldWorkerServes, code == 200, fmt.Sprintf("the old worker answered HTTP %s after the failed reload", codeText(code)))
-		}
-		if e, ok := f.Entry.Get(); ok {
-			cs.Expect(CheckTableKept, e == f.EntryWant, fmt.Sprintf("the old worker's table entry is %s after the failed reload, want gpc0=%s", e, f.EntryWant))
-		}
-		if s, ok := f.Signals.Get(); ok {
-			switch {
-			case s.Blocked:
-				cs.Fail(CheckTakesSignals, "the master blocks SIGUSR2 after the failed reload")
-			case s.Pending:
-				cs.Fail(CheckTakesSignals, "SIGUSR2 is left pending on the master after the failed reload")
-			default:
-				cs.Hold(CheckTakesSignals)
-			}
-		}
-		switch {
-		case !f.Recovered && f.HarnessErr == "":
-			cs.Fail(CheckNextReload, fmt.Sprintf("the next reload (%s, good config) did not take: %s", f.Recovery, f.RecoveryErr))
-		case f.Recovered:
-			cs.Hold(CheckNextReload)
-			if code, ok := f.HTTPRecovered.Get(); ok {
-				cs.Expect(CheckNewWorkerServes, code == 200, fmt.Sprintf("after the next reload the new worker answered HTTP %s", codeText(code)))
-			}
-		}
-	}
-	v := cs.Failed()
-	switch {
-	case len(v) == 0 && f.HarnessErr != "":
-		return cs, "", f.Break + ": " + f.HarnessErr
-	case len(v) == 0:
-		return cs, "", ""
-	}
-	return cs, fmt.Sprintf("%s, recovery by %s: %s", f.Break, f.Recovery, strings.Join(v, "; ")), ""
 }

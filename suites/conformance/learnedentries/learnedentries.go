@@ -16,15 +16,15 @@ import (
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/remotepeer"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/conformance/learnedentries/judge"
 )
 
 var Suite = scenario.Register(&scenario.Scenario{
-	ID:       "conf-learned-entries-obey-receiver",
+	ID:       judge.SuiteID,
 	Upstream: "conformance: a peer's entries are stored by the receiving table's rules",
 	Title:    "Entries learnt from a peer obey the receiving table (expire, key type, stored types, unknown tables)",
 	Summary:  "two nodes with differing table definitions, and crafted updates from harp's peers client (huge expiry, unknown table, wrong key type, data types the receiver lacks): the receiver's table rules win and the session survives",
@@ -43,7 +43,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 // Kind is one check.
 type Kind struct {
 	Name string
-	run  func(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error
+	run  func(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error
 }
 
 // Kinds in trial order; the first five use the two real nodes, the rest
@@ -83,12 +83,6 @@ type setup struct {
 	// def is nodeC's definition of crafted/t as HAProxy sends it (with
 	// harp's table id), read when the session starts.
 	def peers.TableDef
-}
-
-// Evidence is what one check recorded.
-type Evidence struct {
-	Kind  string `json:"kind"`
-	Facts Facts  `json:"facts"`
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -132,14 +126,14 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	}()
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		k := Kinds[(t.N-1)%len(Kinds)]
-		ev := &Evidence{Kind: k.Name}
+		ev := &judge.Evidence{Kind: k.Name}
 		t.Evidence = ev
 		ev.Facts.Kind = k.Name
 		err := k.run(ctx, s, t, &ev.Facts)
 		if seen := append(append([]string(nil), ev.Facts.Observed...), ev.Facts.Violations...); len(seen) > 0 {
 			t.Notef("%s", strings.Join(seen, "; "))
 		}
-		t.Violation, t.Unmet = Judge(ev.Facts)
+		t.Violation, t.Unmet = judge.Check(ev.Facts)
 		return err
 	})
 }
@@ -154,44 +148,6 @@ peers crafted
 `, map[string]any{"Threads": 1, "LocalPeer": "harp"})
 }
 
-// Facts are what one check observed. Unmet and Violations are filled by
-// the check from what it read; Judge orders them.
-type Facts struct {
-	Kind       string   `json:"kind"`
-	Unmet      string   `json:"unmet,omitempty"`
-	Violations []string `json:"violations,omitempty"`
-	Observed   []string `json:"observed,omitempty"` // what held, for the report
-	// Unread is the first reading harp could not make (an observation
-	// failed): the check then decides nothing (obs.Unknowns).
-	Unread obs.Optional[string] `json:"unread"`
-}
-
-// unread records a failed observation (the first one is kept).
-func (f *Facts) unread(format string, args ...any) {
-	if f.Unread.State == "" {
-		f.Unread = obs.Opt(obs.Failure[string](format, args...))
-	}
-}
-
-func (f *Facts) violated(format string, args ...any) {
-	f.Violations = append(f.Violations, fmt.Sprintf(format, args...))
-}
-func (f *Facts) held(format string, args ...any) {
-	f.Observed = append(f.Observed, fmt.Sprintf(format, args...))
-}
-
-// Judge: an unmet precondition makes the check say nothing, whatever it
-// saw; otherwise every violation it saw counts.
-func Judge(f Facts) (violation, unmet string) {
-	if f.Unmet != "" {
-		return "", f.Kind + ": " + f.Unmet
-	}
-	if len(f.Violations) > 0 {
-		return f.Kind + ": " + strings.Join(f.Violations, "; "), ""
-	}
-	return "", ""
-}
-
 // entry reads one key of a member's table ("" when absent).
 func entry(ctx context.Context, n *node.Node, table, key string) (exp int64, data map[string]string, ok bool, err error) {
 	tb, err := n.Table(ctx, node.StatsSocket, table)
@@ -204,7 +160,7 @@ func entry(ctx context.Context, n *node.Node, table, key string) (exp int64, dat
 
 // waitFor polls until the key is in the table, for at most timeout; a
 // last reading that failed is no absence: it makes the check unmet.
-func waitFor(ctx context.Context, f *Facts, n *node.Node, table, key string, timeout time.Duration) (exp int64, data map[string]string, ok bool) {
+func waitFor(ctx context.Context, f *judge.Facts, n *node.Node, table, key string, timeout time.Duration) (exp int64, data map[string]string, ok bool) {
 	exp, data, ok, err := waitEntryErr(ctx, n, table, key, timeout)
 	if err != nil && f.Unmet == "" {
 		f.Unmet = fmt.Sprintf("reading %s kept failing: %v", table, err)
@@ -222,7 +178,7 @@ func waitEntryErr(ctx context.Context, n *node.Node, table, key string, timeout 
 
 func (s *setup) ab() (a, b *cluster.Member) { return s.c.Members[0], s.c.Members[1] }
 
-func (s *setup) mesh(ctx context.Context, f *Facts) bool {
+func (s *setup) mesh(ctx context.Context, f *judge.Facts) bool {
 	if u := s.c.WaitMesh(ctx, cluster.MeshTimeout); u != "" {
 		f.Unmet = "the two nodes are not meshed: " + u
 		return false
@@ -231,17 +187,17 @@ func (s *setup) mesh(ctx context.Context, f *Facts) bool {
 }
 
 // checkExpiry: B's entry, once learnt, expires by B's table and leaves.
-func checkExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *Facts, key string, learnt time.Time) {
+func checkExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, key string, learnt time.Time) {
 	a, b := s.ab()
 	exp, _, ok := waitFor(ctx, f, b.Node, "cluster/exp", key, 0)
 	if !ok {
-		f.violated("B dropped %s before reading its expiry", key)
+		f.Violated("B dropped %s before reading its expiry", key)
 		return
 	}
 	if time.Duration(exp)*time.Millisecond > expireB {
-		f.violated("B's entry %s expires in %d ms, beyond B's table expire %s (A's is 1h)", key, exp, expireB)
+		f.Violated("B's entry %s expires in %d ms, beyond B's table expire %s (A's is 1h)", key, exp, expireB)
 	} else {
-		f.held("B's entry %s expires in %d ms (B's expire %s)", key, exp, expireB)
+		f.Held("B's entry %s expires in %d ms (B's expire %s)", key, exp, expireB)
 	}
 	var gone time.Duration
 	var lastErr error
@@ -253,18 +209,18 @@ func checkExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *Facts, key 
 	switch {
 	case err != nil && lastErr != nil:
 		// The last reading failed: whether B still held it is unknown.
-		f.unread("reading B's exp table at the end of its expiry: %v", lastErr)
+		f.NotRead("reading B's exp table at the end of its expiry: %v", lastErr)
 	case err != nil:
-		f.violated("B still holds %s %s after learning it (B's expire %s)", key, gone.Round(100*time.Millisecond), expireB)
+		f.Violated("B still holds %s %s after learning it (B's expire %s)", key, gone.Round(100*time.Millisecond), expireB)
 	default:
-		f.held("B dropped %s %s after learning it", key, gone.Round(100*time.Millisecond))
+		f.Held("B dropped %s %s after learning it", key, gone.Round(100*time.Millisecond))
 	}
 	if _, _, ok := waitFor(ctx, f, a.Node, "cluster/exp", key, 0); !ok {
 		f.Unmet = "A no longer holds " + key + ": B's loss of it cannot be told from A's"
 	}
 }
 
-func expireRuntime(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
+func expireRuntime(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
 	if !s.mesh(ctx, f) {
 		return nil
 	}
@@ -275,7 +231,7 @@ func expireRuntime(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) er
 		return nil
 	}
 	if _, _, ok := waitFor(ctx, f, b.Node, "cluster/exp", key, bound); !ok {
-		f.violated("A's write of %s never reached B within %s", key, bound)
+		f.Violated("A's write of %s never reached B within %s", key, bound)
 		return nil
 	}
 	checkExpiry(ctx, s, t, f, key, time.Now())
@@ -284,7 +240,7 @@ func expireRuntime(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) er
 
 // expireResync: B restarts afresh and learns A's entries by a full
 // resync, whose updates carry the sender's remaining lifetime.
-func expireResync(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
+func expireResync(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
 	if !s.mesh(ctx, f) {
 		return nil
 	}
@@ -302,14 +258,14 @@ func expireResync(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) err
 		if !s.mesh(ctx, f) {
 			return nil
 		}
-		f.violated("B restarted and resynced from A without learning %s", key)
+		f.Violated("B restarted and resynced from A without learning %s", key)
 		return nil
 	}
 	checkExpiry(ctx, s, t, f, key, time.Now())
 	return nil
 }
 
-func keyTypeDiffers(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
+func keyTypeDiffers(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
 	if !s.mesh(ctx, f) {
 		return nil
 	}
@@ -330,7 +286,7 @@ func keyTypeDiffers(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) e
 		return nil
 	}
 	if _, _, ok := waitFor(ctx, f, b.Node, "cluster/exp", probe, bound); !ok {
-		f.violated("after A wrote its string-keyed table, B no longer learns `exp` (%s never arrived within %s)", probe, bound)
+		f.Violated("after A wrote its string-keyed table, B no longer learns `exp` (%s never arrived within %s)", probe, bound)
 		return nil
 	}
 	tb, err := b.Node.Table(ctx, node.StatsSocket, "cluster/keys")
@@ -342,14 +298,14 @@ func keyTypeDiffers(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) e
 		for _, e := range tb.Entries {
 			got = append(got, e.Key)
 		}
-		f.violated("B's integer table `keys` applied entries from A's string table: %s", strings.Join(got, ", "))
+		f.Violated("B's integer table `keys` applied entries from A's string table: %s", strings.Join(got, ", "))
 	} else {
-		f.held("B's integer table `keys` stayed empty while A wrote %s; `exp` still replicates", strings.Join(keys, ", "))
+		f.Held("B's integer table `keys` stayed empty while A wrote %s; `exp` still replicates", strings.Join(keys, ", "))
 	}
 	return nil
 }
 
-func typesDiffer(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
+func typesDiffer(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
 	if !s.mesh(ctx, f) {
 		return nil
 	}
@@ -362,16 +318,16 @@ func typesDiffer(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) erro
 	_, data, ok := waitFor(ctx, f, b.Node, "cluster/types", key, bound)
 	switch {
 	case !ok:
-		f.violated("A's write of %s (a table both have, with other stored types) never reached B within %s", key, bound)
+		f.Violated("A's write of %s (a table both have, with other stored types) never reached B within %s", key, bound)
 	case data["gpc0"] != "5" || data["gpc1"] != "0" || data["http_req_cnt"] != "":
-		f.violated("B stores %s as %v, want gpc0=5 gpc1=0 and no http_req_cnt", key, data)
+		f.Violated("B stores %s as %v, want gpc0=5 gpc1=0 and no http_req_cnt", key, data)
 	default:
-		f.held("B stores %s as gpc0=5 gpc1=0 (A's http_req_cnt dropped)", key)
+		f.Held("B stores %s as gpc0=5 gpc1=0 (A's http_req_cnt dropped)", key)
 	}
 	return nil
 }
 
-func tableMissing(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
+func tableMissing(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
 	if !s.mesh(ctx, f) {
 		return nil
 	}
@@ -388,7 +344,7 @@ func tableMissing(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) err
 		return nil
 	}
 	if _, _, ok := waitFor(ctx, f, b.Node, "cluster/exp", probe, bound); !ok {
-		f.violated("after A wrote 20 entries of a table B lacks, B no longer learns `exp` (%s never arrived within %s)", probe, bound)
+		f.Violated("after A wrote 20 entries of a table B lacks, B no longer learns `exp` (%s never arrived within %s)", probe, bound)
 		return nil
 	}
 	// The link must be up, or back by HAProxy's own reconnect, within the
@@ -397,18 +353,18 @@ func tableMissing(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) err
 	mesh := s.c.Meshed(ctx, cluster.MeshTimeout)
 	switch down, ok := mesh.Get(); {
 	case !ok:
-		f.unread("%s", mesh.Unknown())
+		f.NotRead("%s", mesh.Unknown())
 	case len(down) > 0:
-		f.violated("after A wrote a table B lacks, the link stayed down for %s: %s", cluster.MeshTimeout, strings.Join(down, ", "))
+		f.Violated("after A wrote a table B lacks, the link stayed down for %s: %s", cluster.MeshTimeout, strings.Join(down, ", "))
 	default:
-		f.held("B kept learning `exp` and the link is up after A wrote 20 entries of a table B lacks")
+		f.Held("B kept learning `exp` and the link is up after A wrote 20 entries of a table B lacks")
 	}
 	return nil
 }
 
 // session gives an established session of harp's peer with node C,
 // dialling again when the last one ended.
-func (s *setup) session(ctx context.Context, f *Facts) *peers.Conn {
+func (s *setup) session(ctx context.Context, f *judge.Facts) *peers.Conn {
 	if s.conn != nil {
 		select {
 		case <-s.conn.Closed():
@@ -426,7 +382,7 @@ func (s *setup) session(ctx context.Context, f *Facts) *peers.Conn {
 		return nil
 	}
 	s.conn = c
-	f.held("nodeC defines crafted/t on the wire as name %q, key type %d, key length %d, expire %d ms", s.def.Name, s.def.KeyType, s.def.KeyLen, s.def.Expire)
+	f.Held("nodeC defines crafted/t on the wire as name %q, key type %d, key length %d, expire %d ms", s.def.Name, s.def.KeyType, s.def.KeyLen, s.def.Expire)
 	return c
 }
 
@@ -468,7 +424,7 @@ func (s *setup) dial(ctx context.Context) (*peers.Conn, string) {
 }
 
 // send writes crafted messages and then checks the session survived them.
-func (s *setup) send(ctx context.Context, f *Facts, conn *peers.Conn, what string, ms ...peers.Message) bool {
+func (s *setup) send(ctx context.Context, f *judge.Facts, conn *peers.Conn, what string, ms ...peers.Message) bool {
 	for _, m := range ms {
 		if err := conn.Send(m); err != nil {
 			s.ended(f, conn, fmt.Sprintf("during %s (%v)", what, err))
@@ -481,13 +437,13 @@ func (s *setup) send(ctx context.Context, f *Facts, conn *peers.Conn, what strin
 // ended records a session that ended: nodeC's doing only when nodeC closed
 // or reset it; harp's own decoder giving up, or harp closing it, is harp's
 // and decides nothing.
-func (s *setup) ended(f *Facts, conn *peers.Conn, when string) {
+func (s *setup) ended(f *judge.Facts, conn *peers.Conn, when string) {
 	if conn.ClosedByPeer() {
-		f.violated("nodeC closed harp's session %s", when)
+		f.Violated("nodeC closed harp's session %s", when)
 		return
 	}
 	_, why := conn.ClosedAt()
-	f.unread("harp's session with nodeC ended on harp's side %s: %v", when, why)
+	f.NotRead("harp's session with nodeC ended on harp's side %s: %v", when, why)
 }
 
 func update(d peers.TableDef, key []byte, values map[int]peers.Value, timed bool, expire uint32) peers.Message {
@@ -502,18 +458,18 @@ func gpc0(v uint64) map[int]peers.Value { return map[int]peers.Value{2: {Ints: [
 
 // alive checks, after crafted messages, that a correct update right after
 // is applied and that the session is still established.
-func (s *setup) alive(ctx context.Context, f *Facts, conn *peers.Conn, key string, value uint64) {
+func (s *setup) alive(ctx context.Context, f *judge.Facts, conn *peers.Conn, key string, value uint64) {
 	if !s.send(ctx, f, conn, "a correct update", s.def.Encode(), update(s.def, []byte(key), gpc0(value), false, 0)) {
 		return
 	}
 	_, data, ok := waitFor(ctx, f, s.cnode, "crafted/t", key, bound)
 	switch {
 	case !ok:
-		f.violated("a correct update (%s) sent right after was not applied within %s", key, bound)
+		f.Violated("a correct update (%s) sent right after was not applied within %s", key, bound)
 	case data["gpc0"] != fmt.Sprint(value):
-		f.violated("a correct update (%s gpc0=%d) sent right after was stored as gpc0=%s", key, value, data["gpc0"])
+		f.Violated("a correct update (%s gpc0=%d) sent right after was stored as gpc0=%s", key, value, data["gpc0"])
 	default:
-		f.held("a correct update sent right after was applied")
+		f.Held("a correct update sent right after was applied")
 	}
 	select {
 	case <-conn.Closed():
@@ -524,11 +480,11 @@ func (s *setup) alive(ctx context.Context, f *Facts, conn *peers.Conn, key strin
 	if p, err := s.probe.State(ctx); err != nil {
 		f.Unmet = "reading nodeC's show peers failed: " + err.Error()
 	} else if !p.Established() {
-		f.violated("nodeC no longer shows harp's session established")
+		f.Violated("nodeC no longer shows harp's session established")
 	}
 }
 
-func craftedExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
+func craftedExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
 	conn := s.session(ctx, f)
 	if conn == nil {
 		return nil
@@ -543,15 +499,15 @@ func craftedExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) er
 	case !ok:
 		f.Unmet = fmt.Sprintf("the crafted timed update (%s, expire %d ms) was never applied: its expiry cannot be judged", key, huge)
 	case time.Duration(exp)*time.Millisecond > expireC:
-		f.violated("a timed update with expire %d ms made %s expire in %d ms, beyond the table's %s", huge, key, exp, expireC)
+		f.Violated("a timed update with expire %d ms made %s expire in %d ms, beyond the table's %s", huge, key, exp, expireC)
 	default:
-		f.held("a timed update with expire %d ms made %s expire in %d ms (gpc0=%s)", huge, key, exp, data["gpc0"])
+		f.Held("a timed update with expire %d ms made %s expire in %d ms (gpc0=%s)", huge, key, exp, data["gpc0"])
 	}
 	s.alive(ctx, f, conn, key+"-after", 6)
 	return nil
 }
 
-func craftedUnknownTable(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
+func craftedUnknownTable(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
 	conn := s.session(ctx, f)
 	if conn == nil {
 		return nil
@@ -568,15 +524,15 @@ func craftedUnknownTable(ctx context.Context, s *setup, t *verdict.Trial, f *Fac
 	}
 	s.alive(ctx, f, conn, key+"-after", 7)
 	if _, _, ok, err := entry(ctx, s.cnode, "crafted/t", key); err == nil && ok {
-		f.violated("an update for table `nosuch` (which nodeC lacks) was stored in `t`")
+		f.Violated("an update for table `nosuch` (which nodeC lacks) was stored in `t`")
 	}
 	if _, _, ok, err := entry(ctx, s.cnode, "crafted/t", key+"-sw"); err == nil && ok {
-		f.violated("an update after a switch to unknown table id 77 was stored in `t`")
+		f.Violated("an update after a switch to unknown table id 77 was stored in `t`")
 	}
 	return nil
 }
 
-func craftedWrongKey(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
+func craftedWrongKey(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
 	conn := s.session(ctx, f)
 	if conn == nil {
 		return nil
@@ -602,13 +558,13 @@ func craftedWrongKey(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) 
 	}
 	for _, e := range after.Entries {
 		if !had[e.Key] && e.Data["gpc0"] == "88" {
-			f.violated("an update under an integer-keyed definition of `t` was stored in nodeC's string table as %q", e.Key)
+			f.Violated("an update under an integer-keyed definition of `t` was stored in nodeC's string table as %q", e.Key)
 		}
 	}
 	return nil
 }
 
-func craftedTypes(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) error {
+func craftedTypes(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
 	conn := s.session(ctx, f)
 	if conn == nil {
 		return nil
@@ -626,11 +582,11 @@ func craftedTypes(ctx context.Context, s *setup, t *verdict.Trial, f *Facts) err
 	_, data, ok := waitFor(ctx, f, s.cnode, "crafted/t", key, bound)
 	switch {
 	case !ok:
-		f.violated("an update carrying data types nodeC lacks was not applied within %s", bound)
+		f.Violated("an update carrying data types nodeC lacks was not applied within %s", bound)
 	case data["gpc0"] != "7" || len(data) != 1:
-		f.violated("an update carrying gpt0=11 gpc0=7 conn_rate http_req_cnt=900 gpc1=8 was stored as %v (want gpc0=7 only)", data)
+		f.Violated("an update carrying gpt0=11 gpc0=7 conn_rate http_req_cnt=900 gpc1=8 was stored as %v (want gpc0=7 only)", data)
 	default:
-		f.held("an update carrying five data types was stored as gpc0=7 only")
+		f.Held("an update carrying five data types was stored as gpc0=7 only")
 	}
 	s.alive(ctx, f, conn, key+"-after", 9)
 	return nil

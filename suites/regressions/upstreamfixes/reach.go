@@ -15,6 +15,7 @@ import (
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/remotepeer"
+	"github.com/harp-project/harp/suites/regressions/upstreamfixes/judge"
 )
 
 // How a case reaches HAProxy, and how harp tells no answer from a dead worker.
@@ -301,7 +302,7 @@ func control(ctx context.Context, n *node.Node) error {
 		return fmt.Errorf("writing the control config: %w", err)
 	}
 	if ok, out, err := n.CheckConfig(ctx, path); err != nil || !ok {
-		return fmt.Errorf("the control config (without the case's lines) does not load: %v %s", err, oneLine(out))
+		return fmt.Errorf("the control config (without the case's lines) does not load: %v %s", err, judge.OneLine(out))
 	}
 	return nil
 }

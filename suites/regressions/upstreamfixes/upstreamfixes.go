@@ -10,15 +10,13 @@ package upstreamfixes
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/regressions/upstreamfixes/judge"
 )
 
 var Suite = scenario.Register(&scenario.Scenario{
@@ -68,12 +66,15 @@ const (
 	Steps Kind = "steps"
 )
 
-// Case is one upstream fix as a black-box check.
+// Case is one upstream fix as a black-box check: what it is and what its
+// answer must be (judge.Case), and how it reaches HAProxy.
 type Case struct {
-	ID     string
-	Fix    string // the upstream commit
-	Since  string // the first major.minor that has what the case uses ("": every)
-	Until  string // the first major.minor that no longer has it ("": none)
+	judge.Case
+	Reach
+}
+
+// Reach is how a case reaches HAProxy.
+type Reach struct {
 	Kind   Kind
 	Send   string // the bytes sent (Stats, Master), or a Check's frontend lines
 	Global string // a Check's global lines
@@ -111,79 +112,8 @@ type Case struct {
 	Node      string
 	NodePorts []string
 	// Args of an Exec case; {cfg} is the path Config is written to.
-	Args    []string
-	Config  string
-	Does    string
-	Expects string
-	// Want judges the answer (and the answer to Then, after "\n--- then\n").
-	Want func(answer string) (ok bool, why string)
-}
-
-// Facts are what one case observed.
-type Facts struct {
-	Case string `json:"case"`
-	Fix  string `json:"fix"`
-	// Skip: the build predates what the case uses.
-	Skip string `json:"not_applicable,omitempty"`
-	// HarpErr: harp could not run the case (no HAProxy answer is judged).
-	HarpErr string `json:"harp_error,omitempty"`
-	Answer  string `json:"answer"`
-	// Died: the worker did not answer show info within 5s after the case.
-	Died bool `json:"worker_died,omitempty"`
-}
-
-// Judge decides one case from its facts: its check, a violation when the
-// check failed, an unmet precondition when harp could not run it.
-func Judge(f Facts) (cs verdict.Checks, violation, unmet string) {
-	c, ok := byID(f.Case)
-	switch {
-	case !ok:
-		return nil, "", "no case " + f.Case
-	case f.Skip != "":
-		return nil, "", ""
-	case f.HarpErr != "":
-		return nil, "", f.Case + ": " + f.HarpErr
-	case f.Died:
-		text := fmt.Sprintf("%s (upstream %s): the worker died on %s", c.ID, c.Fix, c.Does)
-		cs.Fail(c.ID, text)
-		return cs, text, ""
-	}
-	if ok, why := c.Want(f.Answer); !ok {
-		text := fmt.Sprintf("%s (upstream %s): %s", c.ID, c.Fix, why)
-		cs.Fail(c.ID, text)
-		return cs, text, ""
-	}
-	cs.Hold(c.ID)
-	return cs, "", ""
-}
-
-func byID(id string) (Case, bool) {
-	for _, c := range Cases {
-		if c.ID == id {
-			return c, true
-		}
-	}
-	return Case{}, false
-}
-
-// Older says whether version (haproxy -vv's, "2.6.12-1", "3.5-dev5") is
-// older than since ("2.7").
-func Older(ver, since string) bool {
-	if since == "" {
-		return false
-	}
-	parse := func(s string) (int, int, bool) {
-		m := regexp.MustCompile(`^(\d+)\.(\d+)`).FindStringSubmatch(s)
-		if m == nil {
-			return 0, 0, false
-		}
-		a, _ := strconv.Atoi(m[1])
-		b, _ := strconv.Atoi(m[2])
-		return a, b, true
-	}
-	a1, b1, ok1 := parse(ver)
-	a2, b2, ok2 := parse(since)
-	return ok1 && ok2 && (a1 < a2 || a1 == a2 && b1 < b2)
+	Args   []string
+	Config string
 }
 
 // nodeConfig is the one node's config: every case's sockets, tables,
@@ -288,19 +218,19 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 // it; else its answer, then whether the worker still answers, and a death
 // only when the master logged it (the node is then started again).
 func trial(ctx context.Context, env *scenario.Env, n *node.Node, t *verdict.Trial, c Case) error {
-	f := &Facts{Case: c.ID, Fix: c.Fix}
+	f := &judge.Facts{Case: c.ID, Fix: c.Fix}
 	t.Evidence = f
 	defer func() {
-		t.Checks, t.Violation, t.Unmet = Judge(*f)
+		t.Checks, t.Violation, t.Unmet = judge.Check(*f)
 		if f.Skip != "" {
 			t.Remark = "not applicable: " + f.Skip
 		}
 	}()
-	if Older(env.Image.Version, c.Since) {
+	if judge.Older(env.Image.Version, c.Since) {
 		f.Skip = fmt.Sprintf("%s needs HAProxy %s", c.ID, c.Since)
 		return nil
 	}
-	if c.Until != "" && !Older(env.Image.Version, c.Until) {
+	if c.Until != "" && !judge.Older(env.Image.Version, c.Until) {
 		f.Skip = fmt.Sprintf("%s uses what HAProxy %s removed", c.ID, c.Until)
 		return nil
 	}
@@ -320,7 +250,7 @@ func trial(ctx context.Context, env *scenario.Env, n *node.Node, t *verdict.Tria
 	}
 	exits := len(before)
 	f.Answer, f.HarpErr = do(ctx, n, c)
-	t.Notef("%s: %s", c.ID, oneLine(f.Answer))
+	t.Notef("%s: %s", c.ID, judge.OneLine(f.Answer))
 	if alive(ctx, n) {
 		return nil
 	}
@@ -359,20 +289,4 @@ func ownNode(ctx context.Context, env *scenario.Env, c Case) (*node.Node, error)
 		return nil, fmt.Errorf("starting the case's own node: %s", unmet)
 	}
 	return own, nil
-}
-
-// orErr is v, or the error that stopped reading it.
-func orErr(v any, err error) any {
-	if err != nil {
-		return err
-	}
-	return v
-}
-
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
 }

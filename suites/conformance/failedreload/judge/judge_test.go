@@ -1,4 +1,4 @@
-package failedreload
+package judge
 
 import (
 	"strings"
@@ -49,7 +49,7 @@ func TestJudge(t *testing.T) {
 			f.Setup = "haproxy -c accepts the config with a missing map file on this build: it is no break here"
 		}), "", "a missing map file: haproxy -c accepts the config with a missing map file on this build: it is no break here"},
 	} {
-		v, u := Judge(c.f)
+		v, u := Cycle(c.f)
 		if v != c.violation || u != c.unmet {
 			t.Errorf("%s:\n got  %q, %q\n want %q, %q", c.name, v, u, c.violation, c.unmet)
 		}
@@ -85,26 +85,10 @@ func TestHarnessFailuresDecideNothing(t *testing.T) {
 	} {
 		f := base
 		c.change(&f)
-		tr := verdict.Trial{N: 1, Evidence: &Evidence{Facts: f}}
-		tr.Violation, tr.Unmet = Judge(f)
+		tr := verdict.Trial{N: 1, Evidence: &f}
+		tr.Violation, tr.Unmet = Cycle(f)
 		if v, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "cycles"); v != c.want {
 			t.Errorf("%s: %s (%s)", c.name, v, reason)
-		}
-	}
-}
-
-func TestConfigs(t *testing.T) {
-	good, err := Config("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range Breaks {
-		bad, err := BrokenConfig(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(bad, "    "+b.Line+"\n") || strings.Contains(good, b.Line) {
-			t.Errorf("%s: the break is not (only) in the broken config:\n%s", b.Name, bad)
 		}
 	}
 }
@@ -124,7 +108,7 @@ func TestJudgeChecks(t *testing.T) {
 		}
 		return ids
 	}
-	cs, _, _ := JudgeChecks(f)
+	cs, _, _ := CycleChecks(f)
 	if got := failed(cs); len(got) != 1 || got[0] != CheckCounted+".syntax-error" {
 		t.Errorf("uncounted failure: failed checks %v, want [%s]", got, CheckCounted)
 	}
@@ -133,30 +117,12 @@ func TestJudgeChecks(t *testing.T) {
 	}
 	f.Master = obs.Value(obs.Exit{Process: "master", Signal: "SIGSEGV"})
 	f.Procs = obs.Failure[ProcsAfter]("show proc: the master is gone")
-	cs, v, _ := JudgeChecks(f)
+	cs, v, _ := CycleChecks(f)
 	if got := failed(cs); len(got) != 1 || got[0] != CheckMasterSurvives+".syntax-error" || len(cs) != 1 || !strings.Contains(v, "master") {
 		t.Errorf("master crash: checks %+v (violation %q), want only %s failed", cs, v, CheckMasterSurvives)
 	}
 	f.Master = obs.Failure[obs.Exit]("docker inspect failed")
-	if cs, _, _ := JudgeChecks(f); len(cs) != 0 && cs[0].ID == CheckMasterSurvives+".syntax-error" {
+	if cs, _, _ := CycleChecks(f); len(cs) != 0 && cs[0].ID == CheckMasterSurvives+".syntax-error" {
 		t.Errorf("an unknown master state is no held check: %+v", cs)
-	}
-}
-
-func TestSelectBreaks(t *testing.T) {
-	if bs, err := SelectBreaks("all"); err != nil || len(bs) != len(Breaks) || len(bs) != 5 {
-		t.Errorf("all: %v %v", bs, err)
-	}
-	if bs, err := SelectBreaks("unknown-keyword, syntax-error"); err != nil || len(bs) != 2 || bs[0].ID != "syntax-error" {
-		t.Errorf("two, in cycle order: %v %v", bs, err)
-	}
-	if _, err := SelectBreaks("syntax"); err == nil || !strings.Contains(err.Error(), `no break "syntax": want missing-map, syntax-error, unknown-keyword, syntax-error-after-peers, unbindable-address or all`) {
-		t.Errorf("unknown: %v", err)
-	}
-	b, _ := SelectBreaks("syntax-error-after-peers")
-	cfg, err := BrokenConfig(b[0])
-	if err != nil || !strings.Contains(cfg, "localpeer harp") || !strings.Contains(cfg, "peers harp\n    peer harp 127.0.0.1:10000") ||
-		strings.Index(cfg, "peers harp") > strings.Index(cfg, `"unterminated`) {
-		t.Errorf("the peers break's config has no peers section before its error: %v\n%s", err, cfg)
 	}
 }

@@ -1,4 +1,4 @@
-package upstreamfixes
+package judge
 
 import (
 	"encoding/json"
@@ -34,7 +34,7 @@ func TestJudgeOnCaptures(t *testing.T) {
 		}
 		var failed []string
 		for _, f := range fs {
-			cs, violation, unmet := Judge(f)
+			cs, violation, unmet := Check(f)
 			if unmet != "" {
 				t.Errorf("%s: %s unmet: %s", file, f.Case, unmet)
 			}
@@ -54,13 +54,13 @@ func TestJudgeOnCaptures(t *testing.T) {
 
 func TestJudgeRules(t *testing.T) {
 	died := Facts{Case: "connect-src-inc-gpc-untracked", Died: true}
-	if cs, v, _ := Judge(died); v == "" || len(cs) != 1 || cs[0].Held || !strings.Contains(v, "the worker died") {
+	if cs, v, _ := Check(died); v == "" || len(cs) != 1 || cs[0].Held || !strings.Contains(v, "the worker died") {
 		t.Errorf("a dead worker: %q %+v", v, cs)
 	}
-	if cs, v, u := Judge(Facts{Case: "cli-anon-global-key", Skip: "cli-anon-global-key needs HAProxy 2.7"}); v != "" || u != "" || len(cs) != 0 {
+	if cs, v, u := Check(Facts{Case: "cli-anon-global-key", Skip: "cli-anon-global-key needs HAProxy 2.7"}); v != "" || u != "" || len(cs) != 0 {
 		t.Errorf("not applicable is no check: %q %q %+v", v, u, cs)
 	}
-	if cs, v, u := Judge(Facts{Case: "cfg-len-needs-digits", HarpErr: "the control config (without the case's lines) does not load"}); v != "" || u == "" || len(cs) != 0 {
+	if cs, v, u := Check(Facts{Case: "cfg-len-needs-digits", HarpErr: "the control config (without the case's lines) does not load"}); v != "" || u == "" || len(cs) != 0 {
 		t.Errorf("harp's failure decides nothing: %q %q %+v", v, u, cs)
 	}
 	for _, c := range []struct {
