@@ -70,32 +70,42 @@ type Result struct {
 	Writes     int         `json:"writes"` // writes that surely happened
 }
 
-// Check decides a history.
+// Check decides a history: the workload first (no verdict on a history
+// that tested little), then each part of the model (convergence and
+// values, reloads, expiry), each adding the keys that broke it, then the
+// verdict, which unknown observations and sessions left down can change.
 func Check(h History) Result {
-	r := Result{}
+	if r, unmet := workload(h); unmet {
+		return r
+	}
+	c := &checker{h: h, touched: map[string][]int{}, judged: map[string]bool{}}
+	for _, op := range h.Ops {
+		if op.Key != "" {
+			c.touched[op.Table+"/"+op.Key] = append(c.touched[op.Table+"/"+op.Key], op.ID)
+		}
+	}
+	c.convergence()
+	c.reloads()
+	c.expiry()
+	return c.verdict(unknowns(h))
+}
+
+// workload is an INCONCLUSIVE result (and true) when the history cannot
+// be judged: a final table unread, no write that succeeded, or a kind of
+// write that mostly failed (faults fail some writes; most failing is
+// harp's problem or the setup's, and the history would test little).
+func workload(h History) (Result, bool) {
 	if len(h.Unreadable) > 0 {
 		var ns []string
 		for n, why := range h.Unreadable {
 			ns = append(ns, n+" ("+why+")")
 		}
 		sort.Strings(ns)
-		return Result{Verdict: "INCONCLUSIVE", Reason: "the final tables of " + strings.Join(ns, ", ") + " could not be read"}
+		return Result{Verdict: "INCONCLUSIVE", Reason: "the final tables of " + strings.Join(ns, ", ") + " could not be read"}, true
 	}
-	touched := map[string][]int{} // table/key -> op ids
-	for _, op := range h.Ops {
-		if op.Key != "" {
-			touched[op.Table+"/"+op.Key] = append(touched[op.Table+"/"+op.Key], op.ID)
-		}
-		if (op.Kind == SetCLI || op.Kind == IncHTTP) && op.OK {
-			r.Writes++
-		}
+	if writes(h) == 0 {
+		return Result{Verdict: "INCONCLUSIVE", Reason: "no write succeeded: the history shows nothing"}, true
 	}
-	if r.Writes == 0 {
-		return Result{Verdict: "INCONCLUSIVE", Reason: "no write succeeded: the history shows nothing"}
-	}
-	// The workload must have done what it meant: faults fail some writes,
-	// but a kind of write that mostly failed is harp's problem (or the
-	// setup's), and the history would test little of it.
 	for _, kind := range []string{SetCLI, IncHTTP} {
 		tried, ok := 0, 0
 		for _, op := range h.Ops {
@@ -107,21 +117,46 @@ func Check(h History) Result {
 			}
 		}
 		if tried >= 20 && 2*ok < tried {
-			return Result{Verdict: "INCONCLUSIVE", Reason: fmt.Sprintf("only %d of %d %s writes succeeded: the workload mostly failed", ok, tried, map[string]string{SetCLI: "CLI", IncHTTP: "traffic"}[kind])}
+			return Result{Verdict: "INCONCLUSIVE", Reason: fmt.Sprintf("only %d of %d %s writes succeeded: the workload mostly failed", ok, tried, map[string]string{SetCLI: "CLI", IncHTTP: "traffic"}[kind])}, true
 		}
 	}
-	unknown := unknowns(h)
-	var vs []Violation
-	judged := map[string]bool{} // table/key
-	add := func(table, key, what string) {
-		vs = append(vs, Violation{Key: table + "/" + key, What: what, Ops: touched[table+"/"+key]})
+	return Result{}, false
+}
+
+// writes counts the writes that surely happened.
+func writes(h History) int {
+	n := 0
+	for _, op := range h.Ops {
+		if (op.Kind == SetCLI || op.Kind == IncHTTP) && op.OK {
+			n++
+		}
 	}
-	// Convergence and values, in the main table.
+	return n
+}
+
+// checker gathers the violations of one history, key by key.
+type checker struct {
+	h       History
+	touched map[string][]int // table/key -> the operations that touched it
+	judged  map[string]bool  // table/key
+	keys    int              // owned keys surely written
+	vs      []Violation
+}
+
+func (c *checker) add(table, key, what string) {
+	c.vs = append(c.vs, Violation{Key: table + "/" + key, What: what, Ops: c.touched[table+"/"+key]})
+}
+
+// convergence: in the main table, after healing and the quiet period,
+// every node holds one value, one the owner's writes in order can leave;
+// no key appears that no write produced.
+func (c *checker) convergence() {
+	h := c.h
 	for _, n := range h.Nodes {
 		for k := range h.Final[n][h.Main] {
 			if _, owned := h.Owners[k]; !owned {
-				judged[h.Main+"/"+k] = true
-				add(h.Main, k, fmt.Sprintf("on %s, but no write produced it", n))
+				c.judged[h.Main+"/"+k] = true
+				c.add(h.Main, k, fmt.Sprintf("on %s, but no write produced it", n))
 			}
 		}
 	}
@@ -130,54 +165,67 @@ func Check(h History) Result {
 		if !m.wrote {
 			continue // never surely written: absence says nothing
 		}
-		r.Keys++
-		judged[h.Main+"/"+k] = true
-		held := map[string]string{}
-		var vals []string
-		for _, n := range h.Nodes {
-			e, ok := h.Final[n][h.Main][k]
-			v := "missing"
-			if ok {
-				v = fmt.Sprint(e.GPC0)
-			}
-			held[n] = v
-			vals = append(vals, n+"="+v)
-		}
-		distinct := map[string]bool{}
-		for _, v := range held {
-			distinct[v] = true
-		}
-		in := func(vs values, v string) bool {
-			if v == "missing" {
-				return vs.absent
-			}
-			var x int64
-			fmt.Sscan(v, &x)
-			return vs.has(x)
-		}
-		possible := func(v string) bool { return in(m.final, v) }
-		switch {
-		case !m.converges:
-			// After a restart, each node keeps what it was pushed or
-			// taught: only the values are held to the writes.
-			var wrong []string
-			for _, n := range h.Nodes {
-				if !in(m.any, held[n]) {
-					wrong = append(wrong, n+"="+held[n])
-				}
-			}
-			if len(wrong) > 0 {
-				add(h.Main, k, fmt.Sprintf("%s: no prefix of the owner's writes leaves that (possible after %s: %s)", strings.Join(wrong, " "), m.restart, m.any))
-			}
-		case len(distinct) > 1:
-			add(h.Main, k, "diverged after healing and the quiet period: "+strings.Join(vals, " "))
-		case held[h.Nodes[0]] == "missing" && !m.final.absent:
-			add(h.Main, k, "written (and acknowledged) by its owner, missing on every node")
-		case !possible(held[h.Nodes[0]]):
-			add(h.Main, k, fmt.Sprintf("every node holds gpc0=%s, which the owner's writes in order cannot leave (possible: %s)", held[h.Nodes[0]], m.final))
+		c.keys++
+		c.judged[h.Main+"/"+k] = true
+		if what := c.value(k, m); what != "" {
+			c.add(h.Main, k, what)
 		}
 	}
-	// Reloads: only those whose reads both gave the node's keys.
+}
+
+// value is how one owned key broke the model ("" when it did not).
+func (c *checker) value(k string, m model) string {
+	h := c.h
+	held := map[string]string{}
+	var vals []string
+	for _, n := range h.Nodes {
+		e, ok := h.Final[n][h.Main][k]
+		v := "missing"
+		if ok {
+			v = fmt.Sprint(e.GPC0)
+		}
+		held[n] = v
+		vals = append(vals, n+"="+v)
+	}
+	distinct := map[string]bool{}
+	for _, v := range held {
+		distinct[v] = true
+	}
+	in := func(vs values, v string) bool {
+		if v == "missing" {
+			return vs.absent
+		}
+		var x int64
+		fmt.Sscan(v, &x)
+		return vs.has(x)
+	}
+	switch first := held[h.Nodes[0]]; {
+	case !m.converges:
+		// After a restart, each node keeps what it was pushed or
+		// taught: only the values are held to the writes.
+		var wrong []string
+		for _, n := range h.Nodes {
+			if !in(m.any, held[n]) {
+				wrong = append(wrong, n+"="+held[n])
+			}
+		}
+		if len(wrong) > 0 {
+			return fmt.Sprintf("%s: no prefix of the owner's writes leaves that (possible after %s: %s)", strings.Join(wrong, " "), m.restart, m.any)
+		}
+	case len(distinct) > 1:
+		return "diverged after healing and the quiet period: " + strings.Join(vals, " ")
+	case first == "missing" && !m.final.absent:
+		return "written (and acknowledged) by its owner, missing on every node"
+	case !in(m.final, first):
+		return fmt.Sprintf("every node holds gpc0=%s, which the owner's writes in order cannot leave (possible: %s)", first, m.final)
+	}
+	return ""
+}
+
+// reloads: a node's new worker holds every key its old one held, judged
+// only on reloads whose two reads both gave the node's keys.
+func (c *checker) reloads() {
+	h := c.h
 	for _, op := range h.Ops {
 		if op.Kind != Reload || !op.OK || op.Unmet != "" {
 			continue
@@ -192,13 +240,18 @@ func Check(h History) Result {
 			after[k] = true
 		}
 		for _, k := range before {
-			judged[h.Main+"/"+k] = true
+			c.judged[h.Main+"/"+k] = true
 			if !after[k] {
-				add(h.Main, k, fmt.Sprintf("held by %s before its reload (op %d, resync finished) and not by its new worker", op.Node, op.ID))
+				c.add(h.Main, k, fmt.Sprintf("held by %s before its reload (op %d, resync finished) and not by its new worker", op.Node, op.ID))
 			}
 		}
 	}
-	// Expiry.
+}
+
+// expiry: no entry has more time left than its table's expire, and none
+// outlives it after its last write.
+func (c *checker) expiry() {
+	h := c.h
 	last := map[string]time.Time{}
 	for _, op := range h.Ops {
 		if op.Key != "" && (op.Kind == SetCLI || op.Kind == IncHTTP) {
@@ -214,27 +267,34 @@ func Check(h History) Result {
 				continue
 			}
 			for _, k := range sortedKeys(h.Final[n][t]) {
-				judged[t+"/"+k] = true
+				c.judged[t+"/"+k] = true
 				e := h.Final[n][t][k]
 				if left := time.Duration(e.ExpMS) * time.Millisecond; left > expire+expSlack {
-					add(t, k, fmt.Sprintf("on %s: %s left, beyond the table's expire of %s", n, left, expire))
+					c.add(t, k, fmt.Sprintf("on %s: %s left, beyond the table's expire of %s", n, left, expire))
 				}
 				if w, ok := last[t+"/"+k]; ok && h.FinalAt.Sub(w) > expire+OutlivedAfter {
-					add(t, k, fmt.Sprintf("on %s %s after its last write: it outlived the table's expire of %s", n, h.FinalAt.Sub(w).Round(100*time.Millisecond), expire))
+					c.add(t, k, fmt.Sprintf("on %s %s after its last write: it outlived the table's expire of %s", n, h.FinalAt.Sub(w).Round(100*time.Millisecond), expire))
 				}
 			}
 		}
 	}
+}
+
+// verdict: unknown observations make the history INCONCLUSIVE whatever
+// broke; otherwise any violation is REPRODUCED, and so are sessions left
+// down on links harp healed and saw clear.
+func (c *checker) verdict(unknown []string) Result {
+	h, vs := c.h, c.vs
 	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Key < vs[j].Key })
-	r.Violations = vs
+	r := Result{Violations: vs, Keys: c.keys, Writes: writes(h)}
 	byKey := map[string]bool{}
 	for _, v := range vs {
 		byKey[v.Key] = true
-		judged[v.Key] = true
+		c.judged[v.Key] = true
 	}
 	broke := ""
 	if len(vs) > 0 {
-		broke = fmt.Sprintf("%d of %d keys broke the model; first: %s: %s", len(byKey), len(judged), vs[0].Key, vs[0].What)
+		broke = fmt.Sprintf("%d of %d keys broke the model; first: %s: %s", len(byKey), len(c.judged), vs[0].Key, vs[0].What)
 	}
 	switch {
 	case len(unknown) > 0:
