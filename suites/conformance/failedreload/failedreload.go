@@ -187,77 +187,117 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	})
 }
 
+// cycle is one trial: a break, the reload it fails, what the master and
+// the worker from before show after it, and the recovery.
+type cycle struct {
+	n        *node.Node
+	web      string // the worker's HTTP address
+	t        *verdict.Trial
+	b        Break
+	how      node.How // how the recovery reload is asked for
+	good     string   // the config to go back to
+	ev       *Evidence
+	f        *judge.Facts
+	bound    time.Duration
+	old      int // the worker from before the break
+	key, val string
+}
+
 func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, b Break, how node.How, good string, ev *Evidence, bound time.Duration) error {
-	f := &ev.Facts
-	f.Bound = bound
+	c := &cycle{n: n, web: web, t: t, b: b, how: how, good: good, ev: ev, f: &ev.Facts, bound: bound,
+		key: fmt.Sprintf("keep-%d", t.N), val: fmt.Sprint(t.N)}
+	c.f.Bound = bound
+	for _, step := range []func(context.Context) (bool, error){c.before, c.refused, c.fail} {
+		if next, err := step(ctx); !next || err != nil {
+			return err
+		}
+	}
+	c.observe(ctx)
+	return c.recover(ctx)
+}
+
+// before: the worker answers HTTP and holds an entry, and the master's
+// count of failed reloads is read.
+func (c *cycle) before(ctx context.Context) (bool, error) {
+	f, n := c.f, c.n
 	old, err := n.CurrentWorker(ctx)
 	if err != nil {
 		f.Setup = "before the cycle: " + err.Error()
-		return nil
+		return false, nil
 	}
-	if code, ok := load.Status(ctx, web, 5*time.Second).Get(); !ok || code != 200 {
+	c.old = old
+	if code, ok := load.Status(ctx, c.web, 5*time.Second).Get(); !ok || code != 200 {
 		f.Setup = fmt.Sprintf("before the cycle the worker answered HTTP %s", judge.CodeText(code))
-		return nil
+		return false, nil
 	}
-	key, val := fmt.Sprintf("keep-%d", t.N), fmt.Sprint(t.N)
-	if err := n.SetEntry(ctx, old, "tbl", key, "data.gpc0 "+val); err != nil {
+	if err := n.SetEntry(ctx, old, "tbl", c.key, "data.gpc0 "+c.val); err != nil {
 		f.Setup = "before the cycle: " + err.Error()
-		return nil
+		return false, nil
 	}
 	procs, err := n.Procs(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	f.FailedBefore = procs.Master.Failed
+	return true, nil
+}
+
+// refused: this build refuses the broken config (haproxy -c), so a new
+// worker after it would be HAProxy's doing, not a break that does not
+// break; an unbindable address is accepted by -c and fails when started.
+func (c *cycle) refused(ctx context.Context) (bool, error) {
+	f, n, b := c.f, c.n, c.b
 	broken, err := BrokenConfig(b)
 	if err != nil {
-		return err
+		return false, err
 	}
-	ev.Broken = broken
-	// Precondition: this build refuses the broken config (haproxy -c), so
-	// a new worker after it would be HAProxy's doing, not a break that
-	// does not break.
+	c.ev.Broken = broken
 	const brokenPath = "/etc/harp/broken.cfg"
 	if err := n.WriteFile(ctx, brokenPath, []byte(broken)); err != nil {
-		return err
+		return false, err
 	}
 	ok, out, err := n.CheckConfig(ctx, brokenPath)
 	if err != nil {
-		return err
+		return false, err
 	}
 	switch {
 	case b.Unbindable && !ok:
 		f.Setup = fmt.Sprintf("haproxy -c refuses the config with %s on this build, which must fail only when started: %s", b.Name, firstLine(out))
-		return nil
+		return false, nil
 	case b.Unbindable:
 		// Precondition: started alone, the config fails on that bind (a
 		// node that could take the address would start a worker).
-		rctx, cancel := context.WithTimeout(ctx, bound)
+		rctx, cancel := context.WithTimeout(ctx, c.bound)
 		code, out, err := n.RunBinary(rctx, "-db", "-f", brokenPath)
 		cancel()
 		if err != nil || code == 0 || !strings.Contains(out, strings.Split(unbindable, ":")[0]) {
 			f.Setup = fmt.Sprintf("the config with %s, started alone, did not fail on that bind (exit %d, %v): %s", b.Name, code, err, firstLine(out))
-			return nil
+			return false, nil
 		}
-		t.Notef("haproxy -c accepts the broken config, and started alone it fails on its bind: %s", firstLine(out))
+		c.t.Notef("haproxy -c accepts the broken config, and started alone it fails on its bind: %s", firstLine(out))
 	case ok:
 		f.Setup = fmt.Sprintf("haproxy -c accepts the config with %s on this build: it is no break here", b.Name)
-		return nil
+		return false, nil
 	default:
-		t.Notef("haproxy -c refuses the broken config: %s", firstLine(out))
+		c.t.Notef("haproxy -c refuses the broken config: %s", firstLine(out))
 	}
-	if err := n.WriteFile(ctx, node.ConfigPath, []byte(broken)); err != nil {
-		return err
+	return true, nil
+}
+
+// fail: the broken config in place, SIGUSR2, and show proc until it
+// counts the failure (observed, not waited out).
+func (c *cycle) fail(ctx context.Context) (bool, error) {
+	f, n, old := c.f, c.n, c.old
+	if err := n.WriteFile(ctx, node.ConfigPath, []byte(c.ev.Broken)); err != nil {
+		return false, err
 	}
 	if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
-		return fmt.Errorf("sending SIGUSR2: %w", err)
+		return false, fmt.Errorf("sending SIGUSR2: %w", err)
 	}
-	// The failure is observed, not waited out: show proc counts it.
-	seen := n.ProcsUntil(ctx, bound, func(p cliout.Procs) bool { return p.Master.Failed > f.FailedBefore })
+	seen := n.ProcsUntil(ctx, c.bound, func(p cliout.Procs) bool { return p.Master.Failed > f.FailedBefore })
 	if f.Master = n.MasterExit(ctx); exited(f.Master) {
-		return nil
+		return false, nil
 	}
-
 	f.OldPID = old
 	f.Procs = obs.Failure[judge.ProcsAfter]("%s", seen.Unknown())
 	if p, ok := seen.Get(); ok {
@@ -267,42 +307,54 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, b Br
 			a.NewWorker = cur.PID
 		}
 		if _, current := p.Current(); !current && a.OldListed {
-			t.Notef("show proc lists the worker that keeps serving, %d, among the old workers (as 3.1 and later do after a failed reload)", old)
+			c.t.Notef("show proc lists the worker that keeps serving, %d, among the old workers (as 3.1 and later do after a failed reload)", old)
 		}
 		f.Procs = obs.Value(a)
 		if !a.OldListed {
 			f.OldWorker = obs.Opt(obs.Value(obs.Exit{Process: fmt.Sprintf("old worker %d", old)}))
 		}
 	}
-	f.HTTP = httpAfter(ctx, n, old, web)
+	return true, nil
+}
+
+// observe: after the failed reload the worker from before still serves
+// HTTP and holds its entry, and the master takes signals.
+func (c *cycle) observe(ctx context.Context) {
+	f, n, old, t := c.f, c.n, c.old, c.t
+	f.HTTP = httpAfter(ctx, n, old, c.web)
 	tb := obs.From(n.Table(ctx, old, "tbl"))
 	f.Entry = obs.Failure[string]("%s", tb.Unknown())
 	if tb, ok := tb.Get(); ok {
 		f.Entry = obs.Value("absent")
-		if e, ok := tb.Lookup(key); ok {
+		if e, ok := tb.Lookup(c.key); ok {
 			f.Entry = obs.Value(e.Data["gpc0"])
 		}
 	}
-	f.EntryWant = val
+	f.EntryWant = c.val
 	st := obs.From(n.MasterStatus(ctx))
 	f.Signals = obs.Failure[judge.Signals]("the master's signal state: %s", st.Unknown())
 	if st, ok := st.Get(); ok {
-		ev.Status = st
+		c.ev.Status = st
 		f.Signals = obs.Value(judge.Signals{Blocked: cliout.Has(st.SigBlk, syscall.SIGUSR2), Pending: cliout.Has(st.SigPnd|st.ShdPnd, syscall.SIGUSR2)})
 		t.Notef("master after the failed reload: %s, blocked %s, pending %s", st.State, cliout.Signals(st.SigBlk), cliout.Signals(st.SigPnd|st.ShdPnd))
 	}
 	a, _ := f.Procs.Get()
-	t.Notef("%s: show proc failed %d -> %s, worker %d listed: %v, new worker: %d, HTTP %s, %s gpc0=%s", b.Name, f.FailedBefore, known(f.Procs, func(a judge.ProcsAfter) string { return fmt.Sprint(a.Failed) }), old, a.OldListed, a.NewWorker,
-		known(f.HTTP, judge.CodeText), key, known(f.Entry, func(s string) string { return s }))
+	t.Notef("%s: show proc failed %d -> %s, worker %d listed: %v, new worker: %d, HTTP %s, %s gpc0=%s", c.b.Name, f.FailedBefore, known(f.Procs, func(a judge.ProcsAfter) string { return fmt.Sprint(a.Failed) }), old, a.OldListed, a.NewWorker,
+		known(f.HTTP, judge.CodeText), c.key, known(f.Entry, func(s string) string { return s }))
 	if logs, err := n.Logs(ctx); err == nil {
 		t.Show("master output after the failed reload (last lines)", text.LastLines(logs, 8))
 	}
-	// Recovery: the good config back, then the next reload.
-	if err := n.WriteFile(ctx, node.ConfigPath, []byte(good)); err != nil {
+}
+
+// recover: the good config back, then the next reload starts a worker
+// that serves.
+func (c *cycle) recover(ctx context.Context) error {
+	f, n, how, t := c.f, c.n, c.how, c.t
+	if err := n.WriteFile(ctx, node.ConfigPath, []byte(c.good)); err != nil {
 		return err
 	}
-	r, err := n.ReloadBy(ctx, how, bound)
-	ev.Reload = r
+	r, err := n.ReloadBy(ctx, how, c.bound)
+	c.ev.Reload = r
 	var failed *node.ReloadFailed
 	if err != nil && !errors.As(err, &failed) {
 		// Not HAProxy's answer: harp could not ask, or show proc kept
@@ -319,7 +371,7 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, b Br
 		return nil
 	}
 	f.Recovered = true
-	f.HTTPRecovered = obs.Opt(httpAfter(ctx, n, r.NewPID, web))
+	f.HTTPRecovered = obs.Opt(httpAfter(ctx, n, r.NewPID, c.web))
 	t.Notef("recovery by %s: new worker %d listed %s after it, HTTP %s", how, r.NewPID, r.NewUp.Round(time.Millisecond), known(f.HTTPRecovered.Of, judge.CodeText))
 	return nil
 }

@@ -173,6 +173,10 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	})
 }
 
+// trial is one reload of kind k on a fresh node: its preconditions, the
+// entries written and read back, the reload at the kind's age, and what
+// the new worker then holds. The judge is deferred: every return is
+// judged on the facts gathered so far.
 func trial(ctx context.Context, env *scenario.Env, t *verdict.Trial, k Kind) error {
 	ev := &Evidence{Kind: k.Name}
 	t.Evidence = ev
@@ -194,7 +198,6 @@ func trial(ctx context.Context, env *scenario.Env, t *verdict.Trial, k Kind) err
 		return err
 	}
 	defer env.StopNode(context.WithoutCancel(ctx), n) // the next trial starts its own
-	ts, secs := tables(k)
 	old, err := n.CurrentWorker(ctx)
 	if err != nil {
 		return err
@@ -204,6 +207,23 @@ func trial(ctx context.Context, env *scenario.Env, t *verdict.Trial, k Kind) err
 		defer stop()
 		f.RemoteBefore = state
 	}
+	if ready, err := before(ctx, n, old, k, f); !ready || err != nil {
+		return err
+	}
+	r, done, err := reload(ctx, n, old, k, f, t0)
+	if ev.Reload = r; !done || err != nil {
+		return err
+	}
+	t.Notef("%s: %d entries in %d section(s), worker %d aged %s; new worker %d listed %s after the %s", k.Name, k.Entries*k.Sections, k.Sections, old, f.Age.Round(time.Millisecond), r.NewPID, r.NewUp.Round(time.Millisecond), k.How)
+	return after(ctx, n, r, k, f, t)
+}
+
+// before brings the old worker to the kind's state: its resync (finished,
+// or recorded where it is part of the property), its age for "long
+// after start", and every entry written and read back. False when a
+// precondition was not met (recorded in f).
+func before(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts) (bool, error) {
+	ts, secs := tables(k)
 	if atOnce(k) {
 		// A section with no remote peer has nobody to wait for: a correct
 		// build finishes its resync at once (upstream 4b1a7ea66, "don't wait
@@ -220,37 +240,45 @@ func trial(ctx context.Context, env *scenario.Env, t *verdict.Trial, k Kind) err
 		// always meets: a remote peer up answers at once, one down leaves
 		// the 5 s timeout, and "long after start" is past it.
 		if _, unmet, err := n.WaitResync(ctx, old, waitResync, secs...); err != nil {
-			return err
+			return false, err
 		} else {
 			f.ResyncBefore = unmet
 		}
 	}
 	if f.ResyncBefore != "" || f.RemoteBefore != "" {
-		return nil
+		return false, nil
 	}
 	if k.MinAge > 0 {
 		if err := waitAge(ctx, n, old, k.MinAge); err != nil {
-			return err
+			return false, err
 		}
 	}
 	for _, tb := range ts {
 		if err := write(ctx, n, tb, k.Entries); node.IsRefused(err) {
 			f.Setup = err.Error()
-			return nil
+			return false, nil
 		} else if err != nil {
-			return err
+			return false, err
 		}
 	}
 	back := check(ctx, n, old, ts, k.Entries)
-	if c, ok := back.Get(); ok {
-		f.WrittenBefore = k.Entries*k.Sections - judge.Sum(c.Lost) - judge.Sum(c.Wrong)
-	} else {
-		return fmt.Errorf("reading back the entries before the reload: %s", back.Why)
+	c, ok := back.Get()
+	if !ok {
+		return false, fmt.Errorf("reading back the entries before the reload: %s", back.Why)
 	}
+	f.WrittenBefore = k.Entries*k.Sections - judge.Sum(c.Lost) - judge.Sum(c.Wrong)
+	return true, nil
+}
+
+// reload asks for the reload once the worker's age fits the kind, and
+// records that age; not done when it does not fit, or every entry was
+// not there before, or the reload was not carried out (recorded in f, the
+// reload as far as it went).
+func reload(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts, t0 time.Time) (r node.Reload, done bool, err error) {
 	asked := time.Now()
 	procs, err := n.Procs(ctx)
 	if err != nil {
-		return err
+		return r, false, err
 	}
 	// At least the worker's true age when the signal reached it: the time
 	// since harp started the container, or, tighter on a loaded machine
@@ -271,16 +299,21 @@ func trial(ctx context.Context, env *scenario.Env, t *verdict.Trial, k Kind) err
 	}
 	f.AgeBound = bound(time.Now().Add(500 * time.Millisecond))
 	if f.WrittenBefore != k.Entries*k.Sections || (k.MaxAge > 0 && f.AgeBound >= k.MaxAge) || (k.MinAge > 0 && f.Age < k.MinAge) {
-		return nil
+		return r, false, nil
 	}
-	ev.Reload, err = n.ReloadBy(ctx, k.How, reloadTimeout)
-	if err != nil {
+	if r, err = n.ReloadBy(ctx, k.How, reloadTimeout); err != nil {
 		f.ReloadErr = err.Error()
-		return nil
+		return r, false, nil
 	}
-	r := ev.Reload
 	f.AgeBound = bound(r.Sent)
-	t.Notef("%s: %d entries in %d section(s), worker %d aged %s; new worker %d listed %s after the %s", k.Name, k.Entries*k.Sections, k.Sections, old, f.Age.Round(time.Millisecond), r.NewPID, r.NewUp.Round(time.Millisecond), k.How)
+	return r, true, nil
+}
+
+// after reads what the new worker says of its resync, the master's log
+// (a new worker that died, an old one that crashed teaching), and every
+// entry in the new worker's tables.
+func after(ctx context.Context, n *node.Node, r node.Reload, k Kind, f *judge.Facts, t *verdict.Trial) error {
+	ts, secs := tables(k)
 	w := n.WaitResyncFor(ctx, r.NewPID, waitResync, secs...)
 	if w.Err != nil {
 		return w.Err

@@ -153,6 +153,9 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	})
 }
 
+// trial is one round: under load, the limit set and lifted cycles times
+// by the CLI, each command timed against the master's CLI as control,
+// then what the worker's output and the master's log say of it.
 func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Kind, bound time.Duration, cycles int, ev *Evidence) error {
 	f := &ev.Facts
 	before, err := n.CurrentWorker(ctx)
@@ -170,69 +173,17 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Ki
 	// The load runs for the whole round.
 	lctx, stopLoad := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	var served sync.Map
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		ev.Load, _ = load.Attack(lctx, load.Options{URL: "http://" + web + "/", Rate: 100, Duration: 10 * time.Minute, Timeout: 10 * time.Second,
-			Progress: func(done uint64, _ time.Duration) { served.Store("n", done) }})
+		ev.Load, _ = load.Attack(lctx, load.Options{URL: "http://" + web + "/", Rate: 100, Duration: 10 * time.Minute, Timeout: 10 * time.Second})
 	}()
 	defer func() { stopLoad(); wg.Wait() }()
-	if !waitServed(ctx, web, 10*time.Second) {
-		f.Setup = "the frontend never served a request before the round (10 s)"
-		return nil
-	}
-	// The server must really be slow, or nothing queues and the limits
-	// are never reached.
-	probed := false
-	for try := 0; try < 3 && !probed; try++ { // one lost probe is no server that does not answer
-		t0 := time.Now()
-		probed = load.Get(ctx, web) == 200
-		f.ProbeTook = time.Since(t0)
-	}
-	if !probed {
-		f.Setup = "a probe request was not served before the round (3 tries)"
-		return nil
-	}
-	if f.ProbeTook < 90*time.Millisecond {
-		f.Setup = fmt.Sprintf("the slow server answered a request in %s, not the 100 ms it must hold it: nothing would queue", f.ProbeTook.Round(time.Millisecond))
+	if f.Setup = slowServer(ctx, web, f); f.Setup != "" {
 		return nil
 	}
 	for c := 1; c <= cycles && ctx.Err() == nil; c++ {
-		for _, cmd := range []string{k.Down, k.Up} {
-			// Waited for well past the bound: a slow machine answers late,
-			// a hung worker never (or its watchdog kills it).
-			took, answer, err := ask(ctx, n, cmd, judge.HangBound(bound))
-			call := judge.CLICall{Command: cmd, Took: took, Answer: answer, Err: err}
-			if strings.HasPrefix(err, notSent) {
-				call.Control = obs.Opt(obs.Failure[bool]("%q %s", cmd, err))
-				f.CLI = append(f.CLI, call)
-				break
-			}
-			if err != "" || took > bound {
-				t.Notef("cycle %d: %q did not answer within %s: took %s %s", c, cmd, bound, took.Round(time.Millisecond), err)
-				// The control: the master's CLI, another process on the
-				// same node and path, answers while the worker does not.
-				_, _, merr := askMaster(ctx, n, bound)
-				call.Control = obs.Opt(obs.Value(merr == ""))
-				if merr != "" && err != "" {
-					call.Control = obs.Opt(obs.Failure[bool]("the master's CLI did not answer either (%s): the node, not the worker, is out of reach", merr))
-				}
-			}
-			f.CLI = append(f.CLI, call)
-			if err != "" || took > bound {
-				break
-			}
-			if cmd == k.Down {
-				if got, ok := applied(ctx, n, k); !ok && f.NotApplied == "" {
-					f.NotApplied = fmt.Sprintf("after %q the admin socket shows %s", cmd, got)
-				}
-				select { // held: connections queue meanwhile (the hold is the test)
-				case <-ctx.Done():
-				case <-time.After(500 * time.Millisecond):
-				}
-			}
-		}
+		limitCycle(ctx, n, t, k, bound, c, f)
 		if f.Stuck() != "" {
 			break
 		}
@@ -250,6 +201,77 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Ki
 	// starved of CPU) tested nothing.
 	f.MetLimit = ev.Load.Max >= metLimitLatency || ev.Load.Success < 1
 	f.Requests = ev.Load.Requests
+	afterRound(ctx, n, t, before, logsBefore, f)
+	slow := f.Slowest()
+	t.Notef("%s: %d cycles, slowest CLI answer %s (%q), %d watchdog warnings, %d panics", k.Name, len(f.Resumed), slow.Took.Round(time.Millisecond), slow.Command, len(f.Stalls), len(f.Panics))
+	return nil
+}
+
+// slowServer is why the round cannot test the limit ("" when it can): the
+// frontend serves, and the server really is slow, or nothing queues and
+// the limit is never reached.
+func slowServer(ctx context.Context, web string, f *judge.Facts) string {
+	if !waitServed(ctx, web, 10*time.Second) {
+		return "the frontend never served a request before the round (10 s)"
+	}
+	probed := false
+	for try := 0; try < 3 && !probed; try++ { // one lost probe is no server that does not answer
+		t0 := time.Now()
+		probed = load.Get(ctx, web) == 200
+		f.ProbeTook = time.Since(t0)
+	}
+	if !probed {
+		return "a probe request was not served before the round (3 tries)"
+	}
+	if f.ProbeTook < 90*time.Millisecond {
+		return fmt.Sprintf("the slow server answered a request in %s, not the 100 ms it must hold it: nothing would queue", f.ProbeTook.Round(time.Millisecond))
+	}
+	return ""
+}
+
+// limitCycle sets the limit and lifts it: each command waited for well
+// past the bound (a slow machine answers late, a hung worker never, or
+// its watchdog kills it), a late one checked against the master's CLI.
+func limitCycle(ctx context.Context, n *node.Node, t *verdict.Trial, k Kind, bound time.Duration, c int, f *judge.Facts) {
+	for _, cmd := range []string{k.Down, k.Up} {
+		took, answer, err := ask(ctx, n, cmd, judge.HangBound(bound))
+		call := judge.CLICall{Command: cmd, Took: took, Answer: answer, Err: err}
+		if strings.HasPrefix(err, notSent) {
+			call.Control = obs.Opt(obs.Failure[bool]("%q %s", cmd, err))
+			f.CLI = append(f.CLI, call)
+			return
+		}
+		late := err != "" || took > bound
+		if late {
+			t.Notef("cycle %d: %q did not answer within %s: took %s %s", c, cmd, bound, took.Round(time.Millisecond), err)
+			// The control: the master's CLI, another process on the
+			// same node and path, answers while the worker does not.
+			_, _, merr := askMaster(ctx, n, bound)
+			call.Control = obs.Opt(obs.Value(merr == ""))
+			if merr != "" && err != "" {
+				call.Control = obs.Opt(obs.Failure[bool]("the master's CLI did not answer either (%s): the node, not the worker, is out of reach", merr))
+			}
+		}
+		f.CLI = append(f.CLI, call)
+		if late {
+			return
+		}
+		if cmd == k.Down {
+			if got, ok := applied(ctx, n, k); !ok && f.NotApplied == "" {
+				f.NotApplied = fmt.Sprintf("after %q the admin socket shows %s", cmd, got)
+			}
+			select { // held: connections queue meanwhile (the hold is the test)
+			case <-ctx.Done():
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// afterRound reads what the round left: the watchdog's lines in the
+// worker's output since logsBefore, the master's log of worker exits,
+// the current worker, and whether the master exited.
+func afterRound(ctx context.Context, n *node.Node, t *verdict.Trial, before int, logsBefore string, f *judge.Facts) {
 	if f.Stuck() != "" {
 		// A stuck CLI is evidence already; HAProxy's watchdog says more
 		// within seconds (a warning, then a panic and the worker's exit).
@@ -286,9 +308,6 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Ki
 	// kills it) is HAProxy's answer, and explains every read that failed
 	// after it, the master-CLI control included.
 	f.Master = obs.Opt(n.MasterExit(ctx))
-	slow := f.Slowest()
-	t.Notef("%s: %d cycles, slowest CLI answer %s (%q), %d watchdog warnings, %d panics", k.Name, len(f.Resumed), slow.Took.Round(time.Millisecond), slow.Command, len(f.Stalls), len(f.Panics))
-	return nil
 }
 
 // applied says whether the limit a round sets shows on the admin socket.
