@@ -17,6 +17,7 @@ import (
 	"github.com/harp-project/harp/harness/peerfuzz"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/spec"
 	"github.com/harp-project/harp/images"
 )
 
@@ -29,56 +30,15 @@ func cmdFuzz(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: harp fuzz peers --haproxy SPEC [--duration D] [--seed S] [--minimize-tries N] [--reports DIR]\n       harp fuzz replay FILE --haproxy SPEC")
 		return 3
 	}
-	sub, args := args[0], args[1:]
-	var file string
-	if sub == "replay" {
-		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-			return fail("fuzz replay: give the input file first: harp fuzz replay FILE --haproxy SPEC")
-		}
-		file, args = args[0], args[1:]
-	}
-	fs := flag.NewFlagSet("fuzz "+sub, flag.ContinueOnError)
-	build := fs.String("haproxy", "", "the build spec (one)")
-	duration := fs.Duration("duration", 5*time.Minute, fmt.Sprintf("how long to fuzz (peers; %s to %s)", peerfuzz.MinDuration, peerfuzz.MaxDuration))
-	seed := fs.Int64("seed", 0, "the run's seed (0: from the clock; printed, so a run replays)")
-	reports := fs.String("reports", "reports", "directory for the run's findings")
-	tries := fs.Int("minimize-tries", 40, fmt.Sprintf("runs the minimizer may spend on a finding (1 to %d)", peerfuzz.MaxMinimizeTries))
-	if !flags(fs, args) {
-		return 3
-	}
-	specs, err := oneSpec(*build) // never "(<nil>)" (#29)
-	if err != nil {
-		return fail("fuzz: %v", err)
-	}
-	var in peerfuzz.Input
-	opts := peerfuzz.Options{Seed: *seed, Duration: *duration, MinimizeTries: *tries, Progress: progress.Printf}
-	if sub == "replay" {
-		// A replay sends one input: the run's flags would be ignored.
-		var stray []string
-		fs.Visit(func(f *flag.Flag) {
-			if f.Name != "haproxy" {
-				stray = append(stray, "--"+f.Name)
-			}
-		})
-		if len(stray) > 0 {
-			return fail("fuzz replay: %s: only for harp fuzz peers (a replay takes FILE and --haproxy)", strings.Join(stray, ", "))
-		}
-		if in, err = peerfuzz.Load(file); err != nil {
-			return fail("fuzz replay: %v", err)
-		}
-	} else {
-		if err := opts.Check(); err != nil {
-			return fail("fuzz: %v", err)
-		}
-		if err := writable(*reports); err != nil {
-			return fail("%v", err)
-		}
+	a, code := parseFuzz(args[0], args[1:])
+	if a == nil {
+		return code
 	}
 	docker, builder, err := setup(ctx)
 	if err != nil {
 		return fail("%v", err)
 	}
-	img, err := builder.Ensure(ctx, specs[0])
+	img, err := builder.Ensure(ctx, a.spec)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -95,29 +55,103 @@ func cmdFuzz(ctx context.Context, args []string) int {
 		n.Stop(sctx)
 	}()
 	t := &peerfuzz.Target{Node: n}
-	if sub == "replay" {
-		progress.Printf("replaying %s (%d steps, %d bytes) on %s", file, len(in.Steps), in.Size(), img.Name)
-		f, err := peerfuzz.Replay(ctx, t, in)
-		switch {
-		case errors.Is(err, peerfuzz.ErrInterrupted) || ctx.Err() != nil:
-			fmt.Printf("%s on %s: interrupted (nothing judged)\n", file, img.Name)
-			return 3
-		case err != nil:
-			return fail("fuzz replay: %v", err)
-		case f == nil:
-			fmt.Printf("%s on %s: nothing seen (the finding does not reproduce on this build)\n", file, img.Name)
-			return 0
-		}
-		fmt.Printf("%s on %s: REPRODUCED (%s)\n", file, img.Name, f)
-		return 1
+	if a.replay {
+		return fuzzReplay(ctx, t, img, a)
 	}
+	return fuzzPeers(ctx, t, img, a, runID)
+}
+
+// fuzzArgs are harp fuzz's parsed, checked arguments.
+type fuzzArgs struct {
+	replay  bool
+	file    string         // replay: the input
+	in      peerfuzz.Input // replay: the input, loaded
+	spec    spec.Spec      // the build
+	opts    peerfuzz.Options
+	reports string
+}
+
+// parseFuzz reads and checks a fuzz command line before any work: nil and
+// the exit code when it is refused.
+func parseFuzz(sub string, args []string) (*fuzzArgs, int) {
+	a := &fuzzArgs{replay: sub == "replay"}
+	if a.replay {
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			return nil, fail("fuzz replay: give the input file first: harp fuzz replay FILE --haproxy SPEC")
+		}
+		a.file, args = args[0], args[1:]
+	}
+	fs := flag.NewFlagSet("fuzz "+sub, flag.ContinueOnError)
+	build := fs.String("haproxy", "", "the build spec (one)")
+	duration := fs.Duration("duration", 5*time.Minute, fmt.Sprintf("how long to fuzz (peers; %s to %s)", peerfuzz.MinDuration, peerfuzz.MaxDuration))
+	seed := fs.Int64("seed", 0, "the run's seed (0: from the clock; printed, so a run replays)")
+	reports := fs.String("reports", "reports", "directory for the run's findings")
+	tries := fs.Int("minimize-tries", 40, fmt.Sprintf("runs the minimizer may spend on a finding (1 to %d)", peerfuzz.MaxMinimizeTries))
+	if !flags(fs, args) {
+		return nil, 3
+	}
+	specs, err := oneSpec(*build) // never "(<nil>)" (#29)
+	if err != nil {
+		return nil, fail("fuzz: %v", err)
+	}
+	a.spec, a.reports = specs[0], *reports
+	a.opts = peerfuzz.Options{Seed: *seed, Duration: *duration, MinimizeTries: *tries, Progress: progress.Printf}
+	if a.replay {
+		// A replay sends one input: the run's flags would be ignored.
+		var stray []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "haproxy" {
+				stray = append(stray, "--"+f.Name)
+			}
+		})
+		if len(stray) > 0 {
+			return nil, fail("fuzz replay: %s: only for harp fuzz peers (a replay takes FILE and --haproxy)", strings.Join(stray, ", "))
+		}
+		if a.in, err = peerfuzz.Load(a.file); err != nil {
+			return nil, fail("fuzz replay: %v", err)
+		}
+		return a, 0
+	}
+	if err := a.opts.Check(); err != nil {
+		return nil, fail("fuzz: %v", err)
+	}
+	if err := writable(*reports); err != nil {
+		return nil, fail("%v", err)
+	}
+	return a, 0
+}
+
+// fuzzReplay sends one stored input: 1 when the finding reproduces, 0
+// when nothing is seen, 3 when interrupted.
+func fuzzReplay(ctx context.Context, t *peerfuzz.Target, img *images.Image, a *fuzzArgs) int {
+	progress.Printf("replaying %s (%d steps, %d bytes) on %s", a.file, len(a.in.Steps), a.in.Size(), img.Name)
+	f, err := peerfuzz.Replay(ctx, t, a.in)
+	switch {
+	case errors.Is(err, peerfuzz.ErrInterrupted) || ctx.Err() != nil:
+		fmt.Printf("%s on %s: interrupted (nothing judged)\n", a.file, img.Name)
+		return 3
+	case err != nil:
+		return fail("fuzz replay: %v", err)
+	case f == nil:
+		fmt.Printf("%s on %s: nothing seen (the finding does not reproduce on this build)\n", a.file, img.Name)
+		return 0
+	}
+	fmt.Printf("%s on %s: REPRODUCED (%s)\n", a.file, img.Name, f)
+	return 1
+}
+
+// fuzzPeers fuzzes the peer port for the run's duration and keeps what it
+// found under reports/<run>: the result, and a finding's input, its
+// minimized form and a report for upstream.
+func fuzzPeers(ctx context.Context, t *peerfuzz.Target, img *images.Image, a *fuzzArgs, runID string) int {
+	opts := a.opts
 	if opts.Seed == 0 {
 		opts.Seed = time.Now().UnixNano() % 1_000_000_000
 	}
-	progress.Printf("fuzzing the peer port of %s for %s, seed %d (--seed %d replays this run)", img.Name, *duration, opts.Seed, opts.Seed)
+	progress.Printf("fuzzing the peer port of %s for %s, seed %d (--seed %d replays this run)", img.Name, opts.Duration, opts.Seed, opts.Seed)
 	res := peerfuzz.Fuzz(ctx, t, opts)
 	code, says := res.Outcome()
-	dir := filepath.Join(*reports, runID)
+	dir := filepath.Join(a.reports, runID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail("%v", err)
 	}
@@ -141,10 +175,10 @@ func cmdFuzz(ctx context.Context, args []string) int {
 		replay = filepath.Join(dir, "finding-min.json")
 		res.Minimized.Save(replay)
 	}
-	md := fuzzReport(img, specs[0].Raw, res, replay)
+	md := fuzzReport(img, a.spec.Raw, res, replay)
 	os.WriteFile(filepath.Join(dir, "finding.md"), []byte(md), 0o644)
 	fmt.Printf("fuzz on %s: %s after %d inputs: %s\n  input: %s\n  report: %s\n  replay: harp fuzz replay %s --haproxy '%s'\n",
-		img.Name, says, res.Inputs, res.Finding, replay, filepath.Join(dir, "finding.md"), replay, specs[0].Raw)
+		img.Name, says, res.Inputs, res.Finding, replay, filepath.Join(dir, "finding.md"), replay, a.spec.Raw)
 	return code
 }
 
