@@ -174,3 +174,22 @@ func TestRunTrialsOn(t *testing.T) {
 		t.Errorf("Stop on node a: want trials 1, 2, 4: %+v", out.Trials)
 	}
 }
+
+func TestPick(t *testing.T) {
+	all := []string{"a", "b", "c"}
+	self := func(s string) string { return s }
+	for _, v := range []string{"", "all"} {
+		if got, err := Pick(v, all, self, "kind"); err != nil || len(got) != 3 {
+			t.Errorf("Pick(%q) = %v, %v", v, got, err)
+		}
+	}
+	if got, err := Pick("c, a", all, self, "kind"); err != nil || strings.Join(got, "") != "ac" {
+		t.Errorf("Pick keeps the suite's order: %v, %v", got, err)
+	}
+	if _, err := Pick("a,x", all, self, "kind"); err == nil || err.Error() != `no kind "x": want a, b, c or all` {
+		t.Errorf("an unknown id: %v", err)
+	}
+	if err := Variants("K", "kinds", all, self, "kind").check("b,z"); err == nil {
+		t.Errorf("Variants accepts an unknown id")
+	}
+}

@@ -32,7 +32,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Trials:   len(Breaks) * 2,
 	Noun:     "cycles",
 	Params: []scenario.Param{scenario.Duration("BOUND", 20*time.Second, "how long show proc may take to count a failed reload, and a good reload to start a new worker (observed: under 200 ms)"),
-		scenario.Text("BREAKS", "all", "the breaks to cycle through, comma-separated ("+breakNames()+"; all: every one): a bisect of one finding runs only its break", checkBreaks)},
+		scenario.Variants("BREAKS", "the breaks to cycle through (a bisect of one finding runs only its break)", Breaks, breakID, "break")},
 	Steps: []string{
 		"Setup: one node, nbthread 2; an HTTP frontend on 8080 answering 200 and tracking its x-key header in backend `tbl`'s stick table (type string len 32, expire 1h, store gpc0).",
 		"Before each cycle: the current worker answers HTTP 200; `set table tbl key keep-N data.gpc0 N` on it; the master's `show proc` failed-reload counter is read.",
@@ -74,40 +74,10 @@ var Breaks = []Break{
 // unbindable is in TEST-NET-1 (RFC 5737): no interface has it.
 const unbindable = "192.0.2.10:8081"
 
-func breakNames() string {
-	var ids []string
-	for _, b := range Breaks {
-		ids = append(ids, b.ID)
-	}
-	return strings.Join(ids, ", ")
-}
+func breakID(b Break) string { return b.ID }
 
 // SelectBreaks are the breaks a BREAKS value names, in cycle order.
-func SelectBreaks(v string) ([]Break, error) {
-	if v == "" || v == "all" {
-		return Breaks, nil
-	}
-	want := map[string]bool{}
-	for _, id := range strings.Split(v, ",") {
-		want[strings.TrimSpace(id)] = true
-	}
-	var out []Break
-	for _, b := range Breaks {
-		if want[b.ID] {
-			out = append(out, b)
-			delete(want, b.ID)
-		}
-	}
-	for id := range want {
-		return nil, fmt.Errorf("no break %q: want %s or all", id, breakNames())
-	}
-	return out, nil
-}
-
-func checkBreaks(v string) error {
-	_, err := SelectBreaks(v)
-	return err
-}
+func SelectBreaks(v string) ([]Break, error) { return scenario.Pick(v, Breaks, breakID, "break") }
 
 // Config renders the good config, or a broken one with line added to the
 // frontend.

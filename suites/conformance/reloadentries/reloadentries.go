@@ -30,7 +30,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Labels:   []string{"area:conformance", "area:peers"},
 	Trials:   len(Kinds),
 	Noun:     "reloads",
-	Params:   []scenario.Param{scenario.Text("KINDS", "all", "the kinds of reload to run, comma-separated: all, or some of "+slugs(), checkKinds)},
+	Params:   []scenario.Param{scenario.Variants("KINDS", "the kinds of reload to run", Kinds, slug, "kind of reload")},
 	Steps: []string{
 		"Setup, for each trial a fresh node (nbthread 1, localpeer harp) whose config the trial's kind gives: one peers section holding only the local peer, or three such sections, or one section with a remote peer that harp's own peers client plays (up) or that nobody answers (down); each section has a table `t` (type string len 32, size 20k, expire 1h, store gpc0).",
 		"Kinds, one per trial in this order (TRIALS=14 runs each twice; KINDS= picks some): " + kindList() + ".",
@@ -76,37 +76,10 @@ func kindList() string {
 	return strings.Join(s, ", ")
 }
 
-func slugs() string {
-	var s []string
-	for _, k := range Kinds {
-		s = append(s, k.Slug)
-	}
-	return strings.Join(s, ",")
-}
+func slug(k Kind) string { return k.Slug }
 
 // Selected are the kinds KINDS names, in trial order.
-func Selected(v string) ([]Kind, error) {
-	if v == "" || v == "all" {
-		return Kinds, nil
-	}
-	want := map[string]bool{}
-	for _, w := range strings.Split(v, ",") {
-		want[strings.TrimSpace(w)] = true
-	}
-	var ks []Kind
-	for _, k := range Kinds {
-		if want[k.Slug] {
-			ks = append(ks, k)
-			delete(want, k.Slug)
-		}
-	}
-	for w := range want {
-		return nil, fmt.Errorf("no kind of reload is called %q (kinds: %s)", w, slugs())
-	}
-	return ks, nil
-}
-
-func checkKinds(v string) error { _, err := Selected(v); return err }
+func Selected(v string) ([]Kind, error) { return scenario.Pick(v, Kinds, slug, "kind of reload") }
 
 const (
 	localPeer     = "harp"
