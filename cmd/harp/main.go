@@ -379,24 +379,8 @@ func cmdNightly(ctx context.Context, args []string) int {
 	}
 	var debs []spec.Spec
 	if *debian {
-		m, err := builder.Mirror(ctx)
-		if err != nil {
+		if debs, err = debianBuilds(ctx, builder); err != nil {
 			return fail("%v", err)
-		}
-		// What apt on each Debian release installs now (a -security or
-		// -updates build over the release's own): the builds people run.
-		seen := map[string]bool{}
-		for _, release := range spec.DebReleases {
-			b, err := m.Resolve(ctx, release)
-			if err != nil || seen[b.Version] {
-				continue // a release that serves no haproxy (or the same build)
-			}
-			seen[b.Version] = true
-			s, _ := spec.Parse("deb:" + b.Version)
-			debs = append(debs, s)
-		}
-		if len(debs) == 0 {
-			return fail("nightly: the Debian mirror %s serves no haproxy build: nothing to test is no pass", m.URL)
 		}
 	}
 	// Heads are fetched first: tonight's commit is the one each cell
@@ -415,39 +399,74 @@ func cmdNightly(ctx context.Context, args []string) int {
 	r := &runner.Runner{Docker: docker, Builder: builder, RunID: run.ID, Params: params, Trials: *trials}
 	run.Results = r.RunCells(ctx, cells, *jobs)
 	if prev, ok := report.Previous(*reports, run.ID); ok {
-		run.Since, run.Changes = prev.ID, report.Compare(prev.Results, run.Results)
 		// A head that regressed is bisected between last night's commit
 		// and tonight's: the change names the first bad commit.
+		run.Since, run.Changes = prev.ID, report.Compare(prev.Results, run.Results)
 		bisectRegressions(ctx, r, builder, &run, prev.Results, suites, params, *reports, *budget)
-		fmt.Printf("\nchanges since %s: %d\n", prev.ID, len(run.Changes))
-		for _, c := range run.Changes {
-			fmt.Println("  " + c.String())
-		}
-		// The same moves by finding: a cell that stays REPRODUCED can
-		// still gain or lose a bug.
-		for _, c := range findings.Changes(prev.Results, run.Results) {
-			run.FindingChanges = append(run.FindingChanges, c.String())
-		}
-		fmt.Printf("findings that moved: %d\n", len(run.FindingChanges))
-		for _, c := range run.FindingChanges {
-			fmt.Println("  " + c)
-		}
+		sinceLastNight(&run, prev)
 	}
 	v := report.NightlyVerdict(outcome(*reports, run), run.Changes)
-	// Disk use stays bounded: older runs keep their summaries and reports
-	// (what history and comparisons read), not their evidence. Only once
-	// this run is written: a night without its report prunes nothing.
-	if _, err := os.Stat(filepath.Join(*reports, run.ID, "summary.json")); err == nil {
-		pruned, err := report.Prune(*reports, *keep, run.ID, time.Now())
-		if len(pruned) > 0 {
-			progress.Printf("nightly: removed the evidence of %d older runs (--keep %d): %s", len(pruned), *keep, strings.Join(pruned, " "))
-		}
-		if err != nil {
-			// A finding stays the exit status; the disk is said to fill.
-			fmt.Fprintf(os.Stderr, "harp: nightly: removing older runs' evidence: %v\n", err)
-		}
-	}
+	pruneNights(*reports, *keep, run.ID)
 	return v.ExitCode()
+}
+
+// debianBuilds are what apt on each Debian release installs now (a
+// -security or -updates build over the release's own): the builds people
+// run, each once.
+func debianBuilds(ctx context.Context, builder *images.Builder) ([]spec.Spec, error) {
+	m, err := builder.Mirror(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var debs []spec.Spec
+	seen := map[string]bool{}
+	for _, release := range spec.DebReleases {
+		b, err := m.Resolve(ctx, release)
+		if err != nil || seen[b.Version] {
+			continue // a release that serves no haproxy (or the same build)
+		}
+		seen[b.Version] = true
+		s, _ := spec.Parse("deb:" + b.Version)
+		debs = append(debs, s)
+	}
+	if len(debs) == 0 {
+		return nil, fmt.Errorf("nightly: the Debian mirror %s serves no haproxy build: nothing to test is no pass", m.URL)
+	}
+	return debs, nil
+}
+
+// sinceLastNight prints the cells that changed since the previous night,
+// and the findings that moved: a cell that stays REPRODUCED can still
+// gain or lose a bug.
+func sinceLastNight(run *report.Run, prev report.Run) {
+	fmt.Printf("\nchanges since %s: %d\n", prev.ID, len(run.Changes))
+	for _, c := range run.Changes {
+		fmt.Println("  " + c.String())
+	}
+	for _, c := range findings.Changes(prev.Results, run.Results) {
+		run.FindingChanges = append(run.FindingChanges, c.String())
+	}
+	fmt.Printf("findings that moved: %d\n", len(run.FindingChanges))
+	for _, c := range run.FindingChanges {
+		fmt.Println("  " + c)
+	}
+}
+
+// pruneNights keeps disk use bounded: older runs keep their summaries and
+// reports (what history and comparisons read), not their evidence. Only
+// once this run is written: a night without its report prunes nothing.
+func pruneNights(reports string, keep int, id string) {
+	if _, err := os.Stat(filepath.Join(reports, id, "summary.json")); err != nil {
+		return
+	}
+	pruned, err := report.Prune(reports, keep, id, time.Now())
+	if len(pruned) > 0 {
+		progress.Printf("nightly: removed the evidence of %d older runs (--keep %d): %s", len(pruned), keep, strings.Join(pruned, " "))
+	}
+	if err != nil {
+		// A finding stays the exit status; the disk is said to fill.
+		fmt.Fprintf(os.Stderr, "harp: nightly: removing older runs' evidence: %v\n", err)
+	}
 }
 
 // cmdMerge merges shard run directories into one run.
