@@ -235,7 +235,7 @@ func (x *bench) tagMatrix() {
 		x.b.Errorf("tag matrix: building the tags: %v\n%s", err, out)
 		return
 	}
-	var report string // the size of the --jobs 2 run's report (#25: it stays readable)
+	var size string // the size of the --jobs 2 run's report (#25: it stays readable)
 	run := func(jobs string) (map[string]string, time.Duration) {
 		dir := x.b.TempDir()
 		cmd := exec.CommandContext(ctx, "../bin/harp", "matrix", "--builds", builds, "--suites", "area:conformance", "--jobs", jobs, "--reports", dir)
@@ -243,15 +243,15 @@ func (x *bench) tagMatrix() {
 		t0 := time.Now()
 		cmd.Run() // a finding is exit 1: the verdicts are read below
 		took := time.Since(t0)
-		report = reportSize(dir)
+		size = reportSize(dir)
 		got := map[string]string{}
 		if data, err := os.ReadFile(firstFile(dir, "summary.json")); err == nil {
-			var s struct {
-				Results []struct{ Suite, Name, Verdict string } `json:"results"`
-			}
+			// The run's own type: a field read by another name would
+			// compare nothing (a first version keyed cells by suite alone).
+			var s report.Run
 			if json.Unmarshal(data, &s) == nil {
 				for _, r := range s.Results {
-					got[r.Suite+" on "+r.Name] = r.Verdict
+					got[r.Suite+" on "+r.Name] = string(r.Verdict)
 				}
 			}
 		}
@@ -271,7 +271,7 @@ func (x *bench) tagMatrix() {
 		x.b.Errorf("tag matrix: verdicts differ between --jobs 1 and --jobs 2 (%d and %d cells): %s", len(one), len(two), strings.Join(differ, "; "))
 	}
 	x.say("| conformance tag matrix v2.6.0..v3.4.0, %d cells (images built; report %s) | %d cells | %s (--jobs 2) | %s (--jobs 1) | %.2fx | %v |",
-		len(one), report, len(two), tTwo.Round(time.Second), tOne.Round(time.Second), tTwo.Seconds()/tOne.Seconds(), same)
+		len(one), size, len(two), tTwo.Round(time.Second), tOne.Round(time.Second), tTwo.Seconds()/tOne.Seconds(), same)
 }
 
 // reportSize is what a matrix run left for a reader: report.md, report.html
