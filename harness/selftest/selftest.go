@@ -209,6 +209,13 @@ func VerdictsTogether(s *scenario.Scenario, check func(b Build, r report.Result)
 		wg.Wait()
 		for i, b := range builds {
 			r := results[i]
+			if r.Verdict == verdict.Inconclusive && b.Want != verdict.Inconclusive {
+				// Side by side on a small machine, harp may be too slow to
+				// judge (its own reason says so, never a verdict): the
+				// build runs again alone, and that run must give the truth.
+				ginkgo.GinkgoWriter.Printf("%s: INCONCLUSIVE beside %d other builds; once more alone: %s\n", b.Spec, len(builds)-1, r.Line())
+				r = runners[i].RunOne(ctx, s, imgs[i])
+			}
 			ginkgo.AddReportEntry(r.Line())
 			ginkgo.GinkgoWriter.Println(r.Line())
 			gomega.Expect(r.Verdict).To(gomega.Equal(b.Want), "%s (%s): %s", b.Why, b.Spec, r.Line())
