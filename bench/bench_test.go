@@ -11,6 +11,7 @@
 // 100,000 entries each, as ratios to one show table dump (monitor_test.go).
 //
 // REPO=<haproxy clone> adds the bisect row (#3517 over v2.9.0..v3.0.0) and the conformance tag matrix (one cell after another against side by side);
+// BENCH_JOBS=3 runs the tag matrix's second pass 3 cells at a time (2 by default).
 // BENCH_ONLY=speed|growth|monitor|bisect|matrix runs one part (speed includes
 // bisect and matrix when REPO is set).
 package bench
@@ -257,8 +258,12 @@ func (x *bench) tagMatrix() {
 		}
 		return got, took
 	}
+	side := os.Getenv("BENCH_JOBS") // cells side by side (2; 3 measured too, see README)
+	if side == "" {
+		side = "2"
+	}
 	one, tOne := run("1")
-	two, tTwo := run("2")
+	two, tTwo := run(side)
 	same := len(one) > 0 && len(one) == len(two)
 	var differ []string
 	for k, v := range one {
@@ -268,10 +273,10 @@ func (x *bench) tagMatrix() {
 		}
 	}
 	if !same {
-		x.b.Errorf("tag matrix: verdicts differ between --jobs 1 and --jobs 2 (%d and %d cells): %s", len(one), len(two), strings.Join(differ, "; "))
+		x.b.Errorf("tag matrix: verdicts differ between --jobs 1 and --jobs %s (%d and %d cells): %s", side, len(one), len(two), strings.Join(differ, "; "))
 	}
-	x.say("| conformance tag matrix v2.6.0..v3.4.0, %d cells (images built; report %s) | %d cells | %s (--jobs 2) | %s (--jobs 1) | %.2fx | %v |",
-		len(one), size, len(two), tTwo.Round(time.Second), tOne.Round(time.Second), tTwo.Seconds()/tOne.Seconds(), same)
+	x.say("| conformance tag matrix v2.6.0..v3.4.0, %d cells (images built; report %s) | %d cells | %s (--jobs %s) | %s (--jobs 1) | %.2fx | %v |",
+		len(one), size, len(two), tTwo.Round(time.Second), side, tOne.Round(time.Second), tTwo.Seconds()/tOne.Seconds(), same)
 }
 
 // reportSize is what a matrix run left for a reader: report.md, report.html
