@@ -138,9 +138,9 @@ fuzz:
 ##   their ratio (a row fails when the verdicts differ), how the cost grows
 ##   (sections, nodes, builds), and what a doctor --watch scrape costs
 ##   (3 x 100,000 entries, as ratios to one show table dump);
-##   REPO=<haproxy clone> adds the bisect row and the conformance tag matrix (--jobs 1 vs 2,
+##   REPO=<haproxy clone> adds the bisect row and the conformance tag matrix (--jobs 1 vs 3,
 ##   verdicts compared cell by cell), BENCH_ONLY=speed|growth|monitor|bisect|matrix one part,
-##   BENCH_JOBS=3 the matrix's second pass 3 cells at a time (default 2)
+##   BENCH_JOBS=N the matrix's second pass N cells at a time (default 3)
 bench: deps $(HARP)
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 180m ./bench
 

@@ -11,7 +11,7 @@
 // 100,000 entries each, as ratios to one show table dump (monitor_test.go).
 //
 // REPO=<haproxy clone> adds the bisect row (#3517 over v2.9.0..v3.0.0) and the conformance tag matrix (one cell after another against side by side);
-// BENCH_JOBS=3 runs the tag matrix's second pass 3 cells at a time (2 by default).
+// BENCH_JOBS=N runs the tag matrix's second pass N cells at a time (3 by default).
 // BENCH_ONLY=speed|growth|monitor|bisect|matrix runs one part (speed includes
 // bisect and matrix when REPO is set).
 package bench
@@ -221,7 +221,7 @@ func (x *bench) bisect() {
 
 // tagMatrix is the conformance tag matrix (9 release tags x every
 // property, the images built first): one cell after another (--jobs 1, what
-// the matrix was) against cells side by side (--jobs 2), with the
+// the matrix was) against cells side by side (--jobs 3), with the
 // verdicts of both compared cell by cell. Run when REPO names a clone.
 func (x *bench) tagMatrix() {
 	repo := os.Getenv("REPO")
@@ -236,7 +236,7 @@ func (x *bench) tagMatrix() {
 		x.b.Errorf("tag matrix: building the tags: %v\n%s", err, out)
 		return
 	}
-	var size string // the size of the --jobs 2 run's report (#25: it stays readable)
+	var size string // the size of the side-by-side run's report (#25: it stays readable)
 	run := func(jobs string) (map[string]string, time.Duration) {
 		dir := x.b.TempDir()
 		cmd := exec.CommandContext(ctx, "../bin/harp", "matrix", "--builds", builds, "--suites", "area:conformance", "--jobs", jobs, "--reports", dir)
@@ -258,9 +258,9 @@ func (x *bench) tagMatrix() {
 		}
 		return got, took
 	}
-	side := os.Getenv("BENCH_JOBS") // cells side by side (2; 3 measured too, see README)
+	side := os.Getenv("BENCH_JOBS") // cells side by side: 3 on 2 CPUs, where most cells wait
 	if side == "" {
-		side = "2"
+		side = "3"
 	}
 	one, tOne := run("1")
 	two, tTwo := run(side)
