@@ -1,6 +1,7 @@
 // Package cli holds what every package shares about HAProxy's runtime CLI:
 // one command and its answer (Exchange), sending one command on a fresh
-// connection (Ask), and a transcript of exchanges (Log). It depends on
+// connection (Ask), raw bytes a test sends as a client would (Raw), and a
+// transcript of exchanges (Log). It depends on
 // nothing but the standard library, so verdicts, reports and the doctor
 // compile without Docker.
 package cli

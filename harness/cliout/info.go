@@ -58,3 +58,18 @@ func ParseWorkerExits(logs string) []WorkerExit {
 	}
 	return out
 }
+
+// Ended is how the exit reads in a note: "exited with code 134 (Aborted)".
+func (e WorkerExit) Ended() string { return fmt.Sprintf("exited with code %d (%s)", e.Code, e.Reason) }
+
+// FailedExits are the master's lines for the exits with a non-zero code
+// (nil when none).
+func FailedExits(exits []WorkerExit) []string {
+	var out []string
+	for _, e := range exits {
+		if e.Code != 0 {
+			out = append(out, e.Line)
+		}
+	}
+	return out
+}

@@ -34,6 +34,17 @@ func (s PeersSection) ResyncFinished() bool {
 	return s.Flags&both == both
 }
 
+// AllResynced says whether every section showed its resync finished (false
+// for none).
+func AllResynced(secs []PeersSection) bool {
+	for _, s := range secs {
+		if !s.ResyncFinished() {
+			return false
+		}
+	}
+	return len(secs) > 0
+}
+
 // Local returns the local peer of the section.
 func (s PeersSection) Local() (Peer, bool) {
 	for _, p := range s.Peers {

@@ -21,6 +21,15 @@ func (r StatRow) Int(col string) int64 {
 	return n
 }
 
+// Columns is some columns of the row for a note: "slim=0 status=OPEN".
+func (r StatRow) Columns(cols ...string) string {
+	vs := make([]string, 0, len(cols))
+	for _, c := range cols {
+		vs = append(vs, c+"="+r.Fields[c])
+	}
+	return strings.Join(vs, " ")
+}
+
 // Type is the row type: 0 frontend, 1 backend, 2 server, 3 listener.
 func (r StatRow) Type() int64 { return r.Int("type") }
 

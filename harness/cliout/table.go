@@ -34,6 +34,25 @@ func (t Table) Lookup(key string) (Entry, bool) {
 	return Entry{}, false
 }
 
+// Differ compares the table with the entries it should hold (key i with
+// field values[i]): the keys it lacks, and those it holds with another
+// value ("key field=got (want v)"), in keys' order.
+func (t Table) Differ(field string, keys, values []string) (lost, wrong []string) {
+	have := make(map[string]string, len(t.Entries))
+	for _, e := range t.Entries {
+		have[e.Key] = e.Data[field]
+	}
+	for i, k := range keys {
+		switch v, ok := have[k]; {
+		case !ok:
+			lost = append(lost, k)
+		case v != values[i]:
+			wrong = append(wrong, fmt.Sprintf("%s %s=%s (want %s)", k, field, v, values[i]))
+		}
+	}
+	return lost, wrong
+}
+
 var tableHeadRe = regexp.MustCompile(`^# table: ([^,]+), type: ([^,]+), size:(\d+), used:(\d+)`)
 
 // Keys of an entry line that are not stored data.

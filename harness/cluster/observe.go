@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/harp-project/harp/harness/doctor"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/verdict"
 )
 
 // What cluster suites observe: the mesh, keys written and spreading,
@@ -211,15 +213,52 @@ func Presence(ctx context.Context, members []*Member, table string, ks []string)
 			parts = append(parts, m.Name+": "+err.Error())
 			continue
 		}
-		n := 0
-		for _, k := range ks {
-			if _, ok := tb.Lookup(k); ok {
-				n++
-			}
-		}
-		parts = append(parts, fmt.Sprintf("%s holds %d of %d", m.Name, n, len(ks)))
+		parts = append(parts, fmt.Sprintf("%s holds %d of %d", m.Name, held(tb, ks), len(ks)))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// Holds counts the keys a member holds, read once: a table harp could not
+// read is unknown, never an absence.
+func (m *Member) Holds(ctx context.Context, table string, ks []string) obs.Of[int] {
+	tb, err := m.Table(ctx, table)
+	if err != nil {
+		return obs.From(0, err)
+	}
+	return obs.Value(held(tb, ks))
+}
+
+func held(tb cliout.Table, ks []string) int {
+	n := 0
+	for _, k := range ks {
+		if _, ok := tb.Lookup(k); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// PushedAll polls a member's show peers until it has pushed every local
+// update of the tables to peer, or timeout passed.
+func (c *Cluster) PushedAll(ctx context.Context, m *Member, peer string, timeout time.Duration, tables ...string) bool {
+	err := node.Poll(ctx, timeout, 50*time.Millisecond, func() (bool, error) {
+		s, err := m.Node.Section(ctx, node.StatsSocket, c.Section)
+		if err != nil {
+			return false, nil
+		}
+		p, ok := s.Peer(peer)
+		if !ok {
+			return false, nil
+		}
+		done := 0
+		for _, pt := range p.Tables {
+			if slices.Contains(tables, pt.Name) && pt.LocalUpdate > 0 && pt.LastPushed >= pt.LocalUpdate {
+				done++
+			}
+		}
+		return done == len(tables), nil
+	})
+	return err == nil
 }
 
 // Diagnose runs the doctor on the members' admin sockets (all of them when
@@ -237,6 +276,32 @@ func (c *Cluster) Diagnose(ctx context.Context, members ...*Member) (doctor.Diag
 		ins = append(ins, in)
 	}
 	return doctor.Diagnose(ins), nil
+}
+
+// ShowDiagnosis is Diagnose, its text shown in the trial under title when
+// every node could be read.
+func (c *Cluster) ShowDiagnosis(ctx context.Context, t *verdict.Trial, title string) (doctor.Diagnosis, error) {
+	d, err := c.Diagnose(ctx)
+	if err == nil {
+		t.Show(title, d.Text())
+	}
+	return d, err
+}
+
+// DiagnoseUntil runs the doctor every interval until done holds or timeout
+// passed, and gives the last diagnosis either way; a diagnosis that fails
+// ends the wait with its error.
+func (c *Cluster) DiagnoseUntil(ctx context.Context, timeout, every time.Duration, done func(doctor.Diagnosis) bool) (doctor.Diagnosis, error) {
+	var last doctor.Diagnosis
+	err := node.Poll(ctx, timeout, every, func() (bool, error) {
+		d, err := c.Diagnose(ctx)
+		last = d
+		return err == nil && done(d), err
+	})
+	if err != nil && !errors.Is(err, node.ErrDeadline) {
+		return last, err
+	}
+	return last, nil
 }
 
 // Keys makes n keys with a prefix: p000, p001, ...

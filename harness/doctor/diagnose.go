@@ -122,6 +122,25 @@ func (d Diagnosis) Find(code Code, instance, table string) (Finding, bool) {
 	return Finding{}, false
 }
 
+// Codes are the findings' codes, in order (nil when none).
+func (d Diagnosis) Codes() []Code {
+	var out []Code
+	for _, f := range d.Findings {
+		out = append(out, f.Code)
+	}
+	return out
+}
+
+// LinkDownTo says whether a link to or from the instance is down.
+func (d Diagnosis) LinkDownTo(instance string) bool {
+	for _, l := range d.Links {
+		if !l.Established && (l.Peer == instance || l.From == instance) {
+			return true
+		}
+	}
+	return false
+}
+
 // Diagnose compares the instances, checking in the order an operator
 // works: can the doctor see, who is each instance, are the links up, do
 // the tables agree (checks.go).

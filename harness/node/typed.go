@@ -67,6 +67,27 @@ func (n *Node) Table(ctx context.Context, pid int, name string) (cliout.Table, e
 	return cliout.ParseTable(raw)
 }
 
+// Entry is one key of `show table <name>` (false when absent).
+func (n *Node) Entry(ctx context.Context, pid int, table, key string) (cliout.Entry, bool, error) {
+	tb, err := n.Table(ctx, pid, table)
+	if err != nil {
+		return cliout.Entry{}, false, err
+	}
+	e, ok := tb.Lookup(key)
+	return e, ok, nil
+}
+
+// WaitEntry reads one key every interval until done holds for a reading
+// that succeeded, or timeout passes (read at least once); it gives the
+// last reading, whose error says that one failed.
+func (n *Node) WaitEntry(ctx context.Context, pid int, table, key string, timeout, interval time.Duration, done func(e cliout.Entry, ok bool) bool) (e cliout.Entry, ok bool, err error) {
+	Poll(ctx, timeout, interval, func() (bool, error) {
+		e, ok, err = n.Entry(ctx, pid, table, key)
+		return err == nil && done(e, ok), nil
+	})
+	return e, ok, err
+}
+
 // Info is `show info`, parsed.
 func (n *Node) Info(ctx context.Context, pid int) (cliout.Info, error) {
 	raw, err := n.Query(ctx, pid, "show info")
@@ -89,6 +110,22 @@ func (n *Node) Stat(ctx context.Context, pid int) ([]cliout.StatRow, error) {
 // such as "data.gpc0 1"). Any answer is HAProxy refusing it (*Refused).
 func (n *Node) SetEntry(ctx context.Context, pid int, table, key, data string) error {
 	return n.silent(ctx, pid, strings.TrimSpace(fmt.Sprintf("set table %s key %s %s", table, key, data)))
+}
+
+// SetEntries writes entries, `set table <table> key <keys[i]>
+// data.<field> <values[i]>`, up to 100 commands to a line (joined by ";").
+// Any answer is HAProxy refusing a line (*Refused).
+func (n *Node) SetEntries(ctx context.Context, pid int, table, field string, keys, values []string) error {
+	for from := 0; from < len(keys); from += 100 {
+		var cmds []string
+		for i := from; i < min(len(keys), from+100); i++ {
+			cmds = append(cmds, fmt.Sprintf("set table %s key %s data.%s %s", table, keys[i], field, values[i]))
+		}
+		if err := n.silent(ctx, pid, strings.Join(cmds, ";")); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ClearEntry removes one entry (`clear table <table> key <key>`).
@@ -128,7 +165,22 @@ type ResyncWait struct {
 	// waiting longer or trying again does not change. (A lesson that ends
 	// without setting the finished flag changes them once at its start.)
 	Stuck bool
-	Err   error
+	// Failing: show peers kept failing to the end, so Unmet is harp's
+	// failure to read the flags, not HAProxy's answer.
+	Failing bool
+	Err     error
+}
+
+// Observed is the resync's state as an observation: "" finished, or what
+// HAProxy showed; unknown when the wait failed or show peers kept failing.
+func (w ResyncWait) Observed() obs.Of[string] {
+	switch {
+	case w.Err != nil:
+		return obs.Failure[string]("%v", w.Err)
+	case w.Failing:
+		return obs.Failure[string]("%s", w.Unmet)
+	}
+	return obs.Value(w.Unmet)
 }
 
 // WaitResyncFor is WaitResync, also telling a stopped resync from a slow one.
@@ -166,6 +218,7 @@ func (n *Node) WaitResyncFor(ctx context.Context, pid int, timeout time.Duration
 	case err == nil:
 	case errors.Is(err, ErrDeadline) && lastErr != "":
 		w.Unmet = fmt.Sprintf("show peers on worker %d kept failing for %s: %s", pid, timeout, lastErr)
+		w.Failing = true
 	case errors.Is(err, ErrDeadline):
 		w.Unmet = pending
 		if w.Stuck = still >= timeout/2; w.Stuck {

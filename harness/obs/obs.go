@@ -65,6 +65,20 @@ func From[T any](v T, err error) Of[T] {
 // Get is the value and whether HAProxy gave one.
 func (o Of[T]) Get() (T, bool) { return o.Value, o.State == Seen }
 
+// Text is an observation for a note: the value as seen renders it (nil:
+// fmt.Sprint), "refused: why", or "unknown (why)".
+func Text[T any](o Of[T], seen func(T) string) string {
+	if v, ok := o.Get(); ok && seen == nil {
+		return fmt.Sprint(v)
+	} else if ok {
+		return seen(v)
+	}
+	if o.State == Refused {
+		return "refused: " + o.Why
+	}
+	return "unknown (" + o.Unknown() + ")"
+}
+
 // Known says whether HAProxy answered (a value or a refusal).
 func (o Of[T]) Known() bool { return o.State == Seen || o.State == Refused }
 

@@ -124,3 +124,23 @@ func TestWalkReachesEveryObservation(t *testing.T) {
 		t.Fatalf("Judged keeps the unknowns beside an exit: %q %v", u, exited)
 	}
 }
+
+func TestText(t *testing.T) {
+	double := func(n int) string { return fmt.Sprint(2 * n) }
+	for _, c := range []struct {
+		o    Of[int]
+		want string
+	}{
+		{Value(21), "42"},
+		{Refusal[int]("Permission denied"), "refused: Permission denied"},
+		{Failure[int]("reading: %s", "EOF"), "unknown (reading: EOF)"},
+		{Of[int]{}, "unknown (never observed)"},
+	} {
+		if got := Text(c.o, double); got != c.want {
+			t.Errorf("Text(%+v) = %q, want %q", c.o, got, c.want)
+		}
+	}
+	if got := Text(Value("as is"), nil); got != "as is" {
+		t.Errorf("Text with no renderer = %q", got)
+	}
+}

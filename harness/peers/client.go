@@ -152,8 +152,15 @@ func Handshake(ctx context.Context, c net.Conn, h Hello, o Options) (*Conn, int,
 	return pc, status, nil
 }
 
-// Send writes one message.
-func (c *Conn) Send(m Message) error { return c.SendRaw(m.Encode()) }
+// Send writes messages in order, stopping at the first that fails.
+func (c *Conn) Send(ms ...Message) error {
+	for _, m := range ms {
+		if err := c.SendRaw(m.Encode()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // SendRaw writes bytes as they are: for malformed or truncated messages.
 func (c *Conn) SendRaw(b []byte) error {
@@ -170,8 +177,37 @@ func (c *Conn) Close() error {
 	return c.c.Close()
 }
 
+// CloseAll closes every session of a list (a deferred cleanup of those a
+// trial opened).
+func CloseAll(cs []*Conn) {
+	for _, c := range cs {
+		c.Close()
+	}
+}
+
 // Closed is closed when the peer (or Close) ended the session.
 func (c *Conn) Closed() <-chan struct{} { return c.closed }
+
+// WaitClosed waits at most d for the session to end and says whether it
+// did; with d <= 0 it only looks.
+func (c *Conn) WaitClosed(d time.Duration) bool {
+	if d <= 0 {
+		select {
+		case <-c.closed:
+			return true
+		default:
+			return false
+		}
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.closed:
+		return true
+	case <-t.C:
+		return false
+	}
+}
 
 // ClosedAt is when the session ended (zero while it is open), and why.
 func (c *Conn) ClosedAt() (time.Time, error) {
@@ -345,6 +381,13 @@ func (c *Conn) record(ev Event) {
 // ClosedByPeer says the session ended because the other side closed or
 // reset it, not because harp closed it or could not decode the stream.
 func (c *Conn) ClosedByPeer() bool {
-	_, err := c.ClosedAt()
-	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
+	byPeer, _ := c.Ended()
+	return byPeer
+}
+
+// Ended says who ended the session and why: byPeer as ClosedByPeer, why
+// the error it ended with (nil while it is open).
+func (c *Conn) Ended() (byPeer bool, why error) {
+	_, why = c.ClosedAt()
+	return errors.Is(why, io.EOF) || errors.Is(why, syscall.ECONNRESET), why
 }

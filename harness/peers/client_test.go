@@ -195,6 +195,9 @@ func TestWhoClosed(t *testing.T) {
 	if at, why := c.ClosedAt(); !c.ClosedByPeer() || at.IsZero() || !errors.Is(why, io.EOF) {
 		t.Errorf("closed by the peer: %v %v %v", c.ClosedByPeer(), at, why)
 	}
+	if byPeer, why := c.Ended(); !byPeer || !errors.Is(why, io.EOF) || !c.WaitClosed(0) {
+		t.Errorf("Ended after the peer closed: %v %v", byPeer, why)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	if _, err := c.WaitFor(ctx, func(Event) bool { return false }); err == nil || !strings.Contains(err.Error(), "session closed") {
@@ -202,9 +205,14 @@ func TestWhoClosed(t *testing.T) {
 	}
 
 	_, c, _, _ = dial(t, Options{}, "200")
-	c.Close()
-	<-c.Closed()
-	if c.ClosedByPeer() {
+	if byPeer, why := c.Ended(); byPeer || why != nil || c.WaitClosed(0) || c.WaitClosed(50*time.Millisecond) {
+		t.Errorf("an open session: ended %v %v", byPeer, why)
+	}
+	CloseAll([]*Conn{c})
+	if !c.WaitClosed(3 * time.Second) {
+		t.Fatal("a session harp closed never ended")
+	}
+	if byPeer, _ := c.Ended(); c.ClosedByPeer() || byPeer {
 		t.Error("a session harp closed counts as closed by the peer")
 	}
 
@@ -217,5 +225,28 @@ func TestWhoClosed(t *testing.T) {
 	}
 	if _, why := c.ClosedAt(); c.ClosedByPeer() || why == nil || errors.Is(why, io.EOF) {
 		t.Errorf("a decoding error is harp's own end, not the peer's: %v", why)
+	}
+	if byPeer, why := c.Ended(); byPeer || why == nil || errors.Is(why, io.EOF) {
+		t.Errorf("Ended after a decoding error: %v %v", byPeer, why)
+	}
+}
+
+// Send writes several messages in order.
+func TestSendMany(t *testing.T) {
+	s, c, _, err := dial(t, Options{}, "200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send(Control(CtrlResyncRequest), Control(CtrlHeartbeat), Control(CtrlResyncConfirm)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []byte{CtrlResyncRequest, CtrlHeartbeat, CtrlResyncConfirm} {
+		if m := s.next(); m.Class != ClassControl || m.Type != want {
+			t.Errorf("got %s, want control %d", m, want)
+		}
+	}
+	c.Close()
+	if err := c.Send(Control(CtrlHeartbeat), Control(CtrlHeartbeat)); err == nil {
+		t.Error("sending on a closed session succeeded")
 	}
 }

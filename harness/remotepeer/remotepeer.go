@@ -7,8 +7,8 @@ package remotepeer
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
@@ -30,6 +30,105 @@ func (p *Probe) Dial(ctx context.Context, o peers.Options) (*peers.Conn, int, er
 	return peers.Dial(ctx, p.Addr, peers.Hello{Remote: p.Local, Local: p.Remote, PID: os.Getpid()}, o)
 }
 
+// Accepted dials, every 200 ms for at most timeout, until HAProxy accepts
+// the handshake (status 200).
+func (p *Probe) Accepted(ctx context.Context, o peers.Options, timeout time.Duration) (*peers.Conn, error) {
+	var c *peers.Conn
+	err := node.Poll(ctx, timeout, 200*time.Millisecond, func() (bool, error) {
+		conn, status, err := p.Dial(ctx, o)
+		if err == nil && status == peers.StatusSuccess && conn != nil {
+			c = conn
+			return true, nil
+		}
+		return false, nil
+	})
+	return c, err
+}
+
+// KeepUp keeps a session of the remote peer up until stop: it dials again
+// whenever the last one ended (a reload's old worker leaves, the new one
+// must find the peer up too), 200 ms after a dial that failed.
+func (p *Probe) KeepUp(ctx context.Context, o peers.Options) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			c, _, err := p.Dial(ctx, o)
+			if err != nil || c == nil {
+				select {
+				case <-ctx.Done():
+				case <-time.After(200 * time.Millisecond):
+				}
+				continue
+			}
+			select {
+			case <-ctx.Done():
+				c.Close()
+			case <-c.Closed():
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// Session completes a handshake as the remote peer and runs run on the
+// session (and its TCP connection, to half-close it), which must be harp's
+// alone: it starts once no session of the remote peer is up (Settled,
+// quiet 0, within 15 s), and one that collided with HAProxy's own attempt
+// to connect anyway (coll up in show peers across it) is run again, at
+// most tries times: a superseded attempt's release clears the alive flag
+// (#3519), which would end the session for a reason not run's. The
+// session is closed when run returns.
+func (p *Probe) Session(ctx context.Context, o peers.Options, tries int, run func(*peers.Conn, *net.TCPConn) (string, error)) (string, error) {
+	var why string
+	for range tries {
+		answer, coll, err := p.session(ctx, o, run)
+		if err != nil || coll == "" {
+			return answer, err
+		}
+		why = coll
+	}
+	return "", fmt.Errorf("every try collided with HAProxy's own attempt to connect to %s: %s", p.Remote, why)
+}
+
+func (p *Probe) session(ctx context.Context, o peers.Options, run func(*peers.Conn, *net.TCPConn) (string, error)) (answer, collided string, err error) {
+	if _, err := p.Settled(ctx, 0, 15*time.Second, false); err != nil {
+		return "", "", fmt.Errorf("HAProxy's own attempt to connect to %s never ended: %w", p.Remote, err)
+	}
+	before, err := p.State(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	c0, err := net.DialTimeout("tcp", p.Addr, 5*time.Second)
+	if err != nil {
+		return "", "", fmt.Errorf("connecting: %w", err)
+	}
+	conn := c0.(*net.TCPConn)
+	defer conn.Close()
+	pc, status, err := peers.Handshake(ctx, conn, peers.Hello{Remote: p.Local, Local: p.Remote, PID: os.Getpid()}, o)
+	if err != nil {
+		return "", "", err
+	}
+	if status != peers.StatusSuccess {
+		return "", "", fmt.Errorf("the handshake as %s was answered %d", p.Remote, status)
+	}
+	defer pc.Close()
+	if answer, err = run(pc, conn); err != nil {
+		return answer, "", err
+	}
+	after, err := p.State(ctx)
+	if err != nil {
+		// Unknown, never "no collision"; a node the session killed is
+		// the caller's to judge.
+		return answer, "", fmt.Errorf("show peers after the session: %w", err)
+	}
+	if after.Int("coll") != before.Int("coll") {
+		return answer, fmt.Sprintf("coll %d -> %d", before.Int("coll"), after.Int("coll")), nil
+	}
+	return answer, "", nil
+}
+
 // Kill tells HAProxy to end the remote peer's current session (`shutdown
 // session` on the stream whose source show peers gives for it).
 func (p *Probe) Kill(ctx context.Context) error {
@@ -41,13 +140,13 @@ func (p *Probe) Kill(ctx context.Context) error {
 	if src == "" {
 		return fmt.Errorf("show peers gives no source address for %s's session", p.Remote)
 	}
-	sess, err := p.Node.Query(ctx, node.Current, "show sess")
+	ss, err := p.Node.Sessions(ctx, node.Current)
 	if err != nil {
 		return err
 	}
-	for _, line := range strings.Split(sess, "\n") {
-		if ptr, rest, ok := strings.Cut(line, ": "); ok && strings.Contains(" "+rest+" ", " src="+src+" ") {
-			return p.Node.Silent(ctx, node.Current, "shutdown session "+ptr)
+	for _, s := range ss {
+		if s.Has("src=" + src) {
+			return p.Node.Silent(ctx, node.Current, "shutdown session "+s.Ptr)
 		}
 	}
 	return fmt.Errorf("show sess lists no stream from %s", src)
@@ -136,18 +235,13 @@ func (p *Probe) Streams(ctx context.Context) (in, out []string, err error) {
 }
 
 func streams(sess string) (in, out []string) {
-	for _, line := range strings.Split(sess, "\n") {
-		ptr, rest, ok := strings.Cut(line, ": ")
-		if !ok || !strings.HasPrefix(ptr, "0x") {
-			continue
-		}
-		f := " " + rest + " "
+	for _, s := range cliout.ParseSess(sess) {
 		switch {
-		case strings.Contains(f, " fe=GLOBAL "):
-		case strings.Contains(f, " proto=tcpv4 "), strings.Contains(f, " proto=tcpv6 "):
-			in = append(in, ptr)
-		case strings.Contains(f, " proto=? "):
-			out = append(out, ptr)
+		case s.Has("fe=GLOBAL"):
+		case s.Has("proto=tcpv4"), s.Has("proto=tcpv6"):
+			in = append(in, s.Ptr)
+		case s.Has("proto=?"):
+			out = append(out, s.Ptr)
 		}
 	}
 	return in, out

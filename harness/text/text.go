@@ -30,3 +30,39 @@ func MissingCounts(miss map[string][]string) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// DistinctKeys is how many keys a node -> keys map names, each counted
+// once however many nodes lack it.
+func DistinctKeys(m map[string][]string) int {
+	keys := map[string]bool{}
+	for _, ks := range m {
+		for _, k := range ks {
+			keys[k] = true
+		}
+	}
+	return len(keys)
+}
+
+// Sum is the counts added up.
+func Sum(m map[string]int) int {
+	s := 0
+	for _, v := range m {
+		s += v
+	}
+	return s
+}
+
+// Counts lists "name count" in order, prefix trimmed from each name:
+// "t0295 10, t0296 10". Past most entries (0: no limit) the rest is
+// "and N more <noun>".
+func Counts(m map[string]int, prefix string, most int, noun string) string {
+	var ts []string
+	for name, n := range m {
+		ts = append(ts, fmt.Sprintf("%s %d", strings.TrimPrefix(name, prefix), n))
+	}
+	sort.Strings(ts) // the lines, not the names: as each judge sorted them
+	if most > 0 && len(ts) > most {
+		ts = append(ts[:most], fmt.Sprintf("and %d more %s", len(ts)-most, noun))
+	}
+	return strings.Join(ts, ", ")
+}

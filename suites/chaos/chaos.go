@@ -70,11 +70,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if seed == 0 {
 		seed = time.Now().UnixNano() % 1_000_000_000
 	}
-	c, unmet, err := env.StartCluster(ctx, ClusterOptions(), true)
-	if c == nil {
-		return verdict.Outcome{Unmet: unmet, Err: err}
-	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
+	return env.OnCluster(ctx, ClusterOptions(), true, func(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 		s := seed + int64(t.N-1)
 		h, err := drive.Run(ctx, c, drive.Options{Seed: s, Duration: env.Params.Duration("DURATION"), Faults: faults, Logf: env.Logf})
 		if err != nil {

@@ -33,7 +33,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 	},
 	StepsFor: func(p scenario.Values) []string {
 		return []string{
-			fmt.Sprintf("Setup: %s, nbthread 1, localpeer set; %s, each holding only the local peer on its own loopback port and a table `marker` (type ip, size 100, expire 1h, store gpc0).", nodesText(p.Int("PARALLEL")), sectionsText(p.Int("SECTIONS"))),
+			fmt.Sprintf("Setup: %s, nbthread 1, localpeer set; %s, each holding only the local peer on its own loopback port and a table `marker` (type ip, size 100, expire 1h, store gpc0).", scenario.LanesText(p.Int("PARALLEL"), "reload"), sectionsText(p.Int("SECTIONS"))),
 			"Before each reload: wait until every section reports its initial resync finished (`show peers` flags 0x1|0x2), then `set table <section>/marker key 192.0.2.1 data.gpc0 1` in each and check every entry is there.",
 			"Trigger: SIGUSR2 to the master; wait until `show proc` lists the new worker and the old one has left (or 20 s passed), and the new worker's sections report resync finished.",
 			"Expectation: every table still holds 192.0.2.1 with gpc0=1 in the new worker.",
@@ -49,15 +49,6 @@ const (
 	resyncTimeout = 20 * time.Second // 2.6 finishes its initial resync only after its 5 s timeout
 	reloadTimeout = judge.ReloadTimeout
 )
-
-func nodesText(n int) string {
-	if n == 1 {
-		return "one node"
-	}
-	// Each reload waits out the new worker's resync (5 s on a build with
-	// the bug): nodes side by side spend that wait once.
-	return fmt.Sprintf("up to %d nodes side by side, the reloads spread over them (reload i on node (i-1) mod %d, each node's reloads one after another)", n, n)
-}
 
 func sectionsText(n int) string {
 	switch n {
@@ -177,20 +168,13 @@ func trial(ctx context.Context, n *node.Node, t *verdict.Trial, sections, tables
 		t.Notef("%s", crash)
 	}
 	t.Violation, t.Unmet, t.Remark = judge.Round(*ev.Facts)
-	if running, _, err := n.Running(ctx); err == nil && !running {
-		return scenario.Stop // the master is gone: later rounds would say nothing new
-	}
-	return nil
+	return scenario.StopIfGone(ctx, n, nil)
 }
 
 // ReadMarker reads the marker entry of one table on one worker.
 func ReadMarker(ctx context.Context, n *node.Node, pid int, table string) obs.Of[judge.Marker] {
-	tb, err := n.Table(ctx, pid, table)
-	if err != nil {
-		return obs.From(judge.Marker{}, err)
-	}
-	e, present := tb.Lookup(key)
-	return obs.Value(judge.Marker{Present: present, GPC0: e.Data["gpc0"]})
+	e, present, err := n.Entry(ctx, pid, table, key)
+	return obs.From(judge.Marker{Present: present, GPC0: e.Data["gpc0"]}, err)
 }
 
 // after reads what the new worker holds, then the master's log (after the

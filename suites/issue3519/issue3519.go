@@ -40,7 +40,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 	},
 	StepsFor: func(p scenario.Values) []string {
 		return []string{
-			fmt.Sprintf("Setup: %s, nbthread 1, localpeer local; one peers section with `local` on a port the test reaches and `remote` on a port where nothing listens; table `marker` (type ip, size 100, expire 1h, store gpc0). Precondition: the section's initial resync is finished (else HAProxy would ask harp's peer to teach it during a trial, and the answer would refresh the alive flag): harp's peer, as `remote`, answers HAProxy's resync request in a session of its own with resync finished (an up-to-date peer with nothing to teach), closed before the trials; a build that does not ask finishes by its 5 s timeout.", nodesText(p.Int("PARALLEL"))),
+			fmt.Sprintf("Setup: %s, nbthread 1, localpeer local; one peers section with `local` on a port the test reaches and `remote` on a port where nothing listens; table `marker` (type ip, size 100, expire 1h, store gpc0). Precondition: the section's initial resync is finished (else HAProxy would ask harp's peer to teach it during a trial, and the answer would refresh the alive flag): harp's peer, as `remote`, answers HAProxy's resync request in a session of its own with resync finished (an up-to-date peer with nothing to teach), closed before the trials; a build that does not ask finishes by its 5 s timeout.", scenario.LanesText(p.Int("PARALLEL"), "trial")),
 			"Positive control, once (on a node of its own beside the trials, when there are several): a replacement that HAProxy is told to kill (`shutdown session`) must be seen closed by harp within 2 s, or the run is INCONCLUSIVE.",
 			"Trial: once no session of the remote peer is up, no stream of an earlier one is left (show sess) and HAProxy's reconnect timer has not expired, harp's peers client completes a handshake as `remote` (the first connection); a second client completes a handshake as `remote` (the replacement); HAProxy must release the first session (its socket closed by HAProxy) within 2 s. An attempt of HAProxy's own to connect that a handshake superseded goes on retrying until its connects fail (3 s) and its release clears the alive flag too: a control may start beside one (a trial's replacement waits for it to end), and a watched session that HAProxy closes after one ended is discarded and run again. The replacement is then watched, sending nothing, through HAProxy's next reconnect check: until show peers shows that check passed (the reconnect timer set again to its full period with the session still established, before harp's first heartbeat), else until the check as `reconnect=` gives it (rounded down to seconds) plus 1.5 s; that check, rounded up, must come before harp's first heartbeat (3 s after the handshake, like HAProxy's), which would refresh the alive flag, else the attempt is discarded and run again, as is one whose handshake collided with HAProxy's own attempt to connect (coll up; 3 attempts, then INCONCLUSIVE).",
 			"Expectation: the replacement stays established through the check: its socket stays open and `show peers` shows the remote peer established. A violation is HAProxy's own kill: the socket closed by HAProxy, show peers no longer established, no_hbt up by one and proto_err unchanged; any other closing is INCONCLUSIVE.",
@@ -180,15 +180,6 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	return out
 }
 
-func nodesText(n int) string {
-	if n == 1 {
-		return "one node"
-	}
-	// A trial waits for HAProxy's reconnect cycle to end the previous
-	// one's sessions: nodes side by side wait once.
-	return fmt.Sprintf("up to %d nodes side by side, the trials spread over them (trial i on node (i-1) mod %d, each node's trials one after another)", n, n)
-}
-
 // prepare makes a node's probe once its initial resync finished. harp's
 // peer, as the remote peer it plays, answers HAProxy's resync request in a
 // session of its own (an up-to-date peer with nothing to teach says resync
@@ -289,11 +280,7 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 	ev := &Evidence{}
 	t.Evidence = ev
 	var conns []*peers.Conn
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
+	defer func() { peers.CloseAll(conns) }()
 	// A control may start beside an attempt of HAProxy's still retrying:
 	// its check comes within 2 s of the handshake, mostly before that
 	// attempt ends (3 s after it began). A replacement's check may come
@@ -390,13 +377,10 @@ func (p *peerProbe) connect(ctx context.Context, replace, keepAttempts bool, con
 // released waits until HAProxy has closed the superseded session's socket:
 // the release whose side effect the issue is about.
 func released(first *peers.Conn) string {
-	select {
-	case <-first.Closed():
-	case <-time.After(release):
+	if !first.WaitClosed(release) {
 		return fmt.Sprintf("HAProxy did not release the superseded session within %s (its socket is still open)", release)
 	}
-	if !first.ClosedByPeer() {
-		_, why := first.ClosedAt()
+	if byPeer, why := first.Ended(); !byPeer {
 		return fmt.Sprintf("harp's client ended the superseded session itself: %v", why)
 	}
 	return ""
@@ -507,11 +491,7 @@ func (p *peerProbe) positive(ctx context.Context) (unmet string, err error) {
 // positiveOnce is one try; its connections are closed when it returns.
 func (p *peerProbe) positiveOnce(ctx context.Context) (unmet string, killedFirst bool, err error) {
 	var conns []*peers.Conn
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
+	defer func() { peers.CloseAll(conns) }()
 	before, _, u, err := p.connect(ctx, true, true, &conns) // it kills the replacement itself
 	if err != nil || u != "" {
 		return u, false, err
@@ -520,9 +500,7 @@ func (p *peerProbe) positiveOnce(ctx context.Context) (unmet string, killedFirst
 		return "", false, fmt.Errorf("positive control: %w", err)
 	}
 	watched := conns[len(conns)-1]
-	select {
-	case <-watched.Closed():
-	case <-time.After(release):
+	if !watched.WaitClosed(release) {
 		return fmt.Sprintf("positive control failed: a replacement HAProxy was told to kill (shutdown session) was not seen closed within %s", release), false, nil
 	}
 	after, err := p.State(ctx)

@@ -193,8 +193,6 @@ func startBackend(ctx context.Context, env *scenario.Env, p judge.Params) (*test
 	return nw, nil
 }
 
-func firstLineOf(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
-
 // layoutRefused is the config parser's alert refusing the layout's
 // keywords (a build without thread groups), "" for any other start
 // failure: a build that crashes or fails otherwise while its log merely
@@ -316,11 +314,7 @@ func (lr *loadRun) round(ctx context.Context, what string) (r judge.Round, err e
 	}
 	during := logs[min(before, len(logs)):]
 	r.Stalls, r.Panics = cliout.ParseStalls(during), cliout.ParsePanics(during)
-	for _, e := range cliout.ParseWorkerExits(during) {
-		if e.Code != 0 {
-			r.WorkerExits = append(r.WorkerExits, e.Line)
-		}
-	}
+	r.WorkerExits = cliout.FailedExits(cliout.ParseWorkerExits(during))
 	r.MasterCode, r.MasterExited = cliout.MasterExit(during)
 	return r, nil
 }

@@ -46,11 +46,7 @@ type Evidence struct {
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
-	c, unmet, err := env.StartCluster(ctx, cluster.Options{}, true)
-	if c == nil {
-		return verdict.Outcome{Unmet: unmet, Err: err}
-	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error { return trial(ctx, c, t) })
+	return env.OnCluster(ctx, cluster.Options{}, true, trial)
 }
 
 func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
@@ -82,8 +78,6 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	t.Notef("40 keys set on %s, 10 keys tracked by 30 requests on %s: %d of %d on every node within %s of their write; median %s, max %s",
 		writer.Name, tracker.Name, len(f.Delays), len(f.Keys), judge.ConvergeTimeout, med.Round(time.Millisecond), worst.Round(time.Millisecond))
 	t.Violation, t.Remark = judge.Round(f)
-	if d, err := c.Diagnose(ctx); err == nil {
-		t.Show("harp doctor after the round", d.Text())
-	}
+	c.ShowDiagnosis(ctx, t, "harp doctor after the round")
 	return nil
 }

@@ -111,17 +111,14 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, how cluste
 	} else if p.CanSync { // keys may still arrive: a positive arrival ends the wait early
 		f.KeysOnGhost = obs.Opt(obs.Value(len(cluster.Spread(ctx, []*cluster.Member{ghost}, cluster.DefaultTable, ks, cluster.MeshTimeout))))
 	} else { // read once: a table that cannot be read is unknown, never an absence
-		f.KeysOnGhost = obs.Opt(holds(ctx, ghost, ks))
+		f.KeysOnGhost = obs.Opt(ghost.Holds(ctx, cluster.DefaultTable, ks))
 	}
 	keys, seen := f.KeysOnGhost.Get()
-	d, err := c.Diagnose(ctx)
+	d, err := c.ShowDiagnosis(ctx, t, "harp doctor")
 	if err != nil {
 		return err
 	}
-	t.Show("harp doctor", d.Text())
-	for _, fd := range d.Findings {
-		ev.DoctorCodes = append(ev.DoctorCodes, fd.Code)
-	}
+	ev.DoctorCodes = d.Codes()
 	if _, ev.DoctorNamedIdentity = d.Find(doctor.Identity, ghost.Name, ""); !ev.DoctorNamedIdentity && seen && keys == 0 {
 		// harp's own failure, not HAProxy's: an error, never REPRODUCED.
 		return fmt.Errorf("%s did not sync, but harp's doctor did not name its identity (likely cause given: %q)", ghost.Name, d.Cause)
@@ -147,19 +144,4 @@ func peering(ctx context.Context, c *cluster.Cluster, m *cluster.Member) obs.Of[
 		}
 	}
 	return obs.Value(judge.Peering{Local: p.Name})
-}
-
-// holds counts the keys a member holds, read once.
-func holds(ctx context.Context, m *cluster.Member, ks []string) obs.Of[int] {
-	tb, err := m.Table(ctx, cluster.DefaultTable)
-	if err != nil {
-		return obs.From(0, err)
-	}
-	n := 0
-	for _, k := range ks {
-		if _, ok := tb.Lookup(k); ok {
-			n++
-		}
-	}
-	return obs.Value(n)
 }

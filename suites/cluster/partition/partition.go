@@ -5,13 +5,11 @@ package partition
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/doctor"
-	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
@@ -55,11 +53,7 @@ type Evidence struct {
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
-	c, unmet, err := env.StartCluster(ctx, cluster.Options{}, true)
-	if c == nil {
-		return verdict.Outcome{Unmet: unmet, Err: err}
-	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error { return trial(ctx, c, t) })
+	return env.OnCluster(ctx, cluster.Options{}, true, trial)
 }
 
 func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
@@ -95,11 +89,12 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	if seen := cluster.Spread(ctx, c.Members[:len(c.Members)-1], cluster.DefaultTable, left, cluster.ConvergeTimeout); len(seen) < len(left) {
 		t.Notef("during the cut only %d of %d keys written on %s reached the other connected nodes", len(seen), len(left), a.Name)
 	}
-	during, err := seePartition(ctx, c, cut)
+	// Until the doctor sees the links to the cut node down.
+	during, err := c.DiagnoseUntil(ctx, partitionSeen, 500*time.Millisecond, func(d doctor.Diagnosis) bool { return d.LinkDownTo(cut.Name) })
 	if err != nil {
 		return err
 	}
-	ev.DoctorSawPartition, ev.DoctorCodes = linkDownTo(during, cut.Name), codes(during)
+	ev.DoctorSawPartition, ev.DoctorCodes = during.LinkDownTo(cut.Name), during.Codes()
 	if f.SawCut = ev.DoctorSawPartition; !f.SawCut {
 		return nil
 	}
@@ -156,41 +151,6 @@ func reconverge(ctx context.Context, c *cluster.Cluster, cut *cluster.Member, t 
 		ev.Reconverged, ev.ReconvergeMs = true, last.Sub(tHeal).Milliseconds()
 		t.Notef("reconverged %s after the heal: all %d keys on every node", last.Sub(tHeal).Round(10*time.Millisecond), len(all))
 	}
-	if d, err := c.Diagnose(ctx); err == nil {
-		t.Show("harp doctor after the heal", d.Text())
-	}
+	c.ShowDiagnosis(ctx, t, "harp doctor after the heal")
 	return nil
-}
-
-// seePartition polls the doctor until it sees the links to the cut node
-// down, or partitionSeen passed; the last diagnosis is returned either way.
-func seePartition(ctx context.Context, c *cluster.Cluster, cut *cluster.Member) (doctor.Diagnosis, error) {
-	var during doctor.Diagnosis
-	err := node.Poll(ctx, partitionSeen, 500*time.Millisecond, func() (bool, error) {
-		d, err := c.Diagnose(ctx)
-		during = d
-		return err == nil && linkDownTo(d, cut.Name), err
-	})
-	if err != nil && !errors.Is(err, node.ErrDeadline) {
-		return during, err
-	}
-	return during, nil
-}
-
-// linkDownTo says whether the doctor reports a link to a member down.
-func linkDownTo(d doctor.Diagnosis, name string) bool {
-	for _, l := range d.Links {
-		if !l.Established && (l.Peer == name || l.From == name) {
-			return true
-		}
-	}
-	return false
-}
-
-func codes(d doctor.Diagnosis) []doctor.Code {
-	var out []doctor.Code
-	for _, f := range d.Findings {
-		out = append(out, f.Code)
-	}
-	return out
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/cluster"
-	"github.com/harp-project/harp/harness/load"
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/text"
@@ -75,11 +74,11 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, pre []stri
 		t.Unmet = judge.UnmetBefore(miss, err, len(pre))
 		return nil
 	}
-	stop := writeLoad(ctx, c)
+	stop := cluster.WriteLoad(ctx, c.Members, 50, 10)
 	// The load is writing on every node before the first reload.
 	var firsts []string
 	for _, m := range c.Members {
-		firsts = append(firsts, fmt.Sprintf("load-%s-000", m.Name))
+		firsts = append(firsts, cluster.LoadKeys(m, 1)...)
 	}
 	if seen := cluster.Spread(ctx, c.Members, cluster.DefaultTable, firsts, cluster.ConvergeTimeout); len(seen) < len(firsts) {
 		stop()
@@ -109,28 +108,6 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, pre []stri
 	}
 	ev.Facts = judge.Facts{How: how, Problems: errs}
 	return survived(ctx, c, t, &ev.Facts, pre)
-}
-
-// writeLoad sends vegeta load to every node, each tracking keys of its
-// own, until stop is called, which returns each node's result.
-func writeLoad(ctx context.Context, c *cluster.Cluster) (stop func() []load.Result) {
-	loadCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	results := make([]load.Result, len(c.Members))
-	for i, m := range c.Members {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Until stop: Duration only bounds a round that never ends.
-			results[i], _ = load.Attack(loadCtx, load.Options{URL: "http://" + m.HTTP + "/", Rate: 50, Duration: 10 * time.Minute,
-				Timeout: 5 * time.Second, KeyHeader: "x-key", Keys: cluster.Keys(fmt.Sprintf("load-%s-", m.Name), 10)})
-		}()
-	}
-	return func() []load.Result {
-		cancel()
-		wg.Wait()
-		return results
-	}
 }
 
 // reload reloads every node, all at once or one after another (the next
@@ -190,8 +167,6 @@ func survived(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, f *judg
 	if f.StillMissing.State == "" && f.WrongData.Of == obs.Value("") { // every key seen, its data read
 		t.Notef("after reloading %s: all %d keys on every node with gpc0 7", f.How, len(pre))
 	}
-	if d, err := c.Diagnose(ctx); err == nil {
-		t.Show("harp doctor after the reloads", d.Text())
-	}
+	c.ShowDiagnosis(ctx, t, "harp doctor after the reloads")
 	return nil
 }

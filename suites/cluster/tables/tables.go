@@ -9,14 +9,11 @@ package tables
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/doctor"
-	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
@@ -56,13 +53,9 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	nodes[len(nodes)-1].Tables = []cluster.Table{same,
 		{Name: "keytype", Type: "ip", Store: "gpc0,http_req_cnt"},
 		{Name: "store", Type: "string len 32", Store: "gpc0"}}
-	c, unmet, err := env.StartCluster(ctx, cluster.Options{Nodes: nodes, Tables: []cluster.Table{same,
+	return env.OnCluster(ctx, cluster.Options{Nodes: nodes, Tables: []cluster.Table{same,
 		{Name: "keytype", Type: "string len 32", Store: "gpc0,http_req_cnt"},
-		{Name: "store", Type: "string len 32", Store: "gpc0,http_req_cnt"}}}, true)
-	if c == nil {
-		return verdict.Outcome{Unmet: unmet, Err: err}
-	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error { return trial(ctx, c, t) })
+		{Name: "store", Type: "string len 32", Store: "gpc0,http_req_cnt"}}}, true, trial)
 }
 
 func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
@@ -90,7 +83,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	}
 	// node1 has pushed them to the odd node: what follows on the same
 	// session comes after them.
-	if !pushedAll(ctx, a, c.Section, odd.Name, "cluster/keytype", "cluster/store") {
+	if !c.PushedAll(ctx, a, odd.Name, cluster.ConvergeTimeout, "cluster/keytype", "cluster/store") {
 		f.Control = fmt.Sprintf("control failed: %s never pushed every update of cluster/keytype and cluster/store to %s", a.Name, odd.Name)
 		return nil
 	}
@@ -109,39 +102,15 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	}
 	f.Keytype = obs.Opt(received(ctx, t, odd, a, "keytype", ks["keytype"]))
 	f.Store = obs.Opt(received(ctx, t, odd, a, "store", ks["store"]))
-	d, err := c.Diagnose(ctx)
+	d, err := c.ShowDiagnosis(ctx, t, "harp doctor")
 	if err != nil {
 		return err
 	}
-	t.Show("harp doctor", d.Text())
 	if _, ev.DoctorNamedDefinition = d.Find(doctor.TableDefinition, "", "cluster/keytype"); !ev.DoctorNamedDefinition {
 		// harp's own failure, not HAProxy's: an error, never REPRODUCED.
 		return fmt.Errorf("harp's doctor did not name the differing definition of cluster/keytype (likely cause given: %q)", d.Cause)
 	}
 	return nil
-}
-
-// pushedAll polls a member's show peers until it has pushed every local
-// update of the tables to a peer.
-func pushedAll(ctx context.Context, m *cluster.Member, section, peer string, tables ...string) bool {
-	err := node.Poll(ctx, cluster.ConvergeTimeout, 50*time.Millisecond, func() (bool, error) {
-		s, err := m.Node.Section(ctx, node.StatsSocket, section)
-		if err != nil {
-			return false, nil
-		}
-		p, ok := s.Peer(peer)
-		if !ok {
-			return false, nil
-		}
-		done := 0
-		for _, pt := range p.Tables {
-			if slices.Contains(tables, pt.Name) && pt.LocalUpdate > 0 && pt.LastPushed >= pt.LocalUpdate {
-				done++
-			}
-		}
-		return done == len(tables), nil
-	})
-	return err == nil
 }
 
 // received counts the keys a member holds, and notes the non-zero data

@@ -6,18 +6,16 @@
 package clipermissions
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"net"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/fixtures"
 	"github.com/harp-project/harp/harness/cli"
+	"github.com/harp-project/harp/harness/clilevels"
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/load"
@@ -48,95 +46,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 // Sockets are the trials: the socket each one uses.
 var Sockets = []string{"user", "operator", "reads"}
 
-var rank = map[string]int{"user": 0, "operator": 1, "admin": 2}
-
 var ports = map[string]string{"admin": node.StatsPort, "operator": "9996/tcp", "user": "9995/tcp"}
-
-// Row is one command of a level table.
-type Row struct {
-	Command, DocLevel, CodeLevel, Kind, Doc string
-}
-
-// Table reads the level table of a HAProxy version ("3.2.26-1" uses
-// 3.2.*.tsv): the file of the same major.minor.
-func Table(version string) (string, []Row, error) {
-	mm := regexp.MustCompile(`^(\d+\.\d+)[.-]`).FindStringSubmatch(version) // 3.2.26-1, 3.5-dev5-50872daa6
-	if mm == nil {
-		return "", nil, fmt.Errorf("version %q has no major.minor", version)
-	}
-	files, _ := fixtures.CLILevels.ReadDir("cli-levels")
-	var have []string
-	for _, f := range files {
-		name := f.Name()
-		have = append(have, strings.TrimSuffix(name, ".tsv"))
-		if !strings.HasPrefix(name, mm[1]+".") {
-			continue
-		}
-		raw, err := fixtures.CLILevels.ReadFile("cli-levels/" + name)
-		if err != nil {
-			return "", nil, err
-		}
-		rows, err := parse(string(raw))
-		return name, rows, err
-	}
-	return "", nil, fmt.Errorf("no CLI level table for HAProxy %s (tables: %s)", mm[1], strings.Join(have, ", "))
-}
-
-// UserRule is the rows a `level user` socket is checked with on a version
-// without a level table: every state-changing command of every table.
-// configuration.txt's `level user` ("no change can be done") is the same
-// in every version, so none of them may change anything there; a command
-// the version lacks is refused as unknown, which the rule allows.
-func UserRule() ([]Row, error) {
-	files, err := fixtures.CLILevels.ReadDir("cli-levels")
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	var out []Row
-	for _, f := range files {
-		if !strings.HasSuffix(f.Name(), ".tsv") {
-			continue
-		}
-		raw, err := fixtures.CLILevels.ReadFile("cli-levels/" + f.Name())
-		if err != nil {
-			return nil, err
-		}
-		rows, err := parse(string(raw))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Name(), err)
-		}
-		for _, r := range rows {
-			if r.Kind == "change" && rank[r.DocLevel] > rank["user"] && !seen[r.Command] {
-				seen[r.Command] = true
-				r.CodeLevel = "" // another version's code
-				out = append(out, r)
-			}
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Command < out[j].Command })
-	return out, nil
-}
-
-func parse(raw string) ([]Row, error) {
-	var rows []Row
-	sc := bufio.NewScanner(strings.NewReader(raw))
-	for i := 0; sc.Scan(); i++ {
-		f := strings.Split(sc.Text(), "\t")
-		if i == 0 || strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		if len(f) != 5 {
-			return nil, fmt.Errorf("line %d: %d columns, want 5", i+1, len(f))
-		}
-		r := Row{f[0], f[1], f[2], f[3], f[4]}
-		if _, ok := rank[r.DocLevel]; !ok {
-			return nil, fmt.Errorf("line %d: level %q", i+1, r.DocLevel)
-		}
-		rows = append(rows, r)
-	}
-	return rows, nil
-}
 
 const (
 	mapFile = "/etc/harp/m.map"
@@ -184,13 +94,13 @@ frontend srvfe
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
-	file, rows, err := Table(env.Image.Version)
+	file, rows, err := clilevels.Table(env.Image.Version)
 	noTable := ""
 	if err != nil {
 		// The user rule holds in every version: it is checked anyway,
 		// the operator and read rows wait for a table.
 		noTable = err.Error()
-		if rows, err = UserRule(); err != nil {
+		if rows, err = clilevels.UserRule(); err != nil {
 			return verdict.Outcome{Err: err}
 		}
 		file = "every table's state-changing commands (configuration.txt's `level user`: no change can be done)"
@@ -199,14 +109,10 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp", ports["operator"], ports["user"]},
-		Files: map[string]string{mapFile: "k v0\n", aclFile: "192.0.2.9\n"}}, 1)
+	n, web, out := env.StartServing(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp", ports["operator"], ports["user"]},
+		Files: map[string]string{mapFile: "k v0\n", aclFile: "192.0.2.9\n"}}, 1, "8080/tcp")
 	if n == nil {
-		return verdict.Outcome{Unmet: unmet, Err: err}
-	}
-	web, err := n.Addr(ctx, "8080/tcp")
-	if err != nil {
-		return verdict.Outcome{Err: err}
+		return out
 	}
 	// Counters to clear, and a session to shut down.
 	for range 5 {
@@ -238,7 +144,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	})
 }
 
-func trial(ctx context.Context, t *verdict.Trial, n *node.Node, rows []Row, file string, names map[string]string) error {
+func trial(ctx context.Context, t *verdict.Trial, n *node.Node, rows []clilevels.Row, file string, names map[string]string) error {
 	socket := Sockets[(t.N-1)%len(Sockets)]
 	ev := &judge.Evidence{Table: file, Facts: judge.Facts{Socket: socket}}
 	t.Evidence = ev
@@ -264,7 +170,7 @@ func trial(ctx context.Context, t *verdict.Trial, n *node.Node, rows []Row, file
 			ev.Facts.Reads = append(ev.Facts.Reads, c)
 			continue
 		}
-		if r.Kind != "change" || rank[r.DocLevel] <= rank[socket] {
+		if r.Kind != "change" || !r.Above(socket) {
 			continue
 		}
 		read := probe(cmd)
@@ -361,13 +267,10 @@ func first(out string) string {
 func heldSession(ctx context.Context, n *node.Node) (string, error) {
 	var ptr string
 	err := node.Poll(ctx, 5*time.Second, 100*time.Millisecond, func() (bool, error) {
-		out, err := n.Stats(ctx, "show sess")
-		if err != nil {
-			return false, nil
-		}
-		for _, l := range strings.Split(out, "\n") {
-			if p, rest, ok := strings.Cut(l, ": "); ok && strings.Contains(rest, "fe=web") {
-				ptr = p
+		ss, _ := n.Sessions(ctx, node.StatsSocket) // none when it failed: read again
+		for _, s := range ss {
+			if s.Has("fe=web") {
+				ptr = s.Ptr
 				return true, nil
 			}
 		}
@@ -458,11 +361,7 @@ func stat(proxy, server string, cols ...string) reader {
 		if !ok {
 			return "", fmt.Errorf("show stat has no %s/%s", proxy, server)
 		}
-		var vs []string
-		for _, c := range cols {
-			vs = append(vs, c+"="+r.Fields[c])
-		}
-		return strings.Join(vs, " "), nil
+		return r.Columns(cols...), nil
 	}
 }
 

@@ -131,13 +131,9 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	n, unmet, err := env.StartNode(ctx, node.Options{Config: good, Ports: []string{"8080/tcp"}}, 2)
+	n, web, out := env.StartServing(ctx, node.Options{Config: good, Ports: []string{"8080/tcp"}}, 2, "8080/tcp")
 	if n == nil {
-		return verdict.Outcome{Unmet: unmet, Err: err}
-	}
-	web, err := n.Addr(ctx, "8080/tcp")
-	if err != nil {
-		return verdict.Outcome{Err: err}
+		return out
 	}
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		b := breaks[(t.N-1)%len(breaks)]
@@ -150,10 +146,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		ev.Facts = judge.Facts{Break: b.Name, BreakID: b.ID, Recovery: string(how)}
 		err := trial(ctx, n, web, t, b, how, good, ev, env.Params.Duration("BOUND"))
 		t.Checks, t.Violation, t.Unmet = judge.CycleChecks(ev.Facts)
-		if running, _, rerr := n.Running(ctx); err == nil && rerr == nil && !running {
-			return scenario.Stop // the master is gone: later cycles say nothing new
-		}
-		return err
+		return scenario.StopIfGone(ctx, n, err)
 	})
 }
 
@@ -292,13 +285,9 @@ func (c *cycle) fail(ctx context.Context) (bool, error) {
 func (c *cycle) observe(ctx context.Context) {
 	f, n, old, t := c.f, c.n, c.old, c.t
 	f.HTTP = httpAfter(ctx, n, old, c.web)
-	tb := obs.From(n.Table(ctx, old, "tbl"))
-	f.Entry = obs.Failure[string]("%s", tb.Unknown())
-	if tb, ok := tb.Get(); ok {
+	e, ok, err := n.Entry(ctx, old, "tbl", c.key)
+	if f.Entry = obs.From(e.Data["gpc0"], err); err == nil && !ok {
 		f.Entry = obs.Value("absent")
-		if e, ok := tb.Lookup(c.key); ok {
-			f.Entry = obs.Value(e.Data["gpc0"])
-		}
 	}
 	f.EntryWant = c.val
 	st := obs.From(n.MasterStatus(ctx))
@@ -309,8 +298,8 @@ func (c *cycle) observe(ctx context.Context) {
 		t.Notef("master after the failed reload: %s, blocked %s, pending %s", st.State, cliout.Signals(st.SigBlk), cliout.Signals(st.SigPnd|st.ShdPnd))
 	}
 	a, _ := f.Procs.Get()
-	t.Notef("%s: show proc failed %d -> %s, worker %d listed: %v, new worker: %d, HTTP %s, %s gpc0=%s", c.b.Name, f.FailedBefore, known(f.Procs, func(a judge.ProcsAfter) string { return fmt.Sprint(a.Failed) }), old, a.OldListed, a.NewWorker,
-		known(f.HTTP, judge.CodeText), c.key, known(f.Entry, func(s string) string { return s }))
+	t.Notef("%s: show proc failed %d -> %s, worker %d listed: %v, new worker: %d, HTTP %s, %s gpc0=%s", c.b.Name, f.FailedBefore, obs.Text(f.Procs, func(a judge.ProcsAfter) string { return fmt.Sprint(a.Failed) }), old, a.OldListed, a.NewWorker,
+		obs.Text(f.HTTP, judge.CodeText), c.key, obs.Text(f.Entry, nil))
 	if logs, err := n.Logs(ctx); err == nil {
 		t.Show("master output after the failed reload (last lines)", text.LastLines(logs, 8))
 	}
@@ -342,7 +331,7 @@ func (c *cycle) recover(ctx context.Context) error {
 	}
 	f.Recovered = true
 	f.HTTPRecovered = obs.Opt(httpAfter(ctx, n, r.NewPID, c.web))
-	t.Notef("recovery by %s: new worker %d listed %s after it, HTTP %s", how, r.NewPID, r.NewUp.Round(time.Millisecond), known(f.HTTPRecovered.Of, judge.CodeText))
+	t.Notef("recovery by %s: new worker %d listed %s after it, HTTP %s", how, r.NewPID, r.NewUp.Round(time.Millisecond), obs.Text(f.HTTPRecovered.Of, judge.CodeText))
 	return nil
 }
 
@@ -364,17 +353,6 @@ func httpAfter(ctx context.Context, n *node.Node, pid int, web string) obs.Of[in
 		return obs.Failure[int]("%s, and worker %d's CLI did not answer either (%v)", code.Unknown(), pid, err)
 	}
 	return obs.Value(0)
-}
-
-// known is an observation's text for a note: its value, or why unknown.
-func known[T any](o obs.Of[T], text func(T) string) string {
-	if v, ok := o.Get(); ok {
-		return text(v)
-	}
-	if o.State == obs.Refused {
-		return "refused: " + o.Why
-	}
-	return "unknown (" + o.Unknown() + ")"
 }
 
 // firstLine is the first line that says something (an [ALERT]).

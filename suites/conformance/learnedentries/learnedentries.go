@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
@@ -34,8 +35,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Steps: []string{
 		"Setup (real nodes): A (node1) and B (node2) in one peers section; tables differ: `exp` expires after 1h on A and 4s on B; `keys` is type string on A and integer on B; `types` stores gpc0,http_req_cnt on A and gpc0,gpc1 on B; `onlya` exists on A only. Wait until both links are established and both resyncs finished.",
 		"Setup (crafted): one node C whose section holds its local peer and a remote peer `remote` that harp's peers client plays (handshake status 200, session established); C's table `t` is type string len 32, expire 10s, store gpc0.",
-		"Kinds, one per trial (TRIALS=18 runs each twice): " + kindList() + ".",
-		"Expectations: B's `exp` entries have exp <= 4000 ms when learnt (at runtime and by a resync after B restarts afresh) and are gone from B within 4 s + 4 s while A keeps them; B's integer `keys` table never gets A's string keys, and replication of `exp` keeps working; B's `types` entry has A's gpc0 and gpc1 0; A writing `onlya` does not stop B learning `exp`. C: a timed update with a 2^31-1 ms expiry gets exp <= 10000; an update after a definition of a table C lacks, or of `t` with an integer key, is not applied (to `t` or any table), and a correct update right after is; an update carrying gpt0, gpc0, conn_rate, http_req_cnt and gpc1 stores gpc0 exactly. After every crafted message the session is still established.",
+		"Kinds, one per trial (TRIALS=18 runs each twice): " + scenario.List(Kinds, func(k Kind) string { return k.Name }, ", ") + ".",
+		"Expectations: B's `exp` entries have exp <= 4000 ms when learnt (at runtime and by a resync after B restarts afresh) and are gone from B within 4 s + 4 s while A keeps them (a restarted B that lacks the entry violates this only if its link to A came up within HAProxy's 5 s resync timeout, else its resync may have ended untaught: INCONCLUSIVE); B's integer `keys` table never gets A's string keys, and replication of `exp` keeps working; B's `types` entry has A's gpc0 and gpc1 0; A writing `onlya` does not stop B learning `exp`. C: a timed update with a 2^31-1 ms expiry gets exp <= 10000; an update after a definition of a table C lacks, or of `t` with an integer key, is not applied (to `t` or any table), and a correct update right after is; an update carrying gpt0, gpc0, conn_rate, http_req_cnt and gpc1 stores gpc0 exactly. After every crafted message the session is still established.",
 	},
 	Run: run,
 })
@@ -43,29 +44,44 @@ var Suite = scenario.Register(&scenario.Scenario{
 // Kind is one check.
 type Kind struct {
 	Name string
-	run  func(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error
+	run  check
 }
+
+type check func(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error
 
 // Kinds in trial order; the first five use the two real nodes, the rest
 // harp's crafted messages.
 var Kinds = []Kind{
-	{"expire, learnt at runtime", expireRuntime},
-	{"expire, learnt by resync", expireResync},
-	{"key type differs", keyTypeDiffers},
-	{"stored types differ", typesDiffer},
-	{"table the receiver lacks", tableMissing},
-	{"crafted: huge expiry", craftedExpiry},
-	{"crafted: unknown table", craftedUnknownTable},
-	{"crafted: wrong key type", craftedWrongKey},
-	{"crafted: data types the receiver lacks", craftedTypes},
+	{"expire, learnt at runtime", meshed(expireRuntime)},
+	{"expire, learnt by resync", meshed(expireResync)},
+	{"key type differs", meshed(keyTypeDiffers)},
+	{"stored types differ", meshed(typesDiffer)},
+	{"table the receiver lacks", meshed(tableMissing)},
+	{"crafted: huge expiry", crafted(craftedExpiry)},
+	{"crafted: unknown table", crafted(craftedUnknownTable)},
+	{"crafted: wrong key type", crafted(craftedWrongKey)},
+	{"crafted: data types the receiver lacks", crafted(craftedTypes)},
 }
 
-func kindList() string {
-	var s []string
-	for _, k := range Kinds {
-		s = append(s, k.Name)
+// meshed runs a check of the real nodes once they are meshed (else unmet).
+func meshed(c check) check {
+	return func(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
+		if !s.mesh(ctx, f) {
+			return nil
+		}
+		return c(ctx, s, t, f)
 	}
-	return strings.Join(s, ", ")
+}
+
+// crafted runs a check on an established session of harp's peer with
+// nodeC (else unmet).
+func crafted(c func(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error) check {
+	return func(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
+		if conn := s.session(ctx, f); conn != nil {
+			return c(ctx, s, t, f, conn)
+		}
+		return nil
+	}
 }
 
 const (
@@ -148,32 +164,23 @@ peers crafted
 `, map[string]any{"Threads": 1, "LocalPeer": "harp"})
 }
 
-// entry reads one key of a member's table ("" when absent).
-func entry(ctx context.Context, n *node.Node, table, key string) (exp int64, data map[string]string, ok bool, err error) {
-	tb, err := n.Table(ctx, node.StatsSocket, table)
-	if err != nil {
-		return 0, nil, false, err
-	}
-	e, ok := tb.Lookup(key)
-	return e.Exp, e.Data, ok, nil
-}
-
 // waitFor polls until the key is in the table, for at most timeout; a
 // last reading that failed is no absence: it makes the check unmet.
-func waitFor(ctx context.Context, f *judge.Facts, n *node.Node, table, key string, timeout time.Duration) (exp int64, data map[string]string, ok bool) {
-	exp, data, ok, err := waitEntryErr(ctx, n, table, key, timeout)
+func waitFor(ctx context.Context, f *judge.Facts, n *node.Node, table, key string, timeout time.Duration) (cliout.Entry, bool) {
+	e, ok, err := n.WaitEntry(ctx, node.StatsSocket, table, key, timeout, 20*time.Millisecond, func(_ cliout.Entry, ok bool) bool { return ok })
 	if err != nil && f.Unmet == "" {
 		f.Unmet = fmt.Sprintf("reading %s kept failing: %v", table, err)
 	}
-	return exp, data, ok
+	return e, ok
 }
 
-func waitEntryErr(ctx context.Context, n *node.Node, table, key string, timeout time.Duration) (exp int64, data map[string]string, ok bool, err error) {
-	node.Poll(ctx, timeout, 20*time.Millisecond, func() (bool, error) {
-		exp, data, ok, err = entry(ctx, n, table, key)
-		return err == nil && ok, nil
-	})
-	return exp, data, ok, err
+// writeA writes on A; false when it could not (the check is then unmet).
+func (s *setup) writeA(ctx context.Context, f *judge.Facts, table, key, data string) bool {
+	if err := s.c.Members[0].Node.SetEntry(ctx, node.StatsSocket, table, key, data); err != nil {
+		f.Unmet = "writing on A: " + err.Error()
+		return false
+	}
+	return true
 }
 
 func (s *setup) ab() (a, b *cluster.Member) { return s.c.Members[0], s.c.Members[1] }
@@ -189,48 +196,42 @@ func (s *setup) mesh(ctx context.Context, f *judge.Facts) bool {
 // checkExpiry: B's entry, once learnt, expires by B's table and leaves.
 func checkExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, key string, learnt time.Time) {
 	a, b := s.ab()
-	exp, _, ok := waitFor(ctx, f, b.Node, "cluster/exp", key, 0)
+	e, ok := waitFor(ctx, f, b.Node, "cluster/exp", key, 0)
 	if !ok {
 		f.Violated("B dropped %s before reading its expiry", key)
 		return
 	}
-	if time.Duration(exp)*time.Millisecond > expireB {
-		f.Violated("B's entry %s expires in %d ms, beyond B's table expire %s (A's is 1h)", key, exp, expireB)
+	if time.Duration(e.Exp)*time.Millisecond > expireB {
+		f.Violated("B's entry %s expires in %d ms, beyond B's table expire %s (A's is 1h)", key, e.Exp, expireB)
 	} else {
-		f.Held("B's entry %s expires in %d ms (B's expire %s)", key, exp, expireB)
+		f.Held("B's entry %s expires in %d ms (B's expire %s)", key, e.Exp, expireB)
 	}
-	var gone time.Duration
-	var lastErr error
-	err := node.Poll(ctx, expireB+slack+time.Since(learnt), 100*time.Millisecond, func() (bool, error) {
-		_, _, ok, err := entry(ctx, b.Node, "cluster/exp", key)
-		gone, lastErr = time.Since(learnt), err
-		return err == nil && !ok, nil
+	var gone time.Duration // at the last reading
+	_, held, err := b.Node.WaitEntry(ctx, node.StatsSocket, "cluster/exp", key, expireB+slack+time.Since(learnt), 100*time.Millisecond, func(_ cliout.Entry, ok bool) bool {
+		gone = time.Since(learnt)
+		return !ok
 	})
 	switch {
-	case err != nil && lastErr != nil:
-		// The last reading failed: whether B still held it is unknown.
-		f.NotRead("reading B's exp table at the end of its expiry: %v", lastErr)
 	case err != nil:
+		// The last reading failed: whether B still held it is unknown.
+		f.NotRead("reading B's exp table at the end of its expiry: %v", err)
+	case held:
 		f.Violated("B still holds %s %s after learning it (B's expire %s)", key, gone.Round(100*time.Millisecond), expireB)
 	default:
 		f.Held("B dropped %s %s after learning it", key, gone.Round(100*time.Millisecond))
 	}
-	if _, _, ok := waitFor(ctx, f, a.Node, "cluster/exp", key, 0); !ok {
+	if _, ok := waitFor(ctx, f, a.Node, "cluster/exp", key, 0); !ok {
 		f.Unmet = "A no longer holds " + key + ": B's loss of it cannot be told from A's"
 	}
 }
 
 func expireRuntime(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-	if !s.mesh(ctx, f) {
-		return nil
-	}
-	a, b := s.ab()
+	_, b := s.ab()
 	key := fmt.Sprintf("rt-%03d", t.N)
-	if err := a.Node.SetEntry(ctx, node.StatsSocket, "cluster/exp", key, "data.gpc0 1"); err != nil {
-		f.Unmet = "writing on A: " + err.Error()
+	if !s.writeA(ctx, f, "cluster/exp", key, "data.gpc0 1") {
 		return nil
 	}
-	if _, _, ok := waitFor(ctx, f, b.Node, "cluster/exp", key, bound); !ok {
+	if _, ok := waitFor(ctx, f, b.Node, "cluster/exp", key, bound); !ok {
 		f.Violated("A's write of %s never reached B within %s", key, bound)
 		return nil
 	}
@@ -241,21 +242,21 @@ func expireRuntime(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fac
 // expireResync: B restarts afresh and learns A's entries by a full
 // resync, whose updates carry the sender's remaining lifetime.
 func expireResync(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-	if !s.mesh(ctx, f) {
-		return nil
-	}
-	a, b := s.ab()
+	_, b := s.ab()
 	key := fmt.Sprintf("rs-%03d", t.N)
-	if err := a.Node.SetEntry(ctx, node.StatsSocket, "cluster/exp", key, "data.gpc0 1"); err != nil {
-		f.Unmet = "writing on A: " + err.Error()
+	if !s.writeA(ctx, f, "cluster/exp", key, "data.gpc0 1") {
 		return nil
 	}
 	if err := s.c.Restart(ctx, b, 30*time.Second); err != nil {
 		f.Unmet = "restarting B: " + err.Error()
 		return nil
 	}
-	if _, _, ok := waitFor(ctx, f, b.Node, "cluster/exp", key, cluster.MeshTimeout); !ok {
+	if _, ok := waitFor(ctx, f, b.Node, "cluster/exp", key, cluster.MeshTimeout); !ok {
 		if !s.mesh(ctx, f) {
+			return nil
+		}
+		if late := s.lateLink(ctx); late != "" {
+			f.Unmet = late
 			return nil
 		}
 		f.Violated("B restarted and resynced from A without learning %s", key)
@@ -265,27 +266,43 @@ func expireResync(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fact
 	return nil
 }
 
-func keyTypeDiffers(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-	if !s.mesh(ctx, f) {
-		return nil
-	}
+// lateLink is why B's missing entry says nothing ("" when it does): B's
+// link to A came up too late for its resync request (judge.LateLink).
+func (s *setup) lateLink(ctx context.Context) string {
 	a, b := s.ab()
+	procs, err := b.Node.Procs(ctx)
+	w, ok := procs.Current()
+	if err != nil || !ok {
+		return fmt.Sprintf("B's worker's uptime could not be read (%v): whether its link to A came up before its resync timeout is unknown", err)
+	}
+	sec, err := b.Node.Section(ctx, node.StatsSocket, s.c.Section)
+	if err != nil {
+		return "B's show peers could not be read: whether its link to A came up before its resync timeout is unknown: " + err.Error()
+	}
+	p, _ := sec.Peer(a.Name)
+	age, never, ok := p.Delay("last_hdshk")
+	if !ok || never {
+		return fmt.Sprintf("B's show peers gives no handshake with A (last_hdshk=%q)", p.LastHdshk)
+	}
+	return judge.LateLink(w.Uptime, age)
+}
+
+func keyTypeDiffers(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
+	_, b := s.ab()
 	// "123" would read as an integer key if B applied A's string table.
 	keys := []string{fmt.Sprintf("kt-%03d", t.N), fmt.Sprint(100 + t.N)}
 	probe := fmt.Sprintf("kt-probe-%03d", t.N)
 	for _, k := range keys {
-		if err := a.Node.SetEntry(ctx, node.StatsSocket, "cluster/keys", k, "data.gpc0 3"); err != nil {
-			f.Unmet = "writing on A: " + err.Error()
+		if !s.writeA(ctx, f, "cluster/keys", k, "data.gpc0 3") {
 			return nil
 		}
 	}
 	// A write to a table both define the same way, after: once B has it,
 	// B has read everything A sent before it.
-	if err := a.Node.SetEntry(ctx, node.StatsSocket, "cluster/exp", probe, "data.gpc0 1"); err != nil {
-		f.Unmet = "writing on A: " + err.Error()
+	if !s.writeA(ctx, f, "cluster/exp", probe, "data.gpc0 1") {
 		return nil
 	}
-	if _, _, ok := waitFor(ctx, f, b.Node, "cluster/exp", probe, bound); !ok {
+	if _, ok := waitFor(ctx, f, b.Node, "cluster/exp", probe, bound); !ok {
 		f.Violated("after A wrote its string-keyed table, B no longer learns `exp` (%s never arrived within %s)", probe, bound)
 		return nil
 	}
@@ -306,17 +323,13 @@ func keyTypeDiffers(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fa
 }
 
 func typesDiffer(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-	if !s.mesh(ctx, f) {
-		return nil
-	}
-	a, b := s.ab()
+	_, b := s.ab()
 	key := fmt.Sprintf("ty-%03d", t.N)
-	if err := a.Node.SetEntry(ctx, node.StatsSocket, "cluster/types", key, "data.gpc0 5 data.http_req_cnt 9"); err != nil {
-		f.Unmet = "writing on A: " + err.Error()
+	if !s.writeA(ctx, f, "cluster/types", key, "data.gpc0 5 data.http_req_cnt 9") {
 		return nil
 	}
-	_, data, ok := waitFor(ctx, f, b.Node, "cluster/types", key, bound)
-	switch {
+	e, ok := waitFor(ctx, f, b.Node, "cluster/types", key, bound)
+	switch data := e.Data; {
 	case !ok:
 		f.Violated("A's write of %s (a table both have, with other stored types) never reached B within %s", key, bound)
 	case data["gpc0"] != "5" || data["gpc1"] != "0" || data["http_req_cnt"] != "":
@@ -328,22 +341,17 @@ func typesDiffer(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts
 }
 
 func tableMissing(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-	if !s.mesh(ctx, f) {
-		return nil
-	}
-	a, b := s.ab()
+	_, b := s.ab()
 	for i := range 20 {
-		if err := a.Node.SetEntry(ctx, node.StatsSocket, "cluster/onlya", fmt.Sprintf("oa-%03d-%02d", t.N, i), "data.gpc0 1"); err != nil {
-			f.Unmet = "writing on A: " + err.Error()
+		if !s.writeA(ctx, f, "cluster/onlya", fmt.Sprintf("oa-%03d-%02d", t.N, i), "data.gpc0 1") {
 			return nil
 		}
 	}
 	probe := fmt.Sprintf("oa-probe-%03d", t.N)
-	if err := a.Node.SetEntry(ctx, node.StatsSocket, "cluster/exp", probe, "data.gpc0 1"); err != nil {
-		f.Unmet = "writing on A: " + err.Error()
+	if !s.writeA(ctx, f, "cluster/exp", probe, "data.gpc0 1") {
 		return nil
 	}
-	if _, _, ok := waitFor(ctx, f, b.Node, "cluster/exp", probe, bound); !ok {
+	if _, ok := waitFor(ctx, f, b.Node, "cluster/exp", probe, bound); !ok {
 		f.Violated("after A wrote 20 entries of a table B lacks, B no longer learns `exp` (%s never arrived within %s)", probe, bound)
 		return nil
 	}
@@ -366,12 +374,10 @@ func tableMissing(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fact
 // dialling again when the last one ended.
 func (s *setup) session(ctx context.Context, f *judge.Facts) *peers.Conn {
 	if s.conn != nil {
-		select {
-		case <-s.conn.Closed():
-			s.conn = nil
-		default:
+		if !s.conn.WaitClosed(0) {
 			return s.conn
 		}
+		s.conn = nil
 	}
 	c, unmet := s.dial(ctx)
 	if unmet != "" {
@@ -391,15 +397,7 @@ func (s *setup) session(ctx context.Context, f *judge.Facts) *peers.Conn {
 // update it sends (crafted messages differ from it only where a check
 // says so).
 func (s *setup) dial(ctx context.Context) (*peers.Conn, string) {
-	var c *peers.Conn
-	err := node.Poll(ctx, 10*time.Second, 200*time.Millisecond, func() (bool, error) {
-		conn, status, err := s.probe.Dial(ctx, peers.DefaultOptions)
-		if err == nil && status == peers.StatusSuccess && conn != nil {
-			c = conn
-			return true, nil
-		}
-		return false, nil
-	})
+	c, err := s.probe.Accepted(ctx, peers.DefaultOptions, 10*time.Second)
 	if err != nil {
 		return nil, "harp's peers client was never accepted by nodeC (handshake status 200) within 10 s"
 	}
@@ -425,11 +423,9 @@ func (s *setup) dial(ctx context.Context) (*peers.Conn, string) {
 
 // send writes crafted messages and then checks the session survived them.
 func (s *setup) send(ctx context.Context, f *judge.Facts, conn *peers.Conn, what string, ms ...peers.Message) bool {
-	for _, m := range ms {
-		if err := conn.Send(m); err != nil {
-			s.ended(f, conn, fmt.Sprintf("during %s (%v)", what, err))
-			return false
-		}
+	if err := conn.Send(ms...); err != nil {
+		ended(f, conn, fmt.Sprintf("during %s (%v)", what, err))
+		return false
 	}
 	return true
 }
@@ -437,13 +433,12 @@ func (s *setup) send(ctx context.Context, f *judge.Facts, conn *peers.Conn, what
 // ended records a session that ended: nodeC's doing only when nodeC closed
 // or reset it; harp's own decoder giving up, or harp closing it, is harp's
 // and decides nothing.
-func (s *setup) ended(f *judge.Facts, conn *peers.Conn, when string) {
-	if conn.ClosedByPeer() {
+func ended(f *judge.Facts, conn *peers.Conn, when string) {
+	if byPeer, why := conn.Ended(); byPeer {
 		f.Violated("nodeC closed harp's session %s", when)
-		return
+	} else {
+		f.NotRead("harp's session with nodeC ended on harp's side %s: %v", when, why)
 	}
-	_, why := conn.ClosedAt()
-	f.NotRead("harp's session with nodeC ended on harp's side %s: %v", when, why)
 }
 
 func update(d peers.TableDef, key []byte, values map[int]peers.Value, timed bool, expire uint32) peers.Message {
@@ -462,20 +457,18 @@ func (s *setup) alive(ctx context.Context, f *judge.Facts, conn *peers.Conn, key
 	if !s.send(ctx, f, conn, "a correct update", s.def.Encode(), update(s.def, []byte(key), gpc0(value), false, 0)) {
 		return
 	}
-	_, data, ok := waitFor(ctx, f, s.cnode, "crafted/t", key, bound)
+	e, ok := waitFor(ctx, f, s.cnode, "crafted/t", key, bound)
 	switch {
 	case !ok:
 		f.Violated("a correct update (%s) sent right after was not applied within %s", key, bound)
-	case data["gpc0"] != fmt.Sprint(value):
-		f.Violated("a correct update (%s gpc0=%d) sent right after was stored as gpc0=%s", key, value, data["gpc0"])
+	case e.Data["gpc0"] != fmt.Sprint(value):
+		f.Violated("a correct update (%s gpc0=%d) sent right after was stored as gpc0=%s", key, value, e.Data["gpc0"])
 	default:
 		f.Held("a correct update sent right after was applied")
 	}
-	select {
-	case <-conn.Closed():
-		s.ended(f, conn, "after the messages")
+	if conn.WaitClosed(0) {
+		ended(f, conn, "after the messages")
 		return
-	default:
 	}
 	if p, err := s.probe.State(ctx); err != nil {
 		f.Unmet = "reading nodeC's show peers failed: " + err.Error()
@@ -484,34 +477,26 @@ func (s *setup) alive(ctx context.Context, f *judge.Facts, conn *peers.Conn, key
 	}
 }
 
-func craftedExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-	conn := s.session(ctx, f)
-	if conn == nil {
-		return nil
-	}
+func craftedExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error {
 	key := fmt.Sprintf("ce-%03d", t.N)
 	huge := uint32(1<<31 - 1)
 	if !s.send(ctx, f, conn, "a timed update", s.def.Encode(), update(s.def, []byte(key), gpc0(4), true, huge)) {
 		return nil
 	}
-	exp, data, ok := waitFor(ctx, f, s.cnode, "crafted/t", key, bound)
+	e, ok := waitFor(ctx, f, s.cnode, "crafted/t", key, bound)
 	switch {
 	case !ok:
 		f.Unmet = fmt.Sprintf("the crafted timed update (%s, expire %d ms) was never applied: its expiry cannot be judged", key, huge)
-	case time.Duration(exp)*time.Millisecond > expireC:
-		f.Violated("a timed update with expire %d ms made %s expire in %d ms, beyond the table's %s", huge, key, exp, expireC)
+	case time.Duration(e.Exp)*time.Millisecond > expireC:
+		f.Violated("a timed update with expire %d ms made %s expire in %d ms, beyond the table's %s", huge, key, e.Exp, expireC)
 	default:
-		f.Held("a timed update with expire %d ms made %s expire in %d ms (gpc0=%s)", huge, key, exp, data["gpc0"])
+		f.Held("a timed update with expire %d ms made %s expire in %d ms (gpc0=%s)", huge, key, e.Exp, e.Data["gpc0"])
 	}
 	s.alive(ctx, f, conn, key+"-after", 6)
 	return nil
 }
 
-func craftedUnknownTable(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-	conn := s.session(ctx, f)
-	if conn == nil {
-		return nil
-	}
+func craftedUnknownTable(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error {
 	key := fmt.Sprintf("cu-%03d", t.N)
 	nosuch := s.def
 	nosuch.ID, nosuch.Name = 2, "nosuch"
@@ -523,20 +508,16 @@ func craftedUnknownTable(ctx context.Context, s *setup, t *verdict.Trial, f *jud
 		return nil
 	}
 	s.alive(ctx, f, conn, key+"-after", 7)
-	if _, _, ok, err := entry(ctx, s.cnode, "crafted/t", key); err == nil && ok {
+	if _, ok, err := s.cnode.Entry(ctx, node.StatsSocket, "crafted/t", key); err == nil && ok {
 		f.Violated("an update for table `nosuch` (which nodeC lacks) was stored in `t`")
 	}
-	if _, _, ok, err := entry(ctx, s.cnode, "crafted/t", key+"-sw"); err == nil && ok {
+	if _, ok, err := s.cnode.Entry(ctx, node.StatsSocket, "crafted/t", key+"-sw"); err == nil && ok {
 		f.Violated("an update after a switch to unknown table id 77 was stored in `t`")
 	}
 	return nil
 }
 
-func craftedWrongKey(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-	conn := s.session(ctx, f)
-	if conn == nil {
-		return nil
-	}
+func craftedWrongKey(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error {
 	wrong := s.def
 	wrong.ID, wrong.KeyType, wrong.KeyLen = 3, peers.KeySInt, 4
 	before, err := s.cnode.Table(ctx, node.StatsSocket, "crafted/t")
@@ -564,11 +545,7 @@ func craftedWrongKey(ctx context.Context, s *setup, t *verdict.Trial, f *judge.F
 	return nil
 }
 
-func craftedTypes(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-	conn := s.session(ctx, f)
-	if conn == nil {
-		return nil
-	}
+func craftedTypes(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error {
 	rich := s.def
 	rich.ID = 4
 	rich.Types = []int{1, 2, 5, 9, 17} // gpt0, gpc0, conn_rate, http_req_cnt, gpc1
@@ -579,8 +556,8 @@ func craftedTypes(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fact
 	if !s.send(ctx, f, conn, "an update with data types nodeC lacks", rich.Encode(), update(rich, []byte(key), values, false, 0)) {
 		return nil
 	}
-	_, data, ok := waitFor(ctx, f, s.cnode, "crafted/t", key, bound)
-	switch {
+	e, ok := waitFor(ctx, f, s.cnode, "crafted/t", key, bound)
+	switch data := e.Data; {
 	case !ok:
 		f.Violated("an update carrying data types nodeC lacks was not applied within %s", bound)
 	case data["gpc0"] != "7" || len(data) != 1:

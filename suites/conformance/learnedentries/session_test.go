@@ -54,7 +54,7 @@ func TestWhoEndedTheSession(t *testing.T) {
 		}
 		<-conn.Closed()
 		f := judge.Facts{Kind: "crafted: unknown table"}
-		(&setup{}).ended(&f, conn, "after the messages")
+		ended(&f, conn, "after the messages")
 		v, u := judge.Check(f)
 		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &judge.Evidence{Facts: f}}
 		got, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "checks")

@@ -5,15 +5,16 @@
 package manytables
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/suites/conformance/manytables/judge"
 )
@@ -130,23 +131,25 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 }
 
 func learnt(f *judge.Facts) string {
-	if m, ok := f.Missing.Get(); ok {
-		return fmt.Sprint(f.Entries - judge.Sum(m))
-	}
-	return "unknown (" + f.Missing.Unknown() + ")"
+	return obs.Text(f.Missing.Of, func(m map[string]int) string { return fmt.Sprint(f.Entries - text.Sum(m)) })
 }
 
 const perTable = 10
 
 func key(i int) string { return fmt.Sprintf("mt-%02d", i) }
 
+// entries are the keys and gpc0 values of the ti-th table.
+func entries(ti int) (keys, gpc0 []string) {
+	for i := range perTable {
+		keys, gpc0 = append(keys, key(i)), append(gpc0, fmt.Sprint(ti*perTable+i+1))
+	}
+	return keys, gpc0
+}
+
 func write(ctx context.Context, m *cluster.Member, tables []string) error {
 	for ti, tb := range tables {
-		var cmds []string
-		for i := range perTable {
-			cmds = append(cmds, fmt.Sprintf("set table %s key %s data.gpc0 %d", tb, key(i), ti*perTable+i+1))
-		}
-		if err := m.Node.Silent(ctx, node.StatsSocket, strings.Join(cmds, ";")); err != nil {
+		keys, vals := entries(ti)
+		if err := m.Node.SetEntries(ctx, node.StatsSocket, tb, "gpc0", keys, vals); err != nil {
 			return fmt.Errorf("writing on %s: %w", m.Name, err)
 		}
 	}
@@ -182,10 +185,9 @@ func waitAll(ctx context.Context, n *node.Node, pid int, tables []string, timeou
 				failed = fmt.Sprintf("reading %s: %v", tb, err)
 				break
 			}
-			for i := range perTable {
-				if e, ok := t.Lookup(key(i)); !ok || e.Data["gpc0"] != fmt.Sprint(ti*perTable+i+1) {
-					miss[tb]++
-				}
+			keys, vals := entries(ti)
+			if lost, wrong := t.Differ("gpc0", keys, vals); len(lost)+len(wrong) > 0 {
+				miss[tb] = len(lost) + len(wrong)
 			}
 		}
 		if failed == "" && len(miss) == 0 {
@@ -208,23 +210,9 @@ func waitAll(ctx context.Context, n *node.Node, pid int, tables []string, timeou
 // resync is the resync's state: "" finished, or what HAProxy showed; unknown
 // when show peers kept failing.
 func resync(ctx context.Context, n *node.Node, pid int, timeout time.Duration) obs.Of[string] {
-	w := n.WaitResyncFor(ctx, pid, max(timeout, time.Second), "cluster")
-	switch {
-	case w.Err != nil:
-		return obs.Failure[string]("%v", w.Err)
-	case strings.Contains(w.Unmet, "kept failing"):
-		return obs.Failure[string]("%s", w.Unmet) // no reading of the flags: not HAProxy's answer
-	}
-	return obs.Value(w.Unmet)
+	return n.WaitResyncFor(ctx, pid, max(timeout, time.Second), "cluster").Observed()
 }
 
 func orFinished(o obs.Of[string]) string {
-	s, ok := o.Get()
-	switch {
-	case !ok:
-		return "unknown (" + o.Unknown() + ")"
-	case s == "":
-		return "finished"
-	}
-	return s
+	return obs.Text(o, func(s string) string { return cmp.Or(s, "finished") })
 }

@@ -8,7 +8,6 @@ package reloadentries
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
@@ -18,6 +17,7 @@ import (
 	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/remotepeer"
 	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/suites/conformance/reloadentries/judge"
 )
@@ -33,7 +33,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Params:   []scenario.Param{scenario.Variants("KINDS", "the kinds of reload to run", Kinds, slug, "kind of reload")},
 	Steps: []string{
 		"Setup, for each trial a fresh node (nbthread 1, localpeer harp) whose config the trial's kind gives: one peers section holding only the local peer, or three such sections, or one section with a remote peer that harp's own peers client plays (up) or that nobody answers (down); each section has a table `t` (type string len 32, size 20k, expire 1h, store gpc0).",
-		"Kinds, one per trial in this order (TRIALS=14 runs each twice; KINDS= picks some): " + kindList() + ".",
+		"Kinds, one per trial in this order (TRIALS=14 runs each twice; KINDS= picks some): " + scenario.List(Kinds, func(k Kind) string { return fmt.Sprintf("%s (%s)", k.Name, k.Slug) }, ", ") + ".",
 		"Before the reload: the old worker's sections report their initial resync finished (`show peers` flags 0x1|0x2), except right after start: sections with no remote peer have nobody to wait for, a correct build finishes at once (upstream 4b1a7ea66), so that reload does not wait for it (2.6.12 waits its 5 s timeout) and what the old worker showed is recorded; the remote peer, when up, is established; the entries (k00000..., gpc0 = 1 + index mod 997) are written with `set table` and every one read back with `show table`; the worker's age is surely below 5 s for 'right after start' (when the signal was sent: time since harp started the node, or `show proc` uptime + 1 s + time since it was read, whichever is less) and surely above 6 s for 'long after start' (`show proc` uptime).",
 		"Trigger: SIGUSR2 to the master (the master CLI `reload` for that kind); wait until `show proc` lists the new worker and the old one left.",
 		"Expectation: the new worker's sections report their resync finished within 20 s, and every table holds every entry with its gpc0.",
@@ -66,14 +66,6 @@ var Kinds = []Kind{
 	{Slug: "remote-down", Name: "remote peer down", Sections: 1, Remote: "down", Entries: 100, How: node.BySignal},
 	{Slug: "10k", Name: "10,000 entries", Sections: 1, Entries: 10000, How: node.BySignal},
 	{Slug: "master-cli", Name: "master CLI reload", Sections: 1, Entries: 100, How: node.ByMasterCLI},
-}
-
-func kindList() string {
-	var s []string
-	for _, k := range Kinds {
-		s = append(s, fmt.Sprintf("%s (%s)", k.Name, k.Slug))
-	}
-	return strings.Join(s, ", ")
 }
 
 func slug(k Kind) string { return k.Slug }
@@ -206,7 +198,7 @@ func before(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts) 
 		// not: 2.6.12 waits its 5 s timeout, and a reload then loses every
 		// entry. What the old worker showed is recorded.
 		if secs, err := n.Peers(ctx, old); err == nil {
-			f.OldFinished = obs.Opt(obs.Value(finished(secs)))
+			f.OldFinished = obs.Opt(obs.Value(cliout.AllResynced(secs)))
 		}
 	} else {
 		// Elsewhere a finished resync is a precondition a correct build
@@ -226,8 +218,9 @@ func before(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts) 
 			return false, err
 		}
 	}
-	for _, tb := range ts {
-		if err := write(ctx, n, tb, k.Entries); node.IsRefused(err) {
+	keys, vals := entries(k.Entries)
+	for _, tb := range ts { // on the stats socket: only one worker runs, the reload comes after
+		if err := n.SetEntries(ctx, node.StatsSocket, tb, "gpc0", keys, vals); node.IsRefused(err) {
 			f.Setup = err.Error()
 			return false, nil
 		} else if err != nil {
@@ -239,7 +232,7 @@ func before(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts) 
 	if !ok {
 		return false, fmt.Errorf("reading back the entries before the reload: %s", back.Why)
 	}
-	f.WrittenBefore = k.Entries*k.Sections - judge.Sum(c.Lost) - judge.Sum(c.Wrong)
+	f.WrittenBefore = k.Entries*k.Sections - text.Sum(c.Lost) - text.Sum(c.Wrong)
 	return true, nil
 }
 
@@ -291,9 +284,7 @@ func after(ctx context.Context, n *node.Node, r node.Reload, k Kind, f *judge.Fa
 	if w.Err != nil {
 		return w.Err
 	}
-	if f.ResyncAfter = obs.Opt(obs.Value(w.Unmet)); strings.Contains(w.Unmet, "kept failing") {
-		f.ResyncAfter = obs.Opt(obs.Failure[string]("%s", w.Unmet)) // no reading of the flags at all: not HAProxy's answer
-	}
+	f.ResyncAfter = obs.Opt(w.Observed())
 	for _, s := range w.Sections {
 		t.Notef("new worker, section %s: flags=0x%x", s.Name, s.Flags)
 	}
@@ -303,7 +294,7 @@ func after(ctx context.Context, n *node.Node, r node.Reload, k Kind, f *judge.Fa
 			case e.Current: // explains the reads that fail after it
 				f.Died = obs.Opt(obs.Value(obs.Exit{Process: fmt.Sprintf("the new worker %d", e.PID), Code: e.Code, Signal: e.Reason}))
 			case e.PID == r.OldPID && e.Code >= 128:
-				f.OldCrash = fmt.Sprintf("exited with code %d (%s) during soft-stop", e.Code, e.Reason)
+				f.OldCrash = e.Ended() + " during soft-stop"
 				t.Notef("the old worker %d %s", e.PID, f.OldCrash)
 			}
 		}
@@ -316,46 +307,15 @@ func after(ctx context.Context, n *node.Node, r node.Reload, k Kind, f *judge.Fa
 // remote peer, where a correct build has nothing to wait for.
 func atOnce(k Kind) bool { return k.MaxAge > 0 && k.Remote == "" }
 
-// finished says whether every section showed its resync finished.
-func finished(secs []cliout.PeersSection) bool {
-	for _, s := range secs {
-		if !s.ResyncFinished() {
-			return false
-		}
-	}
-	return len(secs) > 0
-}
-
-// remoteUp plays the remote peer with harp's peers client, dialling again
-// whenever the session ends (the old worker leaves on reload, the new one
-// must find the peer up too), until stop.
+// remoteUp plays the remote peer with harp's peers client, keeping a
+// session up until stop.
 func remoteUp(ctx context.Context, n *node.Node) (stop func(), unmet string) {
 	addr, err := n.Addr(ctx, fmt.Sprintf("%d/tcp", peerPort))
 	if err != nil {
 		return func() {}, err.Error()
 	}
 	p := &remotepeer.Probe{Node: n, Addr: addr, Section: "s1", Local: localPeer, Remote: remotePeer}
-	rctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for rctx.Err() == nil {
-			c, _, err := p.Dial(rctx, peers.DefaultOptions)
-			if err != nil || c == nil {
-				select {
-				case <-rctx.Done():
-				case <-time.After(200 * time.Millisecond):
-				}
-				continue
-			}
-			select {
-			case <-rctx.Done():
-				c.Close()
-			case <-c.Closed():
-			}
-		}
-	}()
-	stop = func() { cancel(); <-done }
+	stop = p.KeepUp(ctx, peers.DefaultOptions)
 	if _, err := p.Established(ctx, 10*time.Second); err != nil {
 		return stop, "the remote peer played by harp was never established on the old worker (10 s)"
 	}
@@ -374,43 +334,25 @@ func waitAge(ctx context.Context, n *node.Node, pid int, age time.Duration) erro
 	})
 }
 
-// write sets entries 0..count-1 of a table, 100 commands to a line on the
-// stats socket (only one worker runs: the reload comes after).
-func write(ctx context.Context, n *node.Node, table string, count int) error {
-	for from := 0; from < count; from += 100 {
-		var cmds []string
-		for i := from; i < min(count, from+100); i++ {
-			cmds = append(cmds, fmt.Sprintf("set table %s key %s data.gpc0 %s", table, Key(i), GPC0(i)))
-		}
-		if err := n.Silent(ctx, node.StatsSocket, strings.Join(cmds, ";")); err != nil {
-			return err
-		}
+// entries are the keys and gpc0 values of entries 0..count-1.
+func entries(count int) (keys, gpc0 []string) {
+	for i := range count {
+		keys, gpc0 = append(keys, Key(i)), append(gpc0, GPC0(i))
 	}
-	return nil
+	return keys, gpc0
 }
 
 // check reads tables on a worker: entries absent, and present with other
 // data; unknown when a table could not be read.
 func check(ctx context.Context, n *node.Node, pid int, tables []string, count int) obs.Of[judge.Loss] {
 	l := judge.Loss{Lost: map[string]int{}, Wrong: map[string]int{}}
+	keys, vals := entries(count)
 	for _, table := range tables {
 		tb, err := n.Table(ctx, pid, table)
 		if err != nil {
 			return obs.From(judge.Loss{}, err)
 		}
-		have := map[string]string{}
-		for _, e := range tb.Entries {
-			have[e.Key] = e.Data["gpc0"]
-		}
-		var lost, wrong []string
-		for i := 0; i < count; i++ {
-			switch v, ok := have[Key(i)]; {
-			case !ok:
-				lost = append(lost, Key(i))
-			case v != GPC0(i):
-				wrong = append(wrong, fmt.Sprintf("%s gpc0=%s (want %s)", Key(i), v, GPC0(i)))
-			}
-		}
+		lost, wrong := tb.Differ("gpc0", keys, vals)
 		if len(lost) > 0 {
 			l.Lost[table] = len(lost)
 		}

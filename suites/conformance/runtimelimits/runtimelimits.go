@@ -44,7 +44,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 		return []string{
 			"Setup: one node, nbthread 2, global maxconn 1000 (`set maxconn global 0` would mean no limit: the process round goes to 1); frontend `web` (maxconn 200) on 8080 whose backend is a slow server inside the same HAProxy (a TCP frontend on 127.0.0.1:8081 holds each connection for a 100 ms inspect-delay, then an HTTP frontend answers; server maxconn 20), so connections queue. Precondition: a single request takes at least 90 ms.",
 			"Load: vegeta sends 100 requests/s to `web` for the whole round (timeout 10 s); a round starts only once it has had successes.",
-			fmt.Sprintf("Rounds, one per kind (TRIALS=6 runs each twice): %s; each does %d cycles of: the limit down (or the frontend disabled), 500 ms held, the limit back up (or enabled), then a single request must be served within 5 s.", kindList(), p.Int("CYCLES")),
+			fmt.Sprintf("Rounds, one per kind (TRIALS=6 runs each twice): %s; each does %d cycles of: the limit down (or the frontend disabled), 500 ms held, the limit back up (or enabled), then a single request must be served within 5 s (one not served within 15 s counts as never only while the CLI answers and the frontend's hrsp_2xx stood still meanwhile: a frontend serving the load resumed, and harp's request waited in its queue).", scenario.List(Kinds, func(k Kind) string { return fmt.Sprintf("%s (`%s`, `%s`)", k.Name, k.Down, k.Up) }, "; "), p.Int("CYCLES")),
 			fmt.Sprintf("Expectation: every CLI command answers within CLI_BOUND (%s) and is accepted, the worker's output shows no watchdog warning or panic, the same worker is current at the end, and every cycle's request after the limit was raised is served.", p.Duration("CLI_BOUND")),
 		}
 	},
@@ -64,14 +64,6 @@ var Kinds = []Kind{
 	// least that pauses the listeners.
 	{"process maxconn 1 and back", "set maxconn global 1", "set maxconn global 1000"},
 	{"disable and enable the frontend", "disable frontend web", "enable frontend web"},
-}
-
-func kindList() string {
-	var s []string
-	for _, k := range Kinds {
-		s = append(s, fmt.Sprintf("%s (`%s`, `%s`)", k.Name, k.Down, k.Up))
-	}
-	return strings.Join(s, "; ")
 }
 
 const resumeBound = judge.ResumeBound
@@ -131,13 +123,9 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp"}}, 2)
+	n, web, out := env.StartServing(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp"}}, 2, "8080/tcp")
 	if n == nil {
-		return verdict.Outcome{Unmet: unmet, Err: err}
-	}
-	web, err := n.Addr(ctx, "8080/tcp")
-	if err != nil {
-		return verdict.Outcome{Err: err}
+		return out
 	}
 	bound, cycles := env.Params.Duration("CLI_BOUND"), env.Params.Int("CYCLES")
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
@@ -146,10 +134,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		t.Evidence = ev
 		err := trial(ctx, n, web, t, k, bound, cycles, ev)
 		t.Violation, t.Unmet = judge.Round(ev.Facts)
-		if running, _, rerr := n.Running(ctx); err == nil && rerr == nil && !running {
-			return scenario.Stop
-		}
-		return err
+		return scenario.StopIfGone(ctx, n, err)
 	})
 }
 
@@ -295,7 +280,7 @@ func afterRound(ctx context.Context, n *node.Node, t *verdict.Trial, before int,
 	} else {
 		for _, e := range exits {
 			if e.PID == before {
-				f.Died = fmt.Sprintf("worker %d exited with code %d (%s)", e.PID, e.Code, e.Reason)
+				f.Died = fmt.Sprintf("worker %d %s", e.PID, e.Ended())
 			}
 		}
 	}
@@ -328,7 +313,7 @@ func applied(ctx context.Context, n *node.Node, k Kind) (string, bool) {
 				return false, nil
 			}
 			r, _ := cliout.FindStat(rows, "web", "FRONTEND")
-			got = fmt.Sprintf("slim=%s status=%s", r.Fields["slim"], r.Fields["status"])
+			got = r.Columns("slim", "status")
 			if strings.HasPrefix(k.Down, "disable") { // STOP or PAUSED, by version
 				return r.Fields["status"] != "" && r.Fields["status"] != "OPEN", nil
 			}
@@ -379,18 +364,31 @@ func askMaster(ctx context.Context, n *node.Node, bound time.Duration) (time.Dur
 }
 
 // resumed is how long the first request served after the limit was raised
-// took to come, waited for up to judge.HangBound. Never served is HAProxy's
-// answer only while its CLI answers through the same published ports (the
-// control); otherwise harp could not reach the node and it is unknown.
+// took to come, waited for up to judge.HangBound; judge.Unserved says what
+// a request never served means, from the frontend's own count of 2xx
+// responses at the raise and after the wait.
 func resumed(ctx context.Context, n *node.Node, web string, bound time.Duration) obs.Of[time.Duration] {
 	t0 := time.Now()
+	before := obs.From(served(ctx, n, bound))
 	if waitServed(ctx, web, judge.HangBound(bound)) {
 		return obs.Value(time.Since(t0))
 	}
-	if _, _, err := ask(ctx, n, "show info", bound); err != "" {
-		return obs.Failure[time.Duration]("no request served for %s and the worker's CLI did not answer either (%s)", judge.HangBound(bound), err)
+	return judge.Unserved(judge.HangBound(bound), before, obs.From(served(ctx, n, bound)))
+}
+
+// served is frontend web's count of 2xx responses, read within bound.
+func served(ctx context.Context, n *node.Node, bound time.Duration) (int64, error) {
+	cctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	rows, err := n.Stat(cctx, node.StatsSocket)
+	if err != nil {
+		return 0, err
 	}
-	return obs.Value(never)
+	r, ok := cliout.FindStat(rows, "web", "FRONTEND")
+	if !ok || r.Fields["hrsp_2xx"] == "" {
+		return 0, errors.New("show stat has no hrsp_2xx for frontend web")
+	}
+	return r.Int("hrsp_2xx"), nil
 }
 
 // never is a resume that never came within judge.HangBound.

@@ -8,9 +8,9 @@ package updatesbothways
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/obs"
@@ -31,7 +31,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 	StepsFor: func(p scenario.Values) []string {
 		return []string{
 			"Setup: two nodes A (node1) and B (node2) on a private network, one peers section naming both, table `tbl` (type string len 32, expire 1h, store gpc0,http_req_cnt); the HTTP frontend tracks the x-key header in sc0 and runs `http-request sc-inc-gpc0(0)`. Wait until both links are established and both initial resyncs finished.",
-			"Kinds, one per trial (TRIALS=8 runs each twice): " + kindList() + ". Each trial uses a key of its own.",
+			"Kinds, one per trial (TRIALS=8 runs each twice): " + scenario.List(Kinds, func(k Kind) string { return k.Name }, ", ") + ". Each trial uses a key of its own.",
 			fmt.Sprintf("Write on A: `set table cluster/tbl key K data.gpc0 1` (CLI kinds) or one request with `x-key: K` (traffic: gpc0 becomes 1); B must hold K with gpc0 1 within %s. Then, for the reload kind, SIGUSR2 to B's master; for the resync kind, B restarted afresh; both wait until the links are up again and B still holds K with gpc0 1.", p.Duration("BOUND")),
 			"Trigger: B updates K: `set table ... data.gpc0 2` (CLI) or one request with `x-key: K` to B (traffic: gpc0 becomes 2).",
 			fmt.Sprintf("Expectation: A holds K with gpc0 2 within %s of B's update, and B still holds 2.", p.Duration("BOUND")),
@@ -53,14 +53,6 @@ var Kinds = []Kind{
 	{Name: "updated by traffic", Traffic: true},
 	{Name: "updated after B was reloaded", Before: "reload"},
 	{Name: "updated after B resynced from A", Before: "restart"},
-}
-
-func kindList() string {
-	var s []string
-	for _, k := range Kinds {
-		s = append(s, k.Name)
-	}
-	return strings.Join(s, ", ")
 }
 
 const table = "cluster/tbl"
@@ -98,7 +90,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, k Kind, bo
 		return nil
 	}
 	f.Learned, f.LearnedIn = waitValue(ctx, b, key, "1", bound)
-	t.Notef("%s: B holds %s gpc0=%s %s after A's write", k.Name, key, text(f.Learned), f.LearnedIn.Round(time.Millisecond))
+	t.Notef("%s: B holds %s gpc0=%s %s after A's write", k.Name, key, obs.Text(f.Learned.Of, nil), f.LearnedIn.Round(time.Millisecond))
 	if v, _ := f.Learned.Get(); v != "1" {
 		return nil
 	}
@@ -130,15 +122,8 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, k Kind, bo
 	}
 	f.OnA, f.Latency = waitValue(ctx, a, key, "2", bound) // from the moment B answered
 	f.OnB, _ = waitValue(ctx, b, key, "2", 0)
-	t.Notef("%s: after B's update, A holds gpc0=%s (%s after the update), B holds gpc0=%s", k.Name, text(f.OnA), f.Latency.Round(time.Millisecond), text(f.OnB))
+	t.Notef("%s: after B's update, A holds gpc0=%s (%s after the update), B holds gpc0=%s", k.Name, obs.Text(f.OnA.Of, nil), f.Latency.Round(time.Millisecond), obs.Text(f.OnB.Of, nil))
 	return nil
-}
-
-func text(o obs.Optional[string]) string {
-	if o.State == obs.Seen {
-		return o.Value
-	}
-	return "unknown (" + o.Why + ")"
 }
 
 // write sets the key's gpc0 on a member: by the CLI, or by one request
@@ -153,13 +138,8 @@ func write(ctx context.Context, m *cluster.Member, k Kind, key, want string) err
 // waitValue polls a member until the key's gpc0 is want or timeout
 // passed; it gives the last reading ("" absent: unknown when it failed)
 // and how long it took.
-func waitValue(ctx context.Context, m *cluster.Member, key, want string, timeout time.Duration) (last obs.Optional[string], took time.Duration) {
+func waitValue(ctx context.Context, m *cluster.Member, key, want string, timeout time.Duration) (obs.Optional[string], time.Duration) {
 	t0 := time.Now()
-	node.Poll(ctx, timeout, 20*time.Millisecond, func() (bool, error) {
-		tb, err := m.Table(ctx, table)
-		e, _ := tb.Lookup(key)
-		last = obs.Opt(obs.From(e.Data["gpc0"], err))
-		return err == nil && e.Data["gpc0"] == want, nil
-	})
-	return last, time.Since(t0)
+	e, _, err := m.Node.WaitEntry(ctx, node.StatsSocket, table, key, timeout, 20*time.Millisecond, func(e cliout.Entry, _ bool) bool { return e.Data["gpc0"] == want })
+	return obs.Opt(obs.From(e.Data["gpc0"], err)), time.Since(t0)
 }

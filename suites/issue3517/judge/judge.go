@@ -161,9 +161,9 @@ func (f Facts) Ends() (oldCrash, died string) {
 	for _, e := range exits {
 		switch {
 		case e.Current:
-			died = fmt.Sprintf("current worker %d exited with code %d (%s)", e.PID, e.Code, e.Reason)
+			died = fmt.Sprintf("current worker %d %s", e.PID, e.Ended())
 		case e.PID == f.OldPID && e.Code >= 128:
-			oldCrash = fmt.Sprintf("old worker %d exited with code %d (%s) during soft-stop", e.PID, e.Code, e.Reason)
+			oldCrash = fmt.Sprintf("old worker %d %s during soft-stop", e.PID, e.Ended())
 		}
 	}
 	return oldCrash, died

@@ -8,17 +8,17 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/remotepeer"
 	"github.com/harp-project/harp/suites/regressions/upstreamfixes/judge"
 )
 
-// How a case reaches HAProxy, and how harp tells no answer from a dead worker.
+// How a case reaches HAProxy.
 
 // do runs one case and gives HAProxy's answer, or why harp could not.
 func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
@@ -64,8 +64,8 @@ func stats(ctx context.Context, n *node.Node, c Case) (answer string, err error)
 		return "", err
 	}
 	for range max(c.Times, 1) {
-		answer, err = rawAt(addr, port, c.Send, !c.KeepOpen, c.Abort)
-		if c.Silent && errors.Is(err, errNoAnswer) {
+		answer, err = cli.Raw(ctx, addr, c.Send, cli.RawOptions{Name: port, KeepOpen: c.KeepOpen, Abort: c.Abort, Wait: answerWait})
+		if c.Silent && errors.Is(err, cli.ErrNoAnswer) {
 			answer, err = "", nil // judged only if the worker answers right after (run)
 		}
 		if err != nil {
@@ -76,7 +76,7 @@ func stats(ctx context.Context, n *node.Node, c Case) (answer string, err error)
 }
 
 func master(ctx context.Context, n *node.Node, c Case) (string, error) {
-	return raw(ctx, n, node.MasterPort, c.Send, true, c.Abort)
+	return n.Raw(ctx, node.MasterPort, c.Send, cli.RawOptions{Abort: c.Abort, Wait: answerWait})
 }
 
 // check runs haproxy -c on the case's config, after the control.
@@ -126,13 +126,9 @@ func execute(ctx context.Context, n *node.Node, c Case) (string, error) {
 
 // connect opens one TCP connection to 8081 and sends a byte.
 func connect(ctx context.Context, n *node.Node, _ Case) (string, error) {
-	addr, err := n.Addr(ctx, "8081/tcp")
+	conn, err := n.Dial(ctx, "8081/tcp")
 	if err != nil {
 		return "", err
-	}
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		return "", fmt.Errorf("connecting: %w", err)
 	}
 	conn.Write([]byte("x"))
 	conn.SetReadDeadline(time.Now().Add(time.Second))
@@ -144,7 +140,7 @@ func connect(ctx context.Context, n *node.Node, _ Case) (string, error) {
 // request sends Send on the stats socket, then a request to 8082: its x-g
 // header is the answer.
 func request(ctx context.Context, n *node.Node, c Case) (string, error) {
-	if _, err := raw(ctx, n, node.StatsPort, c.Send, true, false); err != nil {
+	if _, err := n.Raw(ctx, node.StatsPort, c.Send, cli.RawOptions{Wait: answerWait}); err != nil {
 		return "", err
 	}
 	addr, err := n.Addr(ctx, "8082/tcp")
@@ -184,7 +180,7 @@ func get(ctx context.Context, n *node.Node, port, path string) (int, error) {
 
 // halfClosedPeer connects to the peers bind, sends nothing and half-closes.
 func halfClosedPeer(ctx context.Context, n *node.Node, _ Case) (string, error) {
-	conn, err := dialPeers(ctx, n)
+	conn, err := n.Dial(ctx, "10000/tcp")
 	if err != nil {
 		return "", err
 	}
@@ -197,94 +193,22 @@ func halfClosedPeer(ctx context.Context, n *node.Node, _ Case) (string, error) {
 	return "closed by haproxy", nil
 }
 
-// peerSession completes a handshake as remote and runs the case's Session. The session must be
-// harp's alone: it starts once no attempt of HAProxy's own to reach remote
-// is in progress, and one that collided with such an attempt anyway (coll
-// up in show peers) is run again, at most collisionTries times: a
-// superseded attempt's release clears the alive flag (#3519), which would
-// end the session for a reason not the case's.
+// peerSession completes a handshake as remote and runs the case's Session
+// on a session that is harp's alone (remotepeer's Session): one that
+// collided with HAProxy's own attempt to reach remote is run again, at
+// most collisionTries times.
 func peerSession(ctx context.Context, n *node.Node, c Case) (string, error) {
 	addr, err := n.Addr(ctx, sessionPort)
 	if err != nil {
 		return "", err
 	}
 	p := &remotepeer.Probe{Node: n, Addr: addr, Section: "p2", Local: "harp", Remote: "remote"}
-	var why string
-	for try := 1; try <= collisionTries; try++ {
-		answer, coll, err := peerSessionOnce(ctx, n, p, c)
-		if err != nil || coll == "" {
-			return answer, err
-		}
-		why = coll
-	}
-	return "", fmt.Errorf("every try collided with HAProxy's own attempt to connect to remote: %s", why)
+	return p.Session(ctx, peers.Options{}, collisionTries, func(pc *peers.Conn, tcp *net.TCPConn) (string, error) {
+		return c.Session(ctx, PeerRun{C: pc, TCP: tcp})
+	})
 }
 
 const collisionTries = 3
-
-func peerSessionOnce(ctx context.Context, n *node.Node, p *remotepeer.Probe, c Case) (answer, collided string, err error) {
-	if _, err := p.Settled(ctx, 0, 15*time.Second, false); err != nil {
-		return "", "", fmt.Errorf("HAProxy's own attempt to connect to remote never ended: %w", err)
-	}
-	before, err := p.State(ctx)
-	if err != nil {
-		return "", "", err
-	}
-	c0, err := net.DialTimeout("tcp", p.Addr, 5*time.Second)
-	if err != nil {
-		return "", "", fmt.Errorf("connecting: %w", err)
-	}
-	conn := c0.(*net.TCPConn)
-	defer conn.Close()
-	pc, status, err := peers.Handshake(ctx, conn, peers.Hello{Remote: p.Local, Local: p.Remote, PID: os.Getpid()}, peers.Options{})
-	if err != nil {
-		return "", "", err
-	}
-	if status != peers.StatusSuccess {
-		return "", "", fmt.Errorf("the handshake as remote was answered %d", status)
-	}
-	defer pc.Close()
-	answer, err = c.Session(ctx, PeerRun{C: pc, TCP: conn})
-	if err != nil {
-		return answer, "", err
-	}
-	after, err := p.State(ctx)
-	if err != nil {
-		// Unknown, never "no collision"; a node the session killed is
-		// run's to judge, from the master's log.
-		return answer, "", fmt.Errorf("show peers after the session: %w", err)
-	}
-	if after.Int("coll") != before.Int("coll") {
-		return answer, fmt.Sprintf("coll %d -> %d", before.Int("coll"), after.Int("coll")), nil
-	}
-	return answer, "", nil
-}
-
-// dial connects to one of the node's ports.
-func dial(ctx context.Context, n *node.Node, port string) (net.Conn, error) {
-	addr, err := n.Addr(ctx, port)
-	if err != nil {
-		return nil, err
-	}
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", port, err)
-	}
-	return conn, nil
-}
-
-// dialPeers connects to the node's peers bind.
-func dialPeers(ctx context.Context, n *node.Node) (*net.TCPConn, error) {
-	addr, err := n.Addr(ctx, "10000/tcp")
-	if err != nil {
-		return nil, err
-	}
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		return nil, fmt.Errorf("connecting: %w", err)
-	}
-	return conn.(*net.TCPConn), nil
-}
 
 // sessionPort is the bind of section p2, which has the remote peer harp's
 // sessions play (p, on 10000, has none: a remote peer changes how HAProxy
@@ -307,97 +231,6 @@ func control(ctx context.Context, n *node.Node) error {
 	return nil
 }
 
-// raw sends exactly payload on a fresh connection to port and reads until
-// HAProxy closes it (at most 5s). An empty payload is a connection closed
-// at once.
-func raw(ctx context.Context, n *node.Node, port, payload string, closeWrite, abort bool) (string, error) {
-	addr, err := n.Addr(ctx, port)
-	if err != nil {
-		return "", err
-	}
-	return rawAt(addr, port, payload, closeWrite, abort)
-}
-
-// rawAt is raw on an address already resolved.
-func rawAt(addr, port, payload string, closeWrite, abort bool) (string, error) {
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		return "", fmt.Errorf("connecting to %s: %w", port, err)
-	}
-	defer conn.Close()
-	if payload == "" {
-		return "", nil
-	}
-	conn.SetDeadline(time.Now().Add(answerWait))
-	first, rest, paused := strings.Cut(payload, "\x00")
-	if _, err := conn.Write([]byte(first)); err != nil {
-		return "", fmt.Errorf("sending to %s: %w", port, err)
-	}
-	if paused {
-		// The client's pause is the trigger, not a wait for an outcome.
-		time.Sleep(600 * time.Millisecond)
-		if _, err := conn.Write([]byte(rest)); err != nil {
-			return "", fmt.Errorf("sending to %s: %w", port, err)
-		}
-	}
-	if cw, ok := conn.(*net.TCPConn); ok && closeWrite {
-		cw.CloseWrite()
-	}
-	if abort {
-		return "", nil // closed by the defer, unread
-	}
-	var b strings.Builder
-	buf := make([]byte, 4096)
-	for {
-		k, err := conn.Read(buf)
-		b.Write(buf[:k])
-		if err == nil {
-			continue
-		}
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() && b.Len() == 0 {
-			// Nothing at all by harp's deadline is no answer (a loaded
-			// machine is slow), never an empty one. An answer HAProxy sent
-			// without closing (the master CLI after an error) is kept.
-			return "", fmt.Errorf("no answer on %s within %s: %w", port, answerWait, errNoAnswer)
-		}
-		break // closed by HAProxy (or reset): what came is the answer
-	}
-	return b.String(), nil
-}
-
-var errNoAnswer = errors.New("silence")
-
 // answerWait bounds one exchange; a slower one is harp's failure to
 // observe, never HAProxy's answer.
 const answerWait = 10 * time.Second
-
-// exitedSince polls the master's log (up to 10s: it logs a worker's exit
-// once it has reaped it) for a worker exit after the first had ones.
-func exitedSince(ctx context.Context, n *node.Node, had int) bool {
-	died := false
-	node.Poll(ctx, 10*time.Second, 200*time.Millisecond, func() (bool, error) {
-		es, err := n.Exits(ctx)
-		if err != nil || len(es) <= had {
-			return false, nil
-		}
-		for _, e := range es[had:] {
-			// The serving worker, or any that died on a signal (an old
-			// worker leaving after its last client is no death).
-			died = died || e.Current || e.Code > 128
-		}
-		return died, nil
-	})
-	return died
-}
-
-// alive says whether the worker answers show info within 10s.
-func alive(ctx context.Context, n *node.Node) bool {
-	ok := false
-	node.Poll(ctx, 10*time.Second, 100*time.Millisecond, func() (bool, error) {
-		out, err := n.Stats(ctx, "show info")
-		ok = err == nil && strings.Contains(out, "Pid:")
-		return ok, nil
-	})
-	return ok
-}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/suites/regressions/upstreamfixes/judge"
@@ -45,35 +46,20 @@ var fdLineRe = regexp.MustCompile(`(?m)^\s*(\d+)\s*:`)
 // quitLeak counts the trash pool's used buffers around judge.Quits connections
 // that send only quit.
 func quitLeak(ctx context.Context, n *node.Node) (string, error) {
-	trash := func() (int, error) {
-		out, err := n.Stats(ctx, "show pools")
-		if err != nil {
-			return 0, err
-		}
-		ps, err := cliout.ParsePools(out)
-		if err != nil {
-			return 0, err
-		}
-		p, ok := cliout.FindPool(ps, "trash")
-		if !ok {
-			return 0, fmt.Errorf("no trash pool in show pools")
-		}
-		return p.Used, nil
-	}
-	before, err := trash()
+	before, err := n.Pool(ctx, node.StatsSocket, "trash")
 	if err != nil {
 		return "", err
 	}
 	for i := range judge.Quits {
-		if _, err := raw(ctx, n, node.StatsPort, "quit\n", true, false); err != nil {
+		if _, err := n.Raw(ctx, node.StatsPort, "quit\n", cli.RawOptions{Wait: answerWait}); err != nil {
 			return "", fmt.Errorf("quit %d: %w", i+1, err)
 		}
 	}
-	after, err := trash()
+	after, err := n.Pool(ctx, node.StatsSocket, "trash")
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("trash used %d -> %d after %d quit", before, after, judge.Quits), nil
+	return fmt.Sprintf("trash used %d -> %d after %d quit", before.Used, after.Used, judge.Quits), nil
 }
 
 // purge fills tpurge, blocks the worker past the entries' expiry and
@@ -86,18 +72,14 @@ func purge(ctx context.Context, n *node.Node) (string, error) {
 			fmt.Fprintf(&b, "set table tpurge key p%d data.gpc0 1;", i)
 		}
 		b.WriteString("\n")
-		if _, err := raw(ctx, n, node.StatsPort, b.String(), true, false); err != nil {
+		if _, err := n.Raw(ctx, node.StatsPort, b.String(), cli.RawOptions{Wait: answerWait}); err != nil {
 			return "", fmt.Errorf("filling tpurge: %w", err)
 		}
 	}
 	used := func() (int, error) {
 		// The list of tables, never a dump of tpurge: a dump kills the
 		// expired entries it walks, orphans included.
-		out, err := n.Stats(ctx, "show table")
-		if err != nil {
-			return 0, err
-		}
-		ts, err := cliout.ParseTables(out)
+		ts, err := n.Tables(ctx, node.StatsSocket)
 		for _, t := range ts {
 			if t.Name == "tpurge" {
 				return t.Used, nil
@@ -113,7 +95,7 @@ func purge(ctx context.Context, n *node.Node) (string, error) {
 		// Filling took near the expire: too few expire together.
 		return "", fmt.Errorf("tpurge holds %d entries after %d were set", filled, judge.PurgeKeys)
 	}
-	if _, err := raw(ctx, n, node.StatsPort, "expert-mode on; debug dev delay 8500\n", true, false); err != nil {
+	if _, err := n.Raw(ctx, node.StatsPort, "expert-mode on; debug dev delay 8500\n", cli.RawOptions{Wait: answerWait}); err != nil {
 		return "", fmt.Errorf("debug dev delay: %w", err)
 	}
 	left := filled
@@ -159,7 +141,7 @@ frontend fe2
 
 // idleClose: an interactive session given a 1s timeout, then idle.
 func idleClose(ctx context.Context, n *node.Node) (string, error) {
-	conn, err := dial(ctx, n, node.StatsPort)
+	conn, err := n.Dial(ctx, node.StatsPort)
 	if err != nil {
 		return "", err
 	}
@@ -242,11 +224,7 @@ backend theld
 // loopRate samples show activity's loop count 2s apart.
 func loopRate(ctx context.Context, n *node.Node) (string, error) {
 	sample := func() (int64, time.Time, error) {
-		out, err := n.Stats(ctx, "show activity")
-		if err != nil {
-			return 0, time.Time{}, err
-		}
-		l, err := cliout.Loops(out)
+		l, err := n.Loops(ctx, node.StatsSocket)
 		return l, time.Now(), err
 	}
 	l0, t0, err := sample()
@@ -265,17 +243,13 @@ func loopRate(ctx context.Context, n *node.Node) (string, error) {
 // expire, then measures the loop rate.
 func idleAfterExpiry(ctx context.Context, n *node.Node) (string, error) {
 	err := node.Poll(ctx, (judge.Wrapped+10)*time.Second, 500*time.Millisecond, func() (bool, error) {
-		out, err := n.Stats(ctx, "show info")
-		if err != nil {
-			return false, err
-		}
-		info, err := cliout.ParseInfo(out)
+		info, err := n.Info(ctx, node.StatsSocket)
 		return err == nil && info.Int("Uptime_sec") >= judge.Wrapped, err
 	})
 	if err != nil {
 		return "", fmt.Errorf("waiting for the worker to be up %ds: %w", judge.Wrapped, err)
 	}
-	if _, err := raw(ctx, n, node.StatsPort, "set table tshort key gone data.gpc0 1\n", true, false); err != nil {
+	if _, err := n.Raw(ctx, node.StatsPort, "set table tshort key gone data.gpc0 1\n", cli.RawOptions{Wait: answerWait}); err != nil {
 		return "", err
 	}
 	if err := waitUsed(ctx, n, "tshort", 0, 10*time.Second); err != nil {
@@ -287,18 +261,14 @@ func idleAfterExpiry(ctx context.Context, n *node.Node) (string, error) {
 // waitUsed polls `show table <table>` until it holds want entries.
 func waitUsed(ctx context.Context, n *node.Node, table string, want int, timeout time.Duration) error {
 	return node.Poll(ctx, timeout, 200*time.Millisecond, func() (bool, error) {
-		out, err := n.Stats(ctx, "show table "+table)
-		if err != nil {
-			return false, err
-		}
-		t, err := cliout.ParseTable(out)
+		t, err := n.Table(ctx, node.StatsSocket, table)
 		return err == nil && t.Used == want, err
 	})
 }
 
 // idleHeld holds a connection tracked in tshort past the entry's expire.
 func idleHeld(ctx context.Context, n *node.Node) (string, error) {
-	conn, err := dial(ctx, n, "8083/tcp")
+	conn, err := n.Dial(ctx, "8083/tcp")
 	if err != nil {
 		return "", err
 	}
@@ -350,11 +320,7 @@ func nulKey(ctx context.Context, n *node.Node) (string, error) {
 			}
 		}
 	}
-	out, err := n.Stats(ctx, "show table tnul")
-	if err != nil {
-		return "", err
-	}
-	t, err := cliout.ParseTable(out)
+	t, err := n.Table(ctx, node.StatsSocket, "tnul")
 	if err != nil {
 		return "", err
 	}
@@ -377,17 +343,13 @@ func nulKey(ctx context.Context, n *node.Node) (string, error) {
 // fullThenLimited: A fills the frontend; B waits in the backlog; A leaves
 // while the session rate is still at its limit.
 func fullThenLimited(ctx context.Context, n *node.Node) (string, error) {
-	a, err := dial(ctx, n, "8084/tcp")
+	a, err := n.Dial(ctx, "8084/tcp")
 	if err != nil {
 		return "", fmt.Errorf("A: %w", err)
 	}
 	defer a.Close()
 	conns := func() (int64, error) {
-		out, err := n.Stats(ctx, "show stat")
-		if err != nil {
-			return 0, err
-		}
-		rows, err := cliout.ParseStat(out)
+		rows, err := n.Stat(ctx, node.StatsSocket)
 		if err != nil {
 			return 0, err
 		}
@@ -403,7 +365,7 @@ func fullThenLimited(ctx context.Context, n *node.Node) (string, error) {
 	}); err != nil {
 		return "", fmt.Errorf("A was never accepted: %w", err)
 	}
-	b, err := dial(ctx, n, "8084/tcp")
+	b, err := n.Dial(ctx, "8084/tcp")
 	if err != nil {
 		return "", fmt.Errorf("B: %w", err)
 	}

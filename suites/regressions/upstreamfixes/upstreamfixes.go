@@ -251,13 +251,13 @@ func trial(ctx context.Context, env *scenario.Env, n *node.Node, t *verdict.Tria
 	exits := len(before)
 	f.Answer, f.HarpErr = do(ctx, n, c)
 	t.Notef("%s: %s", c.ID, judge.OneLine(f.Answer))
-	if alive(ctx, n) {
+	if n.Alive(ctx, 10*time.Second) {
 		return nil
 	}
 	// No answer is not a death: the master's log must say a worker
 	// exited since the case began. A death is the case's finding even
 	// where harp could not finish reading the case (it died under it).
-	if f.Died = exitedSince(ctx, n, exits); f.Died {
+	if f.Died = n.DiedSince(ctx, exits, 10*time.Second); f.Died {
 		f.HarpErr = ""
 	} else if f.HarpErr == "" {
 		f.HarpErr = "the worker answered no show info within 10s after the case, and no worker exit was logged"

@@ -5,12 +5,12 @@ package judge
 
 import (
 	"fmt"
-	"github.com/harp-project/harp/harness/text"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/text"
 )
 
 // ConvergeTimeout bounds the wait for a written key to be on every node:
@@ -30,17 +30,12 @@ type Facts struct {
 // arrived late but before the re-read is a remark. Unknown readings are
 // left to the one rule on observations.
 func Round(f Facts) (violation, remark string) {
-	missing := map[string]bool{}
 	still, _ := f.StillMissing.Get()
-	for _, ks := range still {
-		for _, k := range ks {
-			missing[k] = true
-		}
-	}
-	late := len(f.Keys) - len(f.Delays) - len(missing)
+	missing := text.DistinctKeys(still)
+	late := len(f.Keys) - len(f.Delays) - missing
 	var parts []string
-	if len(missing) > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d keys not on every node %s after their write (%s)", len(missing), len(f.Keys), ConvergeTimeout, text.MissingCounts(still)))
+	if missing > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d keys not on every node %s after their write (%s)", missing, len(f.Keys), ConvergeTimeout, text.MissingCounts(still)))
 	}
 	if wrong, _ := f.WrongData.Get(); wrong != "" {
 		parts = append(parts, wrong)

@@ -5,10 +5,10 @@ package judge
 
 import (
 	"fmt"
-	"github.com/harp-project/harp/harness/text"
 	"time"
 
 	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/text"
 )
 
 const (
@@ -47,18 +47,8 @@ func Partition(f Facts) (violation, unmet string) {
 	case f.LinksBack != "":
 		return "", "after the heal: " + f.LinksBack
 	}
-	if missing := countKeys(still); missing > 0 {
+	if missing := text.DistinctKeys(still); missing > 0 {
 		return fmt.Sprintf("%d of %d keys not on every node %s after the heal, with every link up (%s)", missing, f.Keys, HealTimeout, text.MissingCounts(still)), ""
 	}
 	return "", ""
-}
-
-func countKeys(m map[string][]string) int {
-	keys := map[string]bool{}
-	for _, ks := range m {
-		for _, k := range ks {
-			keys[k] = true
-		}
-	}
-	return len(keys)
 }

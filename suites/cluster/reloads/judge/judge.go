@@ -5,10 +5,10 @@ package judge
 
 import (
 	"fmt"
-	"github.com/harp-project/harp/harness/text"
 	"strings"
 
 	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/text"
 )
 
 // Facts are what a round saw once its reloads were done.
@@ -33,13 +33,7 @@ func Round(f Facts) (violation, unmet string) {
 	case f.MeshAfter != "":
 		return "", "after the reloads: " + f.MeshAfter
 	case len(still) > 0:
-		lost := map[string]bool{}
-		for _, ks := range still {
-			for _, k := range ks {
-				lost[k] = true
-			}
-		}
-		return fmt.Sprintf("after reloading %s, %d of %d keys written before are not on every node (%s)", f.How, len(lost), f.Keys, text.MissingCounts(still)), ""
+		return fmt.Sprintf("after reloading %s, %d of %d keys written before are not on every node (%s)", f.How, text.DistinctKeys(still), f.Keys, text.MissingCounts(still)), ""
 	}
 	return wrong, ""
 }

@@ -6,6 +6,7 @@ package judge
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/harp-project/harp/harness/obs"
 )
@@ -58,4 +59,20 @@ func Check(f Facts) (violation, unmet string) {
 		return f.Kind + ": " + strings.Join(f.Violations, "; "), ""
 	}
 	return "", ""
+}
+
+// ResyncTimeout is HAProxy's: a new process that has not learnt from a
+// peer within 5 s of starting stops waiting and asks no one again.
+const ResyncTimeout = 5 * time.Second
+
+// LateLink is why an entry a restarted B lacks says nothing ("" when it
+// does): B's link to A came up after its resync timeout, so its resync
+// may have ended untaught (a loaded machine). When the link came up is
+// B's worker's uptime less the handshake's age, both rounded down to
+// seconds by HAProxy: taken at its latest.
+func LateLink(uptime, hdshkAge time.Duration) string {
+	if up := uptime + time.Second - hdshkAge; up > ResyncTimeout {
+		return fmt.Sprintf("B's link to A came up as late as %s after B's worker started (uptime %s, handshake %s ago), beyond HAProxy's %s resync timeout: B's resync may have ended untaught (a loaded machine?)", up, uptime, hdshkAge, ResyncTimeout)
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"testing"
+	"time"
 
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/verdict"
@@ -46,5 +47,24 @@ func TestUnreadDecidesNothing(t *testing.T) {
 	}
 	if obs.Unknowns(Facts{Kind: "x"}) != nil {
 		t.Fatal("a check that read everything has nothing unknown")
+	}
+}
+
+// make test, 3.4.7 beside three other packages on 2 CPUs: B restarted,
+// meshed, and lacked the entry 30 s later; whether its link came up in
+// time decides whether that says anything.
+func TestLateLink(t *testing.T) {
+	for _, c := range []struct {
+		uptime, age time.Duration
+		late        bool
+	}{
+		{31 * time.Second, 30 * time.Second, false}, // up within 2 s of the start
+		{31 * time.Second, 27 * time.Second, false}, // at 5 s at the latest
+		{31 * time.Second, 26 * time.Second, true},  // maybe 6 s: the timeout may have come first
+		{40 * time.Second, 2 * time.Second, true},   // reconnected later: not the first link's resync
+	} {
+		if got := LateLink(c.uptime, c.age) != ""; got != c.late {
+			t.Errorf("uptime %s, handshake %s ago: late %v, want %v (%q)", c.uptime, c.age, got, c.late, LateLink(c.uptime, c.age))
+		}
 	}
 }

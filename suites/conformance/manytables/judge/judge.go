@@ -5,11 +5,11 @@ package judge
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/text"
 )
 
 // Facts are what one check observed.
@@ -43,8 +43,8 @@ func Check(f Facts) (violation, unmet string) {
 	if down, ok := f.Mesh.Get(); ok && len(down) > 0 {
 		v = append(v, fmt.Sprintf("with %d tables the nodes did not mesh and finish their initial resync within %s: %s", f.Tables, f.Bound, strings.Join(down, ", ")))
 	}
-	if m, ok := f.Missing.Get(); ok && Sum(m) > 0 {
-		v = append(v, fmt.Sprintf("%d of %d entries missing or wrong after %s (%s)", Sum(m), f.Entries, f.Bound, PerTableText(m)))
+	if m, ok := f.Missing.Get(); ok && text.Sum(m) > 0 {
+		v = append(v, fmt.Sprintf("%d of %d entries missing or wrong after %s (%s)", text.Sum(m), f.Entries, f.Bound, PerTableText(m)))
 	}
 	if r, ok := f.Resync.Get(); ok && r != "" {
 		v = append(v, r)
@@ -55,25 +55,6 @@ func Check(f Facts) (violation, unmet string) {
 	return f.Kind + ": " + strings.Join(v, "; "), ""
 }
 
-// Sum is how many entries the tables lack in all.
-func Sum(m map[string]int) int {
-	s := 0
-	for _, v := range m {
-		s += v
-	}
-	return s
-}
-
 // PerTableText names the tables short and by how many entries, the first
 // five of them.
-func PerTableText(m map[string]int) string {
-	var ts []string
-	for t, k := range m {
-		ts = append(ts, fmt.Sprintf("%s %d", strings.TrimPrefix(t, "cluster/"), k))
-	}
-	sort.Strings(ts)
-	if len(ts) > 5 {
-		ts = append(ts[:5], fmt.Sprintf("and %d more tables", len(ts)-5))
-	}
-	return strings.Join(ts, ", ")
-}
+func PerTableText(m map[string]int) string { return text.Counts(m, "cluster/", 5, "tables") }

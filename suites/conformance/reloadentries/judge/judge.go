@@ -5,11 +5,11 @@ package judge
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
 )
 
@@ -72,11 +72,11 @@ func Reload(f Facts) (violation, unmet, remark string) {
 		v = append(v, fmt.Sprintf("%s exited with code %d (%s)", d.Process, d.Code, d.Signal))
 	}
 	l, _ := f.Loss.Get()
-	if lost := Sum(l.Lost); lost > 0 {
-		v = append(v, fmt.Sprintf("%d of %d entries lost (%s)", lost, want, perTable(l.Lost)))
+	if lost := text.Sum(l.Lost); lost > 0 {
+		v = append(v, fmt.Sprintf("%d of %d entries lost (%s)", lost, want, text.Counts(l.Lost, "", 0, "")))
 	}
-	if wrong := Sum(l.Wrong); wrong > 0 {
-		v = append(v, fmt.Sprintf("%d of %d entries hold other data (%s)", wrong, want, perTable(l.Wrong)))
+	if wrong := text.Sum(l.Wrong); wrong > 0 {
+		v = append(v, fmt.Sprintf("%d of %d entries hold other data (%s)", wrong, want, text.Counts(l.Wrong, "", 0, "")))
 	}
 	if r, _ := f.ResyncAfter.Get(); r != "" {
 		v = append(v, "the new worker's "+r)
@@ -114,29 +114,11 @@ func ReloadChecks(f Facts, slug string) (cs verdict.Checks, violation, unmet, re
 		cs.Fail(CheckNewWorkerLives, fmt.Sprintf("%s exited with code %d (%s)", d.Process, d.Code, d.Signal))
 	}
 	if l, ok := f.Loss.Get(); ok {
-		bad := Sum(l.Lost) + Sum(l.Wrong)
+		bad := text.Sum(l.Lost) + text.Sum(l.Wrong)
 		cs.Expect(CheckEntriesKept, bad == 0, fmt.Sprintf("%d of %d entries lost or changed", bad, f.Entries*f.Sections))
 	}
 	if r, ok := f.ResyncAfter.Get(); ok {
 		cs.Expect(CheckResyncFinished, r == "", "the new worker's "+r)
 	}
 	return cs.Qualified(slug), violation, unmet, remark
-}
-
-// Sum is how many entries the tables count in all.
-func Sum(m map[string]int) int {
-	s := 0
-	for _, v := range m {
-		s += v
-	}
-	return s
-}
-
-func perTable(m map[string]int) string {
-	var ts []string
-	for t, k := range m {
-		ts = append(ts, fmt.Sprintf("%s %d", t, k))
-	}
-	sort.Strings(ts)
-	return strings.Join(ts, ", ")
 }

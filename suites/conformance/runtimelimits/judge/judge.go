@@ -28,6 +28,27 @@ func HangBound(bound time.Duration) time.Duration { return max(5*bound, 15*time.
 // Never is a resume that never came within HangBound.
 const Never = time.Duration(1<<63 - 1)
 
+// Unserved is a cycle whose requests of harp's went unserved for waited
+// after the limit was raised, from frontend web's count of 2xx responses
+// read then (before) and after (after, through the same CLI). It is Never,
+// HAProxy's hang, only while the CLI answered and the count stood still: a
+// frontend that went on serving the load resumed, and harp's request
+// waited behind the load's queue (a starved machine drains it slower than
+// the load fills it), which is unknown.
+func Unserved(waited time.Duration, before, after obs.Of[int64]) obs.Of[time.Duration] {
+	b, bok := before.Get()
+	a, aok := after.Get()
+	switch {
+	case !aok:
+		return obs.Failure[time.Duration]("no request served for %s and the worker's CLI did not answer either (%s)", waited, after.Unknown())
+	case !bok:
+		return obs.Failure[time.Duration]("no request of harp's served for %s, and how many the frontend served could not be read when the limit was raised (%s)", waited, before.Unknown())
+	case a > b:
+		return obs.Failure[time.Duration]("no request of harp's served for %s, but the frontend served %d requests of the load meanwhile (hrsp_2xx): it resumed, and harp's request waited behind the load's queue", waited, a-b)
+	}
+	return obs.Value(Never)
+}
+
 // CLICall is one runtime command and how it went.
 type CLICall struct {
 	Command string        `json:"command"`

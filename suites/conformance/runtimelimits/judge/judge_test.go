@@ -92,6 +92,21 @@ func TestHarnessFaultsAreNotHangs(t *testing.T) {
 			f.CLI = append(f.CLI, CLICall{Command: "set maxconn global 1000", Took: time.Millisecond, Err: NotSent + "dial tcp: connection refused",
 				Control: obs.Opt(obs.Failure[bool]("\"set maxconn global 1000\" never reached the socket"))})
 		}, verdict.Inconclusive},
+		// make test, 3.0.11 beside five other builds on 2 CPUs: no request
+		// of harp's served for 15 s in 5 of 5 cycles while the CLI answered;
+		// the frontend went on serving the load (hrsp_2xx up).
+		{"harp's request unserved while the frontend served the load: unknown, not traffic lost", func(f *Facts) {
+			f.Resumed = []obs.Of[time.Duration]{Unserved(15*time.Second, obs.Value[int64](1200), obs.Value[int64](1460))}
+		}, verdict.Inconclusive},
+		{"no request served and the frontend's count stood still while the CLI answered: traffic lost", func(f *Facts) {
+			f.Resumed = []obs.Of[time.Duration]{Unserved(15*time.Second, obs.Value[int64](1200), obs.Value[int64](1200))}
+		}, verdict.Reproduced},
+		{"the count unread when the limit was raised: unknown", func(f *Facts) {
+			f.Resumed = []obs.Of[time.Duration]{Unserved(15*time.Second, obs.Failure[int64]("i/o timeout"), obs.Value[int64](1200))}
+		}, verdict.Inconclusive},
+		{"no CLI answer after the wait: unknown", func(f *Facts) {
+			f.Resumed = []obs.Of[time.Duration]{Unserved(15*time.Second, obs.Value[int64](1200), obs.Failure[int64]("i/o timeout"))}
+		}, verdict.Inconclusive},
 		{"no request and no CLI answer: unknown, not traffic lost", func(f *Facts) {
 			f.Resumed = []obs.Of[time.Duration]{obs.Failure[time.Duration]("no request served for 15s and the worker's CLI did not answer either")}
 		}, verdict.Inconclusive},
