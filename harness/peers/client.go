@@ -181,6 +181,9 @@ func (c *Conn) Close() error {
 // trial opened).
 func CloseAll(cs []*Conn) {
 	for _, c := range cs {
+		if c == nil { // a handshake HAProxy refused left no session
+			continue
+		}
 		c.Close()
 	}
 }

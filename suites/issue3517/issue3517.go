@@ -47,7 +47,6 @@ var Suite = scenario.Register(&scenario.Scenario{
 const (
 	key           = "192.0.2.1"
 	resyncTimeout = 20 * time.Second // 2.6 finishes its initial resync only after its 5 s timeout
-	reloadTimeout = judge.ReloadTimeout
 )
 
 func sectionsText(n int) string {
@@ -67,20 +66,11 @@ func Config() (string, error) { return ConfigFor(2) }
 // ConfigFor renders the configuration with n sections, each on its own
 // loopback port from 10000.
 func ConfigFor(n int) (string, error) {
-	type section struct {
-		Name string
-		Port int
-	}
-	var ss []section
+	var ss []map[string]any
 	for i, name := range judge.Sections(n) {
-		ss = append(ss, section{name, 10000 + i})
+		ss = append(ss, map[string]any{"Name": name, "Port": 10000 + i})
 	}
-	return config.RenderText("3517", `{{template "global" .}}
-{{range .Sections}}
-peers {{.Name}}
-    peer harp 127.0.0.1:{{.Port}}
-    table marker type ip size 100 expire 1h store gpc0
-{{end}}`, map[string]any{"Threads": 1, "LocalPeer": "harp", "Sections": ss})
+	return config.Render("3517.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": "harp", "Sections": ss})
 }
 
 // Evidence is what one round recorded, for the report and the self-tests.
@@ -133,18 +123,13 @@ func trial(ctx context.Context, n *node.Node, t *verdict.Trial, sections, tables
 			return nil
 		}
 	}
-	ev.Reload, err = n.Reload(ctx, reloadTimeout) // trigger
+	ev.Reload, err = n.Reload(ctx, judge.ReloadTimeout) // trigger
 	if err != nil {
 		t.Unmet = "reload: " + err.Error()
 		return nil
 	}
 	r := ev.Reload
-	t.Notef("new worker %d listed %s after SIGUSR2", r.NewPID, r.NewUp.Round(time.Millisecond))
-	if r.OldExited {
-		t.Notef("old worker %d gone %s after SIGUSR2", r.OldPID, r.OldGone.Round(time.Millisecond))
-	} else {
-		t.Notef("old worker %d still listed %s after SIGUSR2", r.OldPID, reloadTimeout)
-	}
+	t.Note(r.Notes(node.BySignal, judge.ReloadTimeout)...)
 	// The new worker has learnt what it will once both resyncs are over.
 	w = n.WaitResyncFor(ctx, r.NewPID, resyncTimeout, sections...)
 	if ev.PeersAfter = w.Sections; w.Err != nil || w.Unmet != "" {
@@ -158,11 +143,7 @@ func trial(ctx context.Context, n *node.Node, t *verdict.Trial, sections, tables
 		}
 		return w.Err
 	}
-	for _, s := range ev.PeersAfter {
-		if p, ok := s.Local(); ok {
-			t.Notef("%s: flags=0x%x, local peer last_status=%s last_hdshk=%s", s.Name, s.Flags, p.LastStatus, p.LastHdshk)
-		}
-	}
+	t.Note(cliout.LocalPeerNotes(ev.PeersAfter)...)
 	ev.Facts = after(ctx, n, r, tables)
 	if crash, _ := ev.Facts.Ends(); crash != "" {
 		t.Notef("%s", crash)

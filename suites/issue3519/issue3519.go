@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
@@ -53,23 +53,14 @@ var Suite = scenario.Register(&scenario.Scenario{
 const (
 	// show peers rounds timers down to seconds: the check comes within a
 	// second of what it shows; the window waits half a second more.
-	rounding = time.Second
-	margin   = 1500 * time.Millisecond
-	release  = 2 * time.Second
-	settle   = 15 * time.Second
-	// A handshake may follow HAProxy's reconnect timer closely: one that
-	// collides with HAProxy's own attempt anyway raises coll, and the
-	// attempt is run again (cleanTrial). Waiting for a timer shown as 1s
-	// instead would often wait out HAProxy's own attempt (3 s: its
-	// connects to the dead port are refused and retried).
-	quiet     = 0
-	checkPoll = 100 * time.Millisecond
-	// A reconnect timer shown at 3 s or more right after it was lower was
-	// set again to HAProxy's 5 s period: the check found the peer alive.
-	passed    = 3 * time.Second
+	margin    = 1500 * time.Millisecond
+	release   = 2 * time.Second
 	section   = "sync"
 	localPeer = "local"
 	remote    = "remote"
+	// cleanTries bounds the attempts at a trial that was not the scenario
+	// under test (rerun), and the positive control's.
+	cleanTries = 3
 )
 
 // Config renders the suite's config.
@@ -104,59 +95,36 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if nodes == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	probes := make([]*peerProbe, len(nodes))
-	unmets, errs := make([]string, len(nodes)), make([]error, len(nodes))
-	var wg sync.WaitGroup
-	for i, n := range nodes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			probes[i], unmets[i], errs[i] = prepare(ctx, n)
-		}()
+	probes, unmet, err := scenario.EachNode(ctx, nodes, prepare)
+	if probes == nil {
+		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	wg.Wait()
-	byNode := map[*node.Node]*peerProbe{}
-	for i, n := range nodes {
-		if errs[i] != nil || unmets[i] != "" {
-			if len(nodes) > 1 && unmets[i] != "" {
-				unmets[i] = n.Name + ": " + unmets[i]
-			}
-			return verdict.Outcome{Unmet: unmets[i], Err: errs[i]}
+	check := probes[0]
+	if lanes > 1 {
+		check, nodes = probes[lanes], nodes[:lanes]
+	}
+	positive := scenario.Beside(func() (string, error) {
+		u, err := check.KillControl(ctx, cleanTries, release)
+		if lanes > 1 {
+			env.StopNode(ctx, check.Node) // its stop overlaps the trials
 		}
-		byNode[n] = probes[i]
-	}
-	type control struct {
-		unmet string
-		err   error
-	}
-	positive := make(chan control, 1)
+		return u, err
+	})
 	if lanes == 1 {
-		u, err := probes[0].positive(ctx)
-		if err != nil || u != "" {
+		if u, err := positive(); err != nil || u != "" {
 			return verdict.Outcome{Unmet: u, Err: err}
 		}
-		positive <- control{}
-	} else {
-		go func() {
-			u, err := probes[lanes].positive(ctx)
-			env.StopNode(ctx, probes[lanes].Node) // its stop overlaps the trials
-			positive <- control{u, err}
-		}()
-		nodes = nodes[:lanes]
 	}
-	var mu sync.Mutex
-	controlsFailed := 0
+	var controlsFailed atomic.Int64
 	out := env.RunTrialsOn(ctx, nodes, func(ctx context.Context, n *node.Node, t *verdict.Trial) error {
-		p := byNode[n]
+		p := probes[slices.Index(nodes, n)]
 		// Control first, then the trial, each on fresh connections.
 		c, err := p.cleanTrial(ctx, t.N, false)
 		if err != nil {
 			return fmt.Errorf("control: %w", err)
 		}
 		if c.Violation != "" || c.Unmet != "" {
-			mu.Lock()
-			controlsFailed++
-			mu.Unlock()
+			controlsFailed.Add(1)
 		}
 		env.Logf("#3519 on %s: control %d of %d: %s", env.Image.Name, t.N, env.Trials, scenario.Summary(c))
 		tr, err := p.cleanTrial(ctx, t.N, true)
@@ -171,106 +139,53 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		}
 		return err
 	})
-	if res := <-positive; out.Err == nil {
-		out.Unmet, out.Err = res.unmet, res.err
+	if u, err := positive(); out.Err == nil {
+		out.Unmet, out.Err = u, err
 	}
-	if controlsFailed > 0 {
-		out.ControlFailed = fmt.Sprintf("control (one connection, no replacement) closed early in %d of %d trials", controlsFailed, len(out.Trials))
+	if failed := controlsFailed.Load(); failed > 0 {
+		out.ControlFailed = fmt.Sprintf("control (one connection, no replacement) closed early in %d of %d trials", failed, len(out.Trials))
 	}
 	return out
 }
 
-// prepare makes a node's probe once its initial resync finished. harp's
-// peer, as the remote peer it plays, answers HAProxy's resync request in a
-// session of its own (an up-to-date peer with nothing to teach says resync
-// finished), so the resync ends when HAProxy hears it rather than at its
-// 5 s timeout; that session is closed before any trial. A build that never
-// asks still finishes by its timeout.
+// peerProbe plays the remote peer against one node.
+type peerProbe struct {
+	*remotepeer.Probe
+	resync string // how the node's initial resync finished, noted in its first trial
+}
+
+// prepare makes a node's probe once its initial resync finished, harp's
+// peer answering HAProxy's resync request (AnswerResync) rather than
+// letting it run to its 5 s timeout.
 func prepare(ctx context.Context, n *node.Node) (*peerProbe, string, error) {
 	addr, err := n.Addr(ctx, "10000/tcp")
 	if err != nil {
 		return nil, "", err
 	}
 	p := &peerProbe{Probe: &remotepeer.Probe{Node: n, Addr: addr, Section: section, Local: localPeer, Remote: remote}}
-	t0 := time.Now()
-	c, status, err := p.Dial(ctx, peers.Options{Answer: true})
-	if err != nil {
-		return nil, "", fmt.Errorf("the resync session: %w", err)
-	}
-	unmet := p.WaitResync(ctx, 20*time.Second)
-	took := time.Since(t0).Round(time.Millisecond)
-	switch {
-	case c == nil:
-		p.resync = fmt.Sprintf("initial resync finished by HAProxy's own timeout after %s (its handshake with harp's peer was answered %d)", took, status)
-	case asked(c):
-		p.resync = fmt.Sprintf("initial resync finished %s after the node was ready: HAProxy asked harp's peer (as %s, in a session of its own, closed before the trials) and harp answered resync finished", took, remote)
-	default:
-		p.resync = fmt.Sprintf("initial resync finished %s after the node was ready, without asking harp's peer", took)
-	}
-	if c != nil {
-		c.Close()
-	}
-	if unmet != "" {
-		return nil, unmet, nil
+	var unmet string
+	if p.resync, unmet, err = p.AnswerResync(ctx, 20*time.Second); err != nil || unmet != "" {
+		return nil, unmet, err
 	}
 	return p, "", nil
 }
 
-// asked says whether HAProxy sent the session a resync request.
-func asked(c *peers.Conn) bool {
-	for _, e := range c.Events() {
-		if e.Msg.Class == peers.ClassControl && e.Msg.Type == peers.CtrlResyncRequest {
-			return true
-		}
-	}
-	return false
-}
-
-// peerProbe plays the remote peer against one node.
-type peerProbe struct {
-	*remotepeer.Probe
-	handshake time.Time // of the session last dialled: its first heartbeat is due 3 s later
-	resync    string    // how the node's initial resync finished, noted in its first trial
-	// HAProxy's own attempts to connect that a handshake superseded and
-	// that were still retrying when the last trial connected (show sess).
-	attempts []string
-}
-
-// cleanTries bounds the attempts at a trial whose handshake collided with
-// HAProxy's own connection attempt to the remote peer.
-const cleanTries = 3
-
-// cleanTrial runs a trial again (fresh connections) while one of its
-// handshakes collided with HAProxy's own attempt to connect to the remote
-// peer: that collision releases a session of HAProxy's, which is not the
-// scenario under test. The retries are noted in the trial.
+// cleanTrial runs a trial again (fresh connections) while it was not the
+// scenario under test (rerun); the retries are noted in the trial.
 func (p *peerProbe) cleanTrial(ctx context.Context, n int, replace bool) (verdict.Trial, error) {
-	var notes []string
-	for try := 1; ; try++ {
-		t, err := p.trial(ctx, n, replace)
-		if err != nil || !rerun(t.Unmet) || try == cleanTries {
-			t.Notes = append(notes, t.Notes...)
-			return t, err
-		}
-		notes = append(notes, fmt.Sprintf("attempt %d discarded: %s", try, t.Unmet))
-	}
+	return scenario.Rerun(cleanTries, rerun, func() (verdict.Trial, error) { return p.trial(ctx, n, replace) })
 }
 
-const collided = "collision with HAProxy's own session"
+const collided = remotepeer.Collided
 
 // rerun says whether an attempt is not the scenario under test, for a
 // reason that a fresh attempt may not have: a collision with HAProxy's own
-// attempt, a random collision backoff that put HAProxy's check after
-// harp's first heartbeat, or the release of a superseded attempt of
-// HAProxy's during the window.
+// attempt (which releases a session of HAProxy's), a random collision
+// backoff that put HAProxy's check after harp's first heartbeat, or the
+// release of a superseded attempt of HAProxy's during the window.
 func rerun(unmet string) bool {
-	return strings.HasPrefix(unmet, collided) || strings.HasPrefix(unmet, lateCheck) || strings.HasPrefix(unmet, attemptEnded)
+	return strings.HasPrefix(unmet, collided) || strings.HasPrefix(unmet, judge.LateCheck) || strings.HasPrefix(unmet, judge.AttemptEnded)
 }
-
-const (
-	lateCheck    = judge.LateCheck
-	attemptEnded = judge.AttemptEnded
-)
 
 // trial runs one trial; with replace=false it is the control (one
 // connection, no replacement). What could not be set up is an unmet
@@ -279,238 +194,45 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 	t.N = n
 	ev := &Evidence{}
 	t.Evidence = ev
-	var conns []*peers.Conn
-	defer func() { peers.CloseAll(conns) }()
 	// A control may start beside an attempt of HAProxy's still retrying:
 	// its check comes within 2 s of the handshake, mostly before that
 	// attempt ends (3 s after it began). A replacement's check may come
 	// later: it waits for the attempt to be over, which saves the runs
 	// that it would discard.
-	before, start, unmet, err := p.connect(ctx, replace, !replace, &conns)
+	s, unmet, err := p.Supersede(ctx, replace, !replace, release)
+	defer peers.CloseAll(s.Conns)
 	if err != nil || unmet != "" {
 		t.Unmet = unmet
 		return t, err
 	}
-	ev.RemoteBefore = before.Raw
-	t.Blocks = append(t.Blocks, verdict.Block{Title: "show peers, remote peer, before the window", Text: before.Raw})
-	t.Notes = append(t.Notes, "remote peer before the window: "+summary(before))
-	f, after, err := p.window(ctx, conns[len(conns)-1], replace, start, before)
+	ev.RemoteBefore = s.Before.Raw
+	t.Show("show peers, remote peer, before the window", s.Before.Raw)
+	t.Notef("remote peer before the window: %s", summary(s.Before))
+	// The replacement's check must come before harp's first heartbeat,
+	// which sets the alive flag, or a buggy build would pass.
+	w, after, err := p.WatchCheck(ctx, s, judge.Facts{Replace: replace}.What(), replace, margin)
+	f := judge.Facts{Replace: replace, Before: judge.StateOf(s.Before), NoCheck: w.NoCheck, CheckAfterHeartbeat: w.Late,
+		AttemptEnded: w.AttemptEnded, Window: w.Window, CheckPassed: w.CheckPassed, Closing: w.Closing,
+		ClosedAfter: w.ClosedAfter, After: obs.Opt(obs.Map(w.After.Of, judge.StateOf))}
 	if ev.Facts = f; err != nil {
 		return t, err
 	}
 	ev.RemoteAfter = after.Raw
-	t.Blocks = append(t.Blocks, verdict.Block{Title: "show peers, remote peer, after the window", Text: after.Raw})
-	t.Notes = append(t.Notes, "remote peer after the window: "+summary(after))
+	t.Show("show peers, remote peer, after the window", after.Raw)
+	t.Notef("remote peer after the window: %s", summary(after))
 	if why, ok := f.Closing.Get(); ok {
 		ev.ClosedAfterMs = f.ClosedAfter.Milliseconds()
-		t.Notes = append(t.Notes, fmt.Sprintf("%s closed by HAProxy %s after the first socket was closed (%s)", f.What(), f.ClosedAfter.Round(time.Millisecond), why))
+		t.Notef("%s closed by HAProxy %s after the first socket was closed (%s)", f.What(), f.ClosedAfter.Round(time.Millisecond), why)
 	}
 	t.Violation, t.Unmet = judge.Trial(f)
 	if t.Violation == "" && t.Unmet == "" {
 		if f.CheckPassed > 0 {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s established through HAProxy's reconnect check: show peers showed the check passed %s into the window (reconnect timer set again, session established), before harp's first heartbeat", f.What(), f.CheckPassed.Round(time.Millisecond)))
+			t.Notef("%s established through HAProxy's reconnect check: show peers showed the check passed %s into the window (reconnect timer set again, session established), before harp's first heartbeat", f.What(), f.CheckPassed.Round(time.Millisecond))
 		} else {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s established for the whole %s window (HAProxy's reconnect check plus %s)", f.What(), f.Window, margin))
+			t.Notef("%s established for the whole %s window (HAProxy's reconnect check plus %s)", f.What(), f.Window, margin)
 		}
 	}
 	return t, nil
-}
-
-// connect makes the first session, and with replace the replacement
-// (closing the first), and checks that neither collided with a session
-// of HAProxy's own and that the watched one is established; the
-// connections made are added to conns, the watched one last. start is
-// when the watched session became the only one.
-func (p *peerProbe) connect(ctx context.Context, replace, keepAttempts bool, conns *[]*peers.Conn) (before cliout.Peer, start time.Time, unmet string, err error) {
-	if p.attempts, err = p.Settled(ctx, quiet, settle, keepAttempts); err != nil {
-		return before, start, "a session of the remote peer from before, or its stream, never ended", nil
-	}
-	r0, err := p.State(ctx)
-	if err != nil {
-		return before, start, "", err
-	}
-	coll := r0.Int("coll")
-	dial := func(which string) (string, error) {
-		c, status, err := p.Dial(ctx, peers.DefaultOptions)
-		p.handshake = time.Now()
-		if err != nil {
-			return "", err
-		}
-		*conns = append(*conns, c)
-		if status != peers.StatusSuccess {
-			return fmt.Sprintf("%s handshake answered %d", which, status), nil
-		}
-		return "", nil
-	}
-	if unmet, err := dial("first"); err != nil || unmet != "" {
-		return before, start, unmet, err
-	}
-	r1, err := p.Established(ctx, 5*time.Second)
-	if err != nil {
-		return before, start, "show peers never showed the first session established", nil
-	}
-	// The first handshake must not have replaced a session of HAProxy's own.
-	if r1.Int("coll") != coll {
-		return before, start, fmt.Sprintf("%s: the first handshake raised coll from %d to %d", collided, coll, r1.Int("coll")), nil
-	}
-	if replace {
-		if unmet, err := dial("replacement"); err != nil || unmet != "" {
-			return before, start, unmet, err
-		}
-		if unmet := released((*conns)[0]); unmet != "" {
-			return before, start, unmet, nil
-		}
-	}
-	start = time.Now()
-	if before, err = p.State(ctx); err != nil {
-		return before, start, "", err
-	}
-	if want := coll + map[bool]int64{false: 0, true: 1}[replace]; before.Int("coll") != want {
-		return before, start, fmt.Sprintf("%s: coll went from %d to %d, want %d", collided, coll, before.Int("coll"), want), nil
-	}
-	if !before.Established() {
-		return before, start, "show peers does not show the watched session established before the window", nil
-	}
-	return before, start, "", nil
-}
-
-// released waits until HAProxy has closed the superseded session's socket:
-// the release whose side effect the issue is about.
-func released(first *peers.Conn) string {
-	if !first.WaitClosed(release) {
-		return fmt.Sprintf("HAProxy did not release the superseded session within %s (its socket is still open)", release)
-	}
-	if byPeer, why := first.Ended(); !byPeer {
-		return fmt.Sprintf("harp's client ended the superseded session itself: %v", why)
-	}
-	return ""
-}
-
-// window watches a session until HAProxy's next reconnect check (read from
-// show peers before) plus a margin, sending nothing, and reads the remote
-// peer's state after it.
-func (p *peerProbe) window(ctx context.Context, watched *peers.Conn, replace bool, start time.Time, before cliout.Peer) (f judge.Facts, after cliout.Peer, err error) {
-	f.Replace, f.Before = replace, judge.StateOf(before)
-	d, never, ok := before.Delay("reconnect")
-	if !ok || never {
-		f.NoCheck = true
-		return f, before, nil
-	}
-	f.Window = d + margin
-	// harp's first heartbeat sets the alive flag: the replacement's check
-	// must come before it, even rounded up, or a buggy build would pass.
-	if f.Replace && time.Since(p.handshake)+d+rounding >= peers.DefaultOptions.Heartbeat {
-		f.CheckAfterHeartbeat = true
-		return f, before, nil
-	}
-	timer := time.NewTimer(f.Window)
-	defer timer.Stop()
-	poll := time.NewTicker(checkPoll)
-	defer poll.Stop()
-	// The window ends at the check once show peers shows it passed: the
-	// timer set again to HAProxy's full reconnect period with the session
-	// still established. Only in an answer read before harp's first
-	// heartbeat (with a tenth of a second to spare), which sets the timer
-	// again too; a kill sets it to at most 2049 ms.
-	last, heartbeat := d, p.handshake.Add(peers.DefaultOptions.Heartbeat-100*time.Millisecond)
-watch:
-	for {
-		select {
-		case <-watched.Closed():
-			at, why := watched.ClosedAt()
-			if f.ClosedAfter, f.Closing = at.Sub(start), obs.Opt(obs.Value(fmt.Sprint(why))); !watched.ClosedByPeer() { // harp's side: what HAProxy would have done is unknown
-				f.Closing = obs.Opt(obs.Failure[string]("harp's client ended the %s session itself: %v", f.What(), why))
-			}
-			// An attempt's release can only make HAProxy kill the session,
-			// never keep it: one that ended, before or after this closing
-			// (it cannot be told), leaves the closing unexplained.
-			f.AttemptEnded = p.attemptEnded(ctx)
-			break watch
-		case <-timer.C:
-			break watch
-		case <-poll.C:
-			r, err := p.State(ctx)
-			cur, never, ok := r.Delay("reconnect")
-			if err != nil || !ok || never {
-				continue // a reading that failed decides nothing
-			}
-			if cur > last && cur >= passed && r.Established() && time.Now().Before(heartbeat) {
-				f.CheckPassed = time.Since(start)
-				break watch
-			}
-			last = cur
-		case <-ctx.Done():
-			return f, after, ctx.Err()
-		}
-	}
-	after, err = p.State(ctx)
-	f.After = obs.Opt(obs.From(judge.StateOf(after), err))
-	return f, after, nil
-}
-
-// attemptEnded says whether an attempt of HAProxy's own that was still
-// retrying when the watched session connected is gone from show sess (a
-// failed reading says nothing).
-func (p *peerProbe) attemptEnded(ctx context.Context) bool {
-	if len(p.attempts) == 0 {
-		return false
-	}
-	_, out, err := p.Streams(ctx)
-	if err != nil {
-		return false
-	}
-	for _, a := range p.attempts {
-		if !slices.Contains(out, a) {
-			return true
-		}
-	}
-	return false
-}
-
-// positive checks, once, that harp sees a replacement closed when HAProxy
-// is told to kill it (`shutdown session`): else a replacement that stays
-// open would prove nothing. A kill by HAProxy's own reconnect check first
-// (no_hbt up) does not count: it is tried again.
-func (p *peerProbe) positive(ctx context.Context) (unmet string, err error) {
-	why := ""
-	for try := 1; try <= cleanTries; try++ {
-		u, killedFirst, err := p.positiveOnce(ctx)
-		if err != nil || (u == "" && !killedFirst) {
-			return u, err
-		}
-		if why = u; killedFirst {
-			why = "the reconnect check killed it first"
-		}
-		if strings.HasPrefix(u, "positive control failed") {
-			return u, nil
-		}
-	}
-	return "positive control could not be run: " + why, nil
-}
-
-// positiveOnce is one try; its connections are closed when it returns.
-func (p *peerProbe) positiveOnce(ctx context.Context) (unmet string, killedFirst bool, err error) {
-	var conns []*peers.Conn
-	defer func() { peers.CloseAll(conns) }()
-	before, _, u, err := p.connect(ctx, true, true, &conns) // it kills the replacement itself
-	if err != nil || u != "" {
-		return u, false, err
-	}
-	if err := p.Kill(ctx); err != nil {
-		return "", false, fmt.Errorf("positive control: %w", err)
-	}
-	watched := conns[len(conns)-1]
-	if !watched.WaitClosed(release) {
-		return fmt.Sprintf("positive control failed: a replacement HAProxy was told to kill (shutdown session) was not seen closed within %s", release), false, nil
-	}
-	after, err := p.State(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	if after.Int("no_hbt") != before.Int("no_hbt") || !watched.ClosedByPeer() {
-		return "", true, nil
-	}
-	return "", false, nil
 }
 
 func summary(p cliout.Peer) string {

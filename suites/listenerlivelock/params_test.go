@@ -99,16 +99,3 @@ func TestConfig(t *testing.T) {
 		}
 	}
 }
-
-// Only the parser's alert on the layout's keywords makes a build one that
-// lacks thread groups; any other start failure is no such build.
-func TestLayoutRefused(t *testing.T) {
-	refused := "node1 on 2.2.0 did not become ready: the master exited with code 1\nlast log lines:\n[ALERT]    (1) : config : parsing [/etc/harp/haproxy.cfg:4] : unknown keyword 'thread-groups' in 'global' section\n[ALERT]    (1) : config : Fatal errors found in configuration."
-	if got := layoutRefused(refused); !strings.Contains(got, "unknown keyword 'thread-groups'") {
-		t.Fatalf("%q", got)
-	}
-	crashed := "node1 on 3.4.7 did not become ready: the master exited with code 139\nlast log lines:\n[NOTICE]   (1) : haproxy version is 3.4.7 with thread-groups 2\nSegmentation fault"
-	if got := layoutRefused(crashed); got != "" {
-		t.Fatalf("a crash whose log mentions thread-groups is not a refused layout: %q", got)
-	}
-}

@@ -37,11 +37,6 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Run: run,
 })
 
-const (
-	partitionSeen = judge.PartitionSeen
-	healTimeout   = judge.HealTimeout
-)
-
 // Evidence is what one partition recorded.
 type Evidence struct {
 	DoctorSawPartition bool          `json:"doctor_saw_partition"`
@@ -69,12 +64,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	if err := c.Cut(ctx, cut); err != nil {
 		return err
 	}
-	healed := false
-	defer func() {
-		if !healed {
-			c.Heal(context.WithoutCancel(ctx), cut)
-		}
-	}()
+	defer c.HealIfCut(context.WithoutCancel(ctx), cut)
 	tCut := time.Now()
 	left, right := cluster.Keys(fmt.Sprintf("p%d-a", t.N), 20), cluster.Keys(fmt.Sprintf("p%d-c", t.N), 20)
 	if err := a.SetKeys(ctx, cluster.DefaultTable, left, "data.gpc0 1"); err != nil {
@@ -90,7 +80,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 		t.Notef("during the cut only %d of %d keys written on %s reached the other connected nodes", len(seen), len(left), a.Name)
 	}
 	// Until the doctor sees the links to the cut node down.
-	during, err := c.DiagnoseUntil(ctx, partitionSeen, 500*time.Millisecond, func(d doctor.Diagnosis) bool { return d.LinkDownTo(cut.Name) })
+	during, err := c.DiagnoseUntil(ctx, judge.PartitionSeen, 500*time.Millisecond, func(d doctor.Diagnosis) bool { return d.LinkDownTo(cut.Name) })
 	if err != nil {
 		return err
 	}
@@ -100,25 +90,22 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	}
 	t.Notef("harp doctor saw the links to %s down %s after the cut", cut.Name, time.Since(tCut).Round(100*time.Millisecond))
 	// The cut is real only if what was written on the cut side stayed there.
-	leaked := obs.From(cluster.Missing(ctx, []*cluster.Member{a}, cluster.DefaultTable, right))
+	leaked := a.Holds(ctx, cluster.DefaultTable, right)
 	f.Leaked = obs.Opt(obs.Failure[int]("%s", leaked.Why))
-	if m, ok := leaked.Get(); ok {
-		f.Leaked = obs.Opt(obs.Value(len(right) - len(m[a.Name])))
+	if n, ok := leaked.Get(); ok {
+		f.Leaked = obs.Opt(obs.Value(n))
 	}
 	if n, ok := f.Leaked.Get(); !ok || n > 0 {
 		return nil
 	}
-	for _, tv := range during.Tables {
-		if tv.Name == cluster.DefaultTable {
-			t.Notef("divergence during the cut: %d of %d keys (%.0f%%) not on every node", tv.Diverging, tv.Keys, tv.Percent)
-			ev.DivergencePct = tv.Percent
-		}
+	if tv, ok := during.Table(cluster.DefaultTable); ok {
+		t.Notef("divergence during the cut: %d of %d keys (%.0f%%) not on every node", tv.Diverging, tv.Keys, tv.Percent)
+		ev.DivergencePct = tv.Percent
 	}
 	t.Show("harp doctor during the cut", during.Text())
 	if err := c.Heal(ctx, cut); err != nil {
 		return err
 	}
-	healed = true
 	return reconverge(ctx, c, cut, t, ev, f, all)
 }
 
@@ -126,25 +113,14 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 // every node, and re-reads what is still missing.
 func reconverge(ctx context.Context, c *cluster.Cluster, cut *cluster.Member, t *verdict.Trial, ev *Evidence, f *judge.Facts, all []string) error {
 	tHeal := time.Now()
-	if unmet := c.WaitMesh(ctx, healTimeout); unmet != "" {
-		probe, err := c.Attached(ctx, cut)
-		switch { // unmet either way: the probe only says why
-		case err != nil:
-			probe = "it failed: " + err.Error()
-		case probe == "":
-			probe = "Docker shows " + cut.Name + " back on the cluster network at its own address"
-		}
-		f.LinksBack = fmt.Sprintf("%s (network probe: %s)", unmet, probe)
+	if unmet := c.WaitMesh(ctx, judge.HealTimeout); unmet != "" {
+		// Unmet either way: the probe only says why.
+		f.LinksBack = fmt.Sprintf("%s (network probe: %s)", unmet, c.HealProbe(ctx, cut))
 		return nil
 	}
 	t.Notef("every link established again %s after the heal", time.Since(tHeal).Round(100*time.Millisecond))
-	at := cluster.Spread(ctx, c.Members, cluster.DefaultTable, all, healTimeout)
-	var last time.Time
-	for _, x := range at {
-		if x.After(last) {
-			last = x
-		}
-	}
+	at := cluster.Spread(ctx, c.Members, cluster.DefaultTable, all, judge.HealTimeout)
+	last := cluster.Latest(at)
 	if len(at) < len(all) {
 		f.StillMissing = obs.Opt(obs.From(cluster.Missing(ctx, c.Members, cluster.DefaultTable, all)))
 	} else {

@@ -7,13 +7,11 @@ package reloads
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
-	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/suites/cluster/reloads/judge"
 )
@@ -76,75 +74,26 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, pre []stri
 	}
 	stop := cluster.WriteLoad(ctx, c.Members, 50, 10)
 	// The load is writing on every node before the first reload.
-	var firsts []string
-	for _, m := range c.Members {
-		firsts = append(firsts, cluster.LoadKeys(m, 1)...)
-	}
-	if seen := cluster.Spread(ctx, c.Members, cluster.DefaultTable, firsts, cluster.ConvergeTimeout); len(seen) < len(firsts) {
+	if seen, of := cluster.LoadArrived(ctx, c.Members, cluster.ConvergeTimeout); seen < of {
 		stop()
-		t.Unmet = fmt.Sprintf("the write load never showed on every node (%d of %d nodes' first keys everywhere)", len(seen), len(firsts))
+		t.Unmet = fmt.Sprintf("the write load never showed on every node (%d of %d nodes' first keys everywhere)", seen, of)
 		return nil
 	}
 	t.Notef("before the reloads: %s", cluster.Presence(ctx, c.Members, cluster.DefaultTable, pre))
-	errs := reload(ctx, c, t, how == "all at once", pre)
-	results := stop()
-	for _, m := range c.Members {
-		if exits, err := m.Node.Exits(ctx); err == nil {
-			for _, e := range exits {
-				if e.Code != 0 {
-					t.Notef("%s: %s", m.Name, e.Line)
-				}
-			}
-		}
-		if logs, err := m.Node.Logs(ctx); err == nil {
-			t.Show(m.Name+" master log (last lines)", text.LastLines(logs, 12))
-		}
-	}
-	for i, res := range results {
-		t.Notef("write load on %s: %s", c.Members[i].Name, res)
-		if res.Requests == 0 || res.Success == 0 {
-			errs = append(errs, fmt.Sprintf("no write load reached %s (%s)", c.Members[i].Name, res))
-		}
-	}
-	ev.Facts = judge.Facts{How: how, Problems: errs}
-	return survived(ctx, c, t, &ev.Facts, pre)
-}
-
-// reload reloads every node, all at once or one after another (the next
-// once the cluster has meshed again, as an operator would); it returns
-// what went wrong.
-func reload(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, simultaneous bool, pre []string) (errs []string) {
-	var mu sync.Mutex // reloads run concurrently in the simultaneous round
-	one := func(m *cluster.Member) bool {
-		rl, err := m.Node.Reload(ctx, reloadTimeout)
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %v", m.Name, err))
-			return false
-		}
-		t.Notef("%s: new worker %d listed %s after SIGUSR2", m.Name, rl.NewPID, rl.NewUp.Round(time.Millisecond))
-		return true
-	}
-	if simultaneous {
-		var wg sync.WaitGroup
-		for _, m := range c.Members {
-			wg.Add(1)
-			go func() { defer wg.Done(); one(m) }()
-		}
-		wg.Wait()
-		return errs
-	}
-	for _, m := range c.Members {
-		if !one(m) {
-			break
-		}
+	// One after another, the next once the cluster has meshed again, as an
+	// operator would.
+	errs := cluster.ReloadEach(ctx, t, c.Members, how == "all at once", reloadTimeout, func(m *cluster.Member) string {
 		if unmet := c.WaitMesh(ctx, cluster.MeshTimeout); unmet != "" {
-			return append(errs, "after reloading "+m.Name+": "+unmet)
+			return "after reloading " + m.Name + ": " + unmet
 		}
 		t.Notef("after reloading %s: %s", m.Name, cluster.Presence(ctx, c.Members, cluster.DefaultTable, pre))
-	}
-	return errs
+		return ""
+	})
+	results := stop()
+	cluster.ShowMasterLogs(ctx, t, c.Members, 12)
+	errs = append(errs, cluster.NoteLoad(t, c.Members, results)...)
+	ev.Facts = judge.Facts{How: how, Problems: errs}
+	return survived(ctx, c, t, &ev.Facts, pre)
 }
 
 // survived checks, once the cluster has meshed again, that every key

@@ -16,7 +16,7 @@ func TestTables(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range rows {
-			if r.Kind == "change" && probe(r.Command) == nil && !strings.Contains(r.Command, "dynamic-cookie") {
+			if r.Kind == "change" && probe(r.Command, "0x1") == nil && !strings.Contains(r.Command, "dynamic-cookie") {
 				t.Errorf("%s: no state to read for %q", file, r.Command)
 			}
 		}

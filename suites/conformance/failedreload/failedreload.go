@@ -6,7 +6,6 @@ package failedreload
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"syscall"
@@ -91,27 +90,7 @@ func render(line string, peers bool) (string, error) {
 	if peers {
 		local = "harp"
 	}
-	return config.RenderText("conf-failed-reload", `{{template "global" .}}
-{{- if .Peers}}
-
-peers harp
-    peer harp 127.0.0.1:10000
-    table tp type string len 32 size 1k expire 1h store gpc0
-{{- end}}
-
-frontend web
-    mode http
-    timeout client 10s
-    bind 0.0.0.0:8080
-    http-request track-sc0 req.hdr(x-key) table tbl
-{{- with .Line}}
-    {{.}}
-{{- end}}
-    http-request return status 200 content-type text/plain string ok
-
-backend tbl
-    stick-table type string len 32 size 1k expire 1h store gpc0
-`, map[string]any{"Threads": 2, "LocalPeer": local, "Line": line, "Peers": peers})
+	return config.Render(judge.SuiteID+".cfg.tmpl", map[string]any{"Threads": 2, "LocalPeer": local, "Line": line, "Peers": peers})
 }
 
 // Evidence is what one cycle recorded.
@@ -137,15 +116,15 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	}
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		b := breaks[(t.N-1)%len(breaks)]
-		how := node.BySignal
+		c := &cycle{n: n, web: web, t: t, b: b, how: node.BySignal, good: good, bound: env.Params.Duration("BOUND"),
+			key: fmt.Sprintf("keep-%d", t.N), val: fmt.Sprint(t.N)}
 		if (t.N-1)/len(breaks)%2 == 1 {
-			how = node.ByMasterCLI
+			c.how = node.ByMasterCLI
 		}
-		ev := &Evidence{}
-		t.Evidence = ev
-		ev.Facts = judge.Facts{Break: b.Name, BreakID: b.ID, Recovery: string(how)}
-		err := trial(ctx, n, web, t, b, how, good, ev, env.Params.Duration("BOUND"))
-		t.Checks, t.Violation, t.Unmet = judge.CycleChecks(ev.Facts)
+		t.Evidence = &c.ev
+		c.ev.Facts = judge.Facts{Break: b.Name, BreakID: b.ID, Recovery: string(c.how), Bound: c.bound}
+		err := c.run(ctx)
+		t.Checks, t.Violation, t.Unmet = judge.CycleChecks(c.ev.Facts)
 		return scenario.StopIfGone(ctx, n, err)
 	})
 }
@@ -159,17 +138,14 @@ type cycle struct {
 	b        Break
 	how      node.How // how the recovery reload is asked for
 	good     string   // the config to go back to
-	ev       *Evidence
-	f        *judge.Facts
+	ev       Evidence
 	bound    time.Duration
 	old      int // the worker from before the break
 	key, val string
 }
 
-func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, b Break, how node.How, good string, ev *Evidence, bound time.Duration) error {
-	c := &cycle{n: n, web: web, t: t, b: b, how: how, good: good, ev: ev, f: &ev.Facts, bound: bound,
-		key: fmt.Sprintf("keep-%d", t.N), val: fmt.Sprint(t.N)}
-	c.f.Bound = bound
+// run runs the steps in order; a step that returns false ends the cycle.
+func (c *cycle) run(ctx context.Context) error {
 	for _, step := range []func(context.Context) (bool, error){c.before, c.refused, c.fail} {
 		if next, err := step(ctx); !next || err != nil {
 			return err
@@ -182,8 +158,8 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, b Br
 // before: the worker answers HTTP and holds an entry, and the master's
 // count of failed reloads is read.
 func (c *cycle) before(ctx context.Context) (bool, error) {
-	f, n := c.f, c.n
-	old, err := n.CurrentWorker(ctx)
+	f := &c.ev.Facts
+	old, err := c.n.CurrentWorker(ctx)
 	if err != nil {
 		f.Setup = "before the cycle: " + err.Error()
 		return false, nil
@@ -193,11 +169,11 @@ func (c *cycle) before(ctx context.Context) (bool, error) {
 		f.Setup = fmt.Sprintf("before the cycle the worker answered HTTP %s", judge.CodeText(code))
 		return false, nil
 	}
-	if err := n.SetEntry(ctx, old, "tbl", c.key, "data.gpc0 "+c.val); err != nil {
+	if err := c.n.SetEntry(ctx, old, "tbl", c.key, "data.gpc0 "+c.val); err != nil {
 		f.Setup = "before the cycle: " + err.Error()
 		return false, nil
 	}
-	procs, err := n.Procs(ctx)
+	procs, err := c.n.Procs(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -209,66 +185,49 @@ func (c *cycle) before(ctx context.Context) (bool, error) {
 // worker after it would be HAProxy's doing, not a break that does not
 // break; an unbindable address is accepted by -c and fails when started.
 func (c *cycle) refused(ctx context.Context) (bool, error) {
-	f, n, b := c.f, c.n, c.b
+	f, b := &c.ev.Facts, c.b
 	broken, err := BrokenConfig(b)
 	if err != nil {
 		return false, err
 	}
 	c.ev.Broken = broken
 	const brokenPath = "/etc/harp/broken.cfg"
-	if err := n.WriteFile(ctx, brokenPath, []byte(broken)); err != nil {
-		return false, err
-	}
-	ok, out, err := n.CheckConfig(ctx, brokenPath)
+	ok, out, err := c.n.WriteCheck(ctx, brokenPath, broken)
 	if err != nil {
 		return false, err
 	}
 	switch {
 	case b.Unbindable && !ok:
-		f.Setup = fmt.Sprintf("haproxy -c refuses the config with %s on this build, which must fail only when started: %s", b.Name, firstLine(out))
-		return false, nil
+		f.Setup = fmt.Sprintf("haproxy -c refuses the config with %s on this build, which must fail only when started: %s", b.Name, text.FirstAlert(out))
 	case b.Unbindable:
 		// Precondition: started alone, the config fails on that bind (a
 		// node that could take the address would start a worker).
-		rctx, cancel := context.WithTimeout(ctx, c.bound)
-		code, out, err := n.RunBinary(rctx, "-db", "-f", brokenPath)
-		cancel()
+		code, out, err := c.n.StartAlone(ctx, brokenPath, c.bound)
 		if err != nil || code == 0 || !strings.Contains(out, strings.Split(unbindable, ":")[0]) {
-			f.Setup = fmt.Sprintf("the config with %s, started alone, did not fail on that bind (exit %d, %v): %s", b.Name, code, err, firstLine(out))
-			return false, nil
+			f.Setup = fmt.Sprintf("the config with %s, started alone, did not fail on that bind (exit %d, %v): %s", b.Name, code, err, text.FirstAlert(out))
+		} else {
+			c.t.Notef("haproxy -c accepts the broken config, and started alone it fails on its bind: %s", text.FirstAlert(out))
 		}
-		c.t.Notef("haproxy -c accepts the broken config, and started alone it fails on its bind: %s", firstLine(out))
 	case ok:
 		f.Setup = fmt.Sprintf("haproxy -c accepts the config with %s on this build: it is no break here", b.Name)
-		return false, nil
 	default:
-		c.t.Notef("haproxy -c refuses the broken config: %s", firstLine(out))
+		c.t.Notef("haproxy -c refuses the broken config: %s", text.FirstAlert(out))
 	}
-	return true, nil
+	return f.Setup == "", nil // an unmet precondition ends the cycle
 }
 
 // fail: the broken config in place, SIGUSR2, and show proc until it
 // counts the failure (observed, not waited out).
 func (c *cycle) fail(ctx context.Context) (bool, error) {
-	f, n, old := c.f, c.n, c.old
-	if err := n.WriteFile(ctx, node.ConfigPath, []byte(c.ev.Broken)); err != nil {
+	f, old := &c.ev.Facts, c.old
+	seen, master, err := c.n.FailingReload(ctx, c.ev.Broken, f.FailedBefore, c.bound)
+	if f.Master = master; err != nil || obs.Gone(master) {
 		return false, err
-	}
-	if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
-		return false, fmt.Errorf("sending SIGUSR2: %w", err)
-	}
-	seen := n.ProcsUntil(ctx, c.bound, func(p cliout.Procs) bool { return p.Master.Failed > f.FailedBefore })
-	if f.Master = n.MasterExit(ctx); exited(f.Master) {
-		return false, nil
 	}
 	f.OldPID = old
 	f.Procs = obs.Failure[judge.ProcsAfter]("%s", seen.Unknown())
 	if p, ok := seen.Get(); ok {
-		a := judge.ProcsAfter{Failed: p.Master.Failed, Counted: p.Master.Failed > f.FailedBefore}
-		_, a.OldListed = p.Find(old)
-		if cur, ok := p.Current(); ok && cur.PID != old {
-			a.NewWorker = cur.PID
-		}
+		a := p.AfterFailure(f.FailedBefore, old)
 		if _, current := p.Current(); !current && a.OldListed {
 			c.t.Notef("show proc lists the worker that keeps serving, %d, among the old workers (as 3.1 and later do after a failed reload)", old)
 		}
@@ -283,19 +242,16 @@ func (c *cycle) fail(ctx context.Context) (bool, error) {
 // observe: after the failed reload the worker from before still serves
 // HTTP and holds its entry, and the master takes signals.
 func (c *cycle) observe(ctx context.Context) {
-	f, n, old, t := c.f, c.n, c.old, c.t
-	f.HTTP = httpAfter(ctx, n, old, c.web)
-	e, ok, err := n.Entry(ctx, old, "tbl", c.key)
-	if f.Entry = obs.From(e.Data["gpc0"], err); err == nil && !ok {
-		f.Entry = obs.Value("absent")
-	}
+	f, n, old, t := &c.ev.Facts, c.n, c.old, c.t
+	f.HTTP = n.HTTPStatus(ctx, old, c.web, 10*time.Second)
+	f.Entry = n.EntryField(ctx, old, "tbl", c.key, "gpc0")
 	f.EntryWant = c.val
 	st := obs.From(n.MasterStatus(ctx))
 	f.Signals = obs.Failure[judge.Signals]("the master's signal state: %s", st.Unknown())
 	if st, ok := st.Get(); ok {
 		c.ev.Status = st
-		f.Signals = obs.Value(judge.Signals{Blocked: cliout.Has(st.SigBlk, syscall.SIGUSR2), Pending: cliout.Has(st.SigPnd|st.ShdPnd, syscall.SIGUSR2)})
-		t.Notef("master after the failed reload: %s, blocked %s, pending %s", st.State, cliout.Signals(st.SigBlk), cliout.Signals(st.SigPnd|st.ShdPnd))
+		f.Signals = obs.Value(judge.Signals{Blocked: st.Blocks(syscall.SIGUSR2), Pending: st.Pends(syscall.SIGUSR2)})
+		t.Notef("master after the failed reload: %s", st.SignalText())
 	}
 	a, _ := f.Procs.Get()
 	t.Notef("%s: show proc failed %d -> %s, worker %d listed: %v, new worker: %d, HTTP %s, %s gpc0=%s", c.b.Name, f.FailedBefore, obs.Text(f.Procs, func(a judge.ProcsAfter) string { return fmt.Sprint(a.Failed) }), old, a.OldListed, a.NewWorker,
@@ -308,14 +264,13 @@ func (c *cycle) observe(ctx context.Context) {
 // recover: the good config back, then the next reload starts a worker
 // that serves.
 func (c *cycle) recover(ctx context.Context) error {
-	f, n, how, t := c.f, c.n, c.how, c.t
+	f, n, how := &c.ev.Facts, c.n, c.how
 	if err := n.WriteFile(ctx, node.ConfigPath, []byte(c.good)); err != nil {
 		return err
 	}
 	r, err := n.ReloadBy(ctx, how, c.bound)
 	c.ev.Reload = r
-	var failed *node.ReloadFailed
-	if err != nil && !errors.As(err, &failed) {
+	if err != nil && !node.IsReloadFailed(err) {
 		// Not HAProxy's answer: harp could not ask, or show proc kept
 		// failing while it watched.
 		f.HarnessErr = "the recovery reload could not be observed: " + err.Error()
@@ -325,42 +280,12 @@ func (c *cycle) recover(ctx context.Context) error {
 		f.Recovery = string(how)
 		f.RecoveryErr = err.Error()
 		if st, serr := n.MasterStatus(ctx); serr == nil {
-			t.Notef("master after the recovery %s: %s, blocked %s, pending %s", how, st.State, cliout.Signals(st.SigBlk), cliout.Signals(st.SigPnd|st.ShdPnd))
+			c.t.Notef("master after the recovery %s: %s", how, st.SignalText())
 		}
 		return nil
 	}
 	f.Recovered = true
-	f.HTTPRecovered = obs.Opt(httpAfter(ctx, n, r.NewPID, c.web))
-	t.Notef("recovery by %s: new worker %d listed %s after it, HTTP %s", how, r.NewPID, r.NewUp.Round(time.Millisecond), obs.Text(f.HTTPRecovered.Of, judge.CodeText))
+	f.HTTPRecovered = obs.Opt(n.HTTPStatus(ctx, r.NewPID, c.web, 10*time.Second))
+	c.t.Notef("recovery by %s: new worker %d listed %s after it, HTTP %s", how, r.NewPID, r.NewUp.Round(time.Millisecond), obs.Text(f.HTTPRecovered.Of, judge.CodeText))
 	return nil
-}
-
-func exited(e obs.Of[obs.Exit]) bool {
-	v, ok := e.Get()
-	return ok && v.Process != ""
-}
-
-// httpAfter is the worker's HTTP answer. No answer within 10 s (several
-// tries) is the worker's own only when its CLI answers through the same
-// published ports in the same window (the control); otherwise harp could
-// not reach it, and nothing is known.
-func httpAfter(ctx context.Context, n *node.Node, pid int, web string) obs.Of[int] {
-	code := load.Status(ctx, web, 10*time.Second)
-	if code.Known() {
-		return code
-	}
-	if _, err := n.Worker(ctx, pid, "show info"); err != nil {
-		return obs.Failure[int]("%s, and worker %d's CLI did not answer either (%v)", code.Unknown(), pid, err)
-	}
-	return obs.Value(0)
-}
-
-// firstLine is the first line that says something (an [ALERT]).
-func firstLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
-		if strings.Contains(l, "ALERT") {
-			return strings.TrimSpace(l)
-		}
-	}
-	return strings.TrimSpace(strings.SplitN(s, "\n", 2)[0])
 }

@@ -41,47 +41,25 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Run: run,
 })
 
-// Kind is one check.
-type Kind struct {
-	Name string
-	run  check
-}
-
-type check func(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error
-
-// Kinds in trial order; the first five use the two real nodes, the rest
-// harp's crafted messages.
-var Kinds = []Kind{
-	{"expire, learnt at runtime", meshed(expireRuntime)},
-	{"expire, learnt by resync", meshed(expireResync)},
-	{"key type differs", meshed(keyTypeDiffers)},
-	{"stored types differ", meshed(typesDiffer)},
-	{"table the receiver lacks", meshed(tableMissing)},
-	{"crafted: huge expiry", crafted(craftedExpiry)},
-	{"crafted: unknown table", crafted(craftedUnknownTable)},
-	{"crafted: wrong key type", crafted(craftedWrongKey)},
-	{"crafted: data types the receiver lacks", crafted(craftedTypes)},
-}
-
-// meshed runs a check of the real nodes once they are meshed (else unmet).
-func meshed(c check) check {
-	return func(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-		if !s.mesh(ctx, f) {
-			return nil
-		}
-		return c(ctx, s, t, f)
-	}
-}
-
-// crafted runs a check on an established session of harp's peer with
+// Kind is one check, in trial order: of the two real nodes once they are
+// meshed, or of harp's crafted messages on an established session with
 // nodeC (else unmet).
-func crafted(c func(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error) check {
-	return func(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-		if conn := s.session(ctx, f); conn != nil {
-			return c(ctx, s, t, f, conn)
-		}
-		return nil
-	}
+type Kind struct {
+	Name    string
+	meshed  func(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error
+	crafted func(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error
+}
+
+var Kinds = []Kind{
+	{Name: "expire, learnt at runtime", meshed: expireRuntime},
+	{Name: "expire, learnt by resync", meshed: expireResync},
+	{Name: "key type differs", meshed: keyTypeDiffers},
+	{Name: "stored types differ", meshed: typesDiffer},
+	{Name: "table the receiver lacks", meshed: tableMissing},
+	{Name: "crafted: huge expiry", crafted: craftedExpiry},
+	{Name: "crafted: unknown table", crafted: craftedUnknownTable},
+	{Name: "crafted: wrong key type", crafted: craftedWrongKey},
+	{Name: "crafted: data types the receiver lacks", crafted: craftedTypes},
 }
 
 const (
@@ -93,9 +71,9 @@ const (
 
 type setup struct {
 	c     *cluster.Cluster
+	a, b  *cluster.Member
 	cnode *node.Node
-	probe *remotepeer.Probe
-	conn  *peers.Conn
+	peer  *remotepeer.Sender // harp as nodeC's remote peer
 	// def is nodeC's definition of crafted/t as HAProxy sends it (with
 	// harp's table id), read when the session starts.
 	def peers.TableDef
@@ -117,8 +95,8 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if c == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	s := &setup{c: c}
-	cfg, err := craftedConfig()
+	s := &setup{c: c, a: c.Members[0], b: c.Members[1]}
+	cfg, err := config.Render("conf-learned-entries-obey-receiver.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": "harp"})
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
@@ -131,37 +109,30 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	s.probe = &remotepeer.Probe{Node: s.cnode, Addr: addr, Section: "crafted", Local: "harp", Remote: "remote"}
-	if unmet := s.probe.WaitResync(ctx, 20*time.Second); unmet != "" {
+	s.peer = &remotepeer.Sender{Probe: &remotepeer.Probe{Node: s.cnode, Addr: addr, Section: "crafted", Local: "harp", Remote: "remote"}}
+	if unmet := s.peer.WaitResync(ctx, 20*time.Second); unmet != "" {
 		return verdict.Outcome{Unmet: "nodeC: " + unmet}
 	}
-	defer func() {
-		if s.conn != nil {
-			s.conn.Close()
-		}
-	}()
+	defer s.peer.Close()
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		k := Kinds[(t.N-1)%len(Kinds)]
-		ev := &judge.Evidence{Kind: k.Name}
+		ev := &judge.Evidence{Kind: k.Name, Facts: judge.Facts{Kind: k.Name}}
 		t.Evidence = ev
-		ev.Facts.Kind = k.Name
-		err := k.run(ctx, s, t, &ev.Facts)
-		if seen := append(append([]string(nil), ev.Facts.Observed...), ev.Facts.Violations...); len(seen) > 0 {
+		f := &ev.Facts
+		var err error
+		if k.meshed != nil {
+			if s.mesh(ctx, f) {
+				err = k.meshed(ctx, s, t, f)
+			}
+		} else if conn := s.session(ctx, f); conn != nil {
+			err = k.crafted(ctx, s, t, f, conn)
+		}
+		if seen := f.Seen(); len(seen) > 0 {
 			t.Notef("%s", strings.Join(seen, "; "))
 		}
-		t.Violation, t.Unmet = judge.Check(ev.Facts)
+		t.Violation, t.Unmet = judge.Check(*f)
 		return err
 	})
-}
-
-func craftedConfig() (string, error) {
-	return config.RenderText("conf-learned-entries-obey-receiver", `{{template "global" .}}
-
-peers crafted
-    peer harp 0.0.0.0:10000
-    peer remote 127.0.0.1:10999
-    table t type string len 32 size 1k expire 10s store gpc0
-`, map[string]any{"Threads": 1, "LocalPeer": "harp"})
 }
 
 // waitFor polls until the key is in the table, for at most timeout; a
@@ -174,16 +145,32 @@ func waitFor(ctx context.Context, f *judge.Facts, n *node.Node, table, key strin
 	return e, ok
 }
 
-// writeA writes on A; false when it could not (the check is then unmet).
-func (s *setup) writeA(ctx context.Context, f *judge.Facts, table, key, data string) bool {
-	if err := s.c.Members[0].Node.SetEntry(ctx, node.StatsSocket, table, key, data); err != nil {
-		f.Unmet = "writing on A: " + err.Error()
-		return false
+// writeA writes the keys on A in turn; false when it could not (the check
+// is then unmet).
+func (s *setup) writeA(ctx context.Context, f *judge.Facts, table, data string, keys ...string) bool {
+	for _, key := range keys {
+		if err := s.a.Node.SetEntry(ctx, node.StatsSocket, table, key, data); err != nil {
+			f.Unmet = "writing on A: " + err.Error()
+			return false
+		}
 	}
 	return true
 }
 
-func (s *setup) ab() (a, b *cluster.Member) { return s.c.Members[0], s.c.Members[1] }
+// thenExp writes keys to table on A, then probe to `exp`, which both
+// define alike: once B has the probe, B has read everything A sent before
+// it. False when A could not write (unmet) or B never got the probe
+// (violated: after what A wrote, B no longer learns `exp`).
+func (s *setup) thenExp(ctx context.Context, f *judge.Facts, table, data string, keys []string, probe, after string) bool {
+	if !s.writeA(ctx, f, table, data, keys...) || !s.writeA(ctx, f, "cluster/exp", "data.gpc0 1", probe) {
+		return false
+	}
+	if _, ok := waitFor(ctx, f, s.b.Node, "cluster/exp", probe, bound); !ok {
+		f.Violated("after A wrote %s, B no longer learns `exp` (%s never arrived within %s)", after, probe, bound)
+		return false
+	}
+	return true
+}
 
 func (s *setup) mesh(ctx context.Context, f *judge.Facts) bool {
 	if u := s.c.WaitMesh(ctx, cluster.MeshTimeout); u != "" {
@@ -194,9 +181,8 @@ func (s *setup) mesh(ctx context.Context, f *judge.Facts) bool {
 }
 
 // checkExpiry: B's entry, once learnt, expires by B's table and leaves.
-func checkExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, key string, learnt time.Time) {
-	a, b := s.ab()
-	e, ok := waitFor(ctx, f, b.Node, "cluster/exp", key, 0)
+func (s *setup) checkExpiry(ctx context.Context, f *judge.Facts, key string, learnt time.Time) {
+	e, ok := waitFor(ctx, f, s.b.Node, "cluster/exp", key, 0)
 	if !ok {
 		f.Violated("B dropped %s before reading its expiry", key)
 		return
@@ -206,12 +192,8 @@ func checkExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts
 	} else {
 		f.Held("B's entry %s expires in %d ms (B's expire %s)", key, e.Exp, expireB)
 	}
-	var gone time.Duration // at the last reading
-	_, held, err := b.Node.WaitEntry(ctx, node.StatsSocket, "cluster/exp", key, expireB+slack+time.Since(learnt), 100*time.Millisecond, func(_ cliout.Entry, ok bool) bool {
-		gone = time.Since(learnt)
-		return !ok
-	})
-	switch {
+	at, held, err := s.b.Node.WaitGone(ctx, node.StatsSocket, "cluster/exp", key, expireB+slack+time.Since(learnt), 100*time.Millisecond)
+	switch gone := at.Sub(learnt); {
 	case err != nil:
 		// The last reading failed: whether B still held it is unknown.
 		f.NotRead("reading B's exp table at the end of its expiry: %v", err)
@@ -220,38 +202,36 @@ func checkExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts
 	default:
 		f.Held("B dropped %s %s after learning it", key, gone.Round(100*time.Millisecond))
 	}
-	if _, ok := waitFor(ctx, f, a.Node, "cluster/exp", key, 0); !ok {
+	if _, ok := waitFor(ctx, f, s.a.Node, "cluster/exp", key, 0); !ok {
 		f.Unmet = "A no longer holds " + key + ": B's loss of it cannot be told from A's"
 	}
 }
 
 func expireRuntime(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-	_, b := s.ab()
 	key := fmt.Sprintf("rt-%03d", t.N)
-	if !s.writeA(ctx, f, "cluster/exp", key, "data.gpc0 1") {
+	if !s.writeA(ctx, f, "cluster/exp", "data.gpc0 1", key) {
 		return nil
 	}
-	if _, ok := waitFor(ctx, f, b.Node, "cluster/exp", key, bound); !ok {
+	if _, ok := waitFor(ctx, f, s.b.Node, "cluster/exp", key, bound); !ok {
 		f.Violated("A's write of %s never reached B within %s", key, bound)
 		return nil
 	}
-	checkExpiry(ctx, s, t, f, key, time.Now())
+	s.checkExpiry(ctx, f, key, time.Now())
 	return nil
 }
 
 // expireResync: B restarts afresh and learns A's entries by a full
 // resync, whose updates carry the sender's remaining lifetime.
 func expireResync(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-	_, b := s.ab()
 	key := fmt.Sprintf("rs-%03d", t.N)
-	if !s.writeA(ctx, f, "cluster/exp", key, "data.gpc0 1") {
+	if !s.writeA(ctx, f, "cluster/exp", "data.gpc0 1", key) {
 		return nil
 	}
-	if err := s.c.Restart(ctx, b, 30*time.Second); err != nil {
+	if err := s.c.Restart(ctx, s.b, 30*time.Second); err != nil {
 		f.Unmet = "restarting B: " + err.Error()
 		return nil
 	}
-	if _, ok := waitFor(ctx, f, b.Node, "cluster/exp", key, cluster.MeshTimeout); !ok {
+	if _, ok := waitFor(ctx, f, s.b.Node, "cluster/exp", key, cluster.MeshTimeout); !ok {
 		if !s.mesh(ctx, f) {
 			return nil
 		}
@@ -262,24 +242,23 @@ func expireResync(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fact
 		f.Violated("B restarted and resynced from A without learning %s", key)
 		return nil
 	}
-	checkExpiry(ctx, s, t, f, key, time.Now())
+	s.checkExpiry(ctx, f, key, time.Now())
 	return nil
 }
 
 // lateLink is why B's missing entry says nothing ("" when it does): B's
 // link to A came up too late for its resync request (judge.LateLink).
 func (s *setup) lateLink(ctx context.Context) string {
-	a, b := s.ab()
-	procs, err := b.Node.Procs(ctx)
+	procs, err := s.b.Node.Procs(ctx)
 	w, ok := procs.Current()
 	if err != nil || !ok {
 		return fmt.Sprintf("B's worker's uptime could not be read (%v): whether its link to A came up before its resync timeout is unknown", err)
 	}
-	sec, err := b.Node.Section(ctx, node.StatsSocket, s.c.Section)
+	sec, err := s.b.Node.Section(ctx, node.StatsSocket, s.c.Section)
 	if err != nil {
 		return "B's show peers could not be read: whether its link to A came up before its resync timeout is unknown: " + err.Error()
 	}
-	p, _ := sec.Peer(a.Name)
+	p, _ := sec.Peer(s.a.Name)
 	age, never, ok := p.Delay("last_hdshk")
 	if !ok || never {
 		return fmt.Sprintf("B's show peers gives no handshake with A (last_hdshk=%q)", p.LastHdshk)
@@ -288,33 +267,16 @@ func (s *setup) lateLink(ctx context.Context) string {
 }
 
 func keyTypeDiffers(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-	_, b := s.ab()
 	// "123" would read as an integer key if B applied A's string table.
 	keys := []string{fmt.Sprintf("kt-%03d", t.N), fmt.Sprint(100 + t.N)}
-	probe := fmt.Sprintf("kt-probe-%03d", t.N)
-	for _, k := range keys {
-		if !s.writeA(ctx, f, "cluster/keys", k, "data.gpc0 3") {
-			return nil
-		}
-	}
-	// A write to a table both define the same way, after: once B has it,
-	// B has read everything A sent before it.
-	if !s.writeA(ctx, f, "cluster/exp", probe, "data.gpc0 1") {
+	if !s.thenExp(ctx, f, "cluster/keys", "data.gpc0 3", keys, fmt.Sprintf("kt-probe-%03d", t.N), "its string-keyed table") {
 		return nil
 	}
-	if _, ok := waitFor(ctx, f, b.Node, "cluster/exp", probe, bound); !ok {
-		f.Violated("after A wrote its string-keyed table, B no longer learns `exp` (%s never arrived within %s)", probe, bound)
-		return nil
-	}
-	tb, err := b.Node.Table(ctx, node.StatsSocket, "cluster/keys")
+	tb, err := s.b.Node.Table(ctx, node.StatsSocket, "cluster/keys")
 	if err != nil {
 		return err
 	}
-	if len(tb.Entries) > 0 {
-		var got []string
-		for _, e := range tb.Entries {
-			got = append(got, e.Key)
-		}
+	if got := tb.Keys(); len(got) > 0 {
 		f.Violated("B's integer table `keys` applied entries from A's string table: %s", strings.Join(got, ", "))
 	} else {
 		f.Held("B's integer table `keys` stayed empty while A wrote %s; `exp` still replicates", strings.Join(keys, ", "))
@@ -323,12 +285,11 @@ func keyTypeDiffers(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fa
 }
 
 func typesDiffer(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-	_, b := s.ab()
 	key := fmt.Sprintf("ty-%03d", t.N)
-	if !s.writeA(ctx, f, "cluster/types", key, "data.gpc0 5 data.http_req_cnt 9") {
+	if !s.writeA(ctx, f, "cluster/types", "data.gpc0 5 data.http_req_cnt 9", key) {
 		return nil
 	}
-	e, ok := waitFor(ctx, f, b.Node, "cluster/types", key, bound)
+	e, ok := waitFor(ctx, f, s.b.Node, "cluster/types", key, bound)
 	switch data := e.Data; {
 	case !ok:
 		f.Violated("A's write of %s (a table both have, with other stored types) never reached B within %s", key, bound)
@@ -341,18 +302,11 @@ func typesDiffer(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts
 }
 
 func tableMissing(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {
-	_, b := s.ab()
-	for i := range 20 {
-		if !s.writeA(ctx, f, "cluster/onlya", fmt.Sprintf("oa-%03d-%02d", t.N, i), "data.gpc0 1") {
-			return nil
-		}
+	keys := make([]string, 20)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("oa-%03d-%02d", t.N, i)
 	}
-	probe := fmt.Sprintf("oa-probe-%03d", t.N)
-	if !s.writeA(ctx, f, "cluster/exp", probe, "data.gpc0 1") {
-		return nil
-	}
-	if _, ok := waitFor(ctx, f, b.Node, "cluster/exp", probe, bound); !ok {
-		f.Violated("after A wrote 20 entries of a table B lacks, B no longer learns `exp` (%s never arrived within %s)", probe, bound)
+	if !s.thenExp(ctx, f, "cluster/onlya", "data.gpc0 1", keys, fmt.Sprintf("oa-probe-%03d", t.N), "20 entries of a table B lacks") {
 		return nil
 	}
 	// The link must be up, or back by HAProxy's own reconnect, within the
@@ -370,59 +324,37 @@ func tableMissing(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fact
 	return nil
 }
 
-// session gives an established session of harp's peer with node C,
-// dialling again when the last one ended.
+// session is the established session of harp's peer with nodeC, dialled
+// again when the last one ended (else the check is unmet).
 func (s *setup) session(ctx context.Context, f *judge.Facts) *peers.Conn {
-	if s.conn != nil {
-		if !s.conn.WaitClosed(0) {
-			return s.conn
-		}
-		s.conn = nil
-	}
-	c, unmet := s.dial(ctx)
-	if unmet != "" {
-		f.Unmet = unmet
-		if c != nil {
-			c.Close() // half ready: the next check dials again
-		}
+	conn, fresh, err := s.peer.Session(ctx, peers.DefaultOptions, 10*time.Second, 5*time.Second, func(c *peers.Conn) error { return s.readDef(ctx, c) })
+	if err != nil {
+		f.Unmet = err.Error()
 		return nil
 	}
-	s.conn = c
-	f.Held("nodeC defines crafted/t on the wire as name %q, key type %d, key length %d, expire %d ms", s.def.Name, s.def.KeyType, s.def.KeyLen, s.def.Expire)
-	return c
+	if fresh {
+		f.Held("nodeC defines crafted/t on the wire as name %q, key type %d, key length %d, expire %d ms", s.def.Name, s.def.KeyType, s.def.KeyLen, s.def.Expire)
+	}
+	return conn
 }
 
-// dial completes a handshake, waits until nodeC shows the session
-// established, and reads nodeC's own definition of crafted/t from an
-// update it sends (crafted messages differ from it only where a check
-// says so).
-func (s *setup) dial(ctx context.Context) (*peers.Conn, string) {
-	c, err := s.probe.Accepted(ctx, peers.DefaultOptions, 10*time.Second)
+// readDef reads nodeC's own definition of crafted/t from an update it
+// sends: crafted messages differ from it only where a check says so.
+func (s *setup) readDef(ctx context.Context, c *peers.Conn) error {
+	d, err := s.peer.TableDef(ctx, c, "crafted/t", "harp-def", "data.gpc0 1", bound)
 	if err != nil {
-		return nil, "harp's peers client was never accepted by nodeC (handshake status 200) within 10 s"
+		return err
 	}
-	if _, err := s.probe.Established(ctx, 5*time.Second); err != nil {
-		return c, "nodeC never showed harp's session established"
+	if d.KeyType != peers.KeyString {
+		return fmt.Errorf("nodeC defines crafted/t with key type %d on the wire, not string (%d)", d.KeyType, peers.KeyString)
 	}
-	if err := s.cnode.SetEntry(ctx, node.StatsSocket, "crafted/t", "harp-def", "data.gpc0 1"); err != nil {
-		return c, "writing on nodeC: " + err.Error()
-	}
-	wctx, cancel := context.WithTimeout(ctx, bound)
-	defer cancel()
-	ev, err := c.WaitFor(wctx, func(e peers.Event) bool { return e.Update != nil && e.Table != nil })
-	if err != nil {
-		return c, fmt.Sprintf("nodeC never sent harp an update of crafted/t within %s: its table definition is unknown", bound)
-	}
-	if ev.Table.KeyType != peers.KeyString {
-		return c, fmt.Sprintf("nodeC defines crafted/t with key type %d on the wire, not string (%d)", ev.Table.KeyType, peers.KeyString)
-	}
-	s.def = *ev.Table
+	s.def = d
 	s.def.ID = 1
-	return c, ""
+	return nil
 }
 
-// send writes crafted messages and then checks the session survived them.
-func (s *setup) send(ctx context.Context, f *judge.Facts, conn *peers.Conn, what string, ms ...peers.Message) bool {
+// send writes crafted messages; false when the session ended.
+func send(f *judge.Facts, conn *peers.Conn, what string, ms ...peers.Message) bool {
 	if err := conn.Send(ms...); err != nil {
 		ended(f, conn, fmt.Sprintf("during %s (%v)", what, err))
 		return false
@@ -454,7 +386,7 @@ func gpc0(v uint64) map[int]peers.Value { return map[int]peers.Value{2: {Ints: [
 // alive checks, after crafted messages, that a correct update right after
 // is applied and that the session is still established.
 func (s *setup) alive(ctx context.Context, f *judge.Facts, conn *peers.Conn, key string, value uint64) {
-	if !s.send(ctx, f, conn, "a correct update", s.def.Encode(), update(s.def, []byte(key), gpc0(value), false, 0)) {
+	if !send(f, conn, "a correct update", s.def.Encode(), update(s.def, []byte(key), gpc0(value), false, 0)) {
 		return
 	}
 	e, ok := waitFor(ctx, f, s.cnode, "crafted/t", key, bound)
@@ -470,7 +402,7 @@ func (s *setup) alive(ctx context.Context, f *judge.Facts, conn *peers.Conn, key
 		ended(f, conn, "after the messages")
 		return
 	}
-	if p, err := s.probe.State(ctx); err != nil {
+	if p, err := s.peer.State(ctx); err != nil {
 		f.Unmet = "reading nodeC's show peers failed: " + err.Error()
 	} else if !p.Established() {
 		f.Violated("nodeC no longer shows harp's session established")
@@ -480,7 +412,7 @@ func (s *setup) alive(ctx context.Context, f *judge.Facts, conn *peers.Conn, key
 func craftedExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error {
 	key := fmt.Sprintf("ce-%03d", t.N)
 	huge := uint32(1<<31 - 1)
-	if !s.send(ctx, f, conn, "a timed update", s.def.Encode(), update(s.def, []byte(key), gpc0(4), true, huge)) {
+	if !send(f, conn, "a timed update", s.def.Encode(), update(s.def, []byte(key), gpc0(4), true, huge)) {
 		return nil
 	}
 	e, ok := waitFor(ctx, f, s.cnode, "crafted/t", key, bound)
@@ -504,7 +436,7 @@ func craftedUnknownTable(ctx context.Context, s *setup, t *verdict.Trial, f *jud
 	// resetting the current table, its update would land in t.
 	msgs := []peers.Message{s.def.Encode(), nosuch.Encode(), update(nosuch, []byte(key), gpc0(9), false, 0),
 		peers.Ack{TableID: 2, UpdateID: 1}.Encode(), peers.Switch{TableID: 77}.Encode(), update(nosuch, []byte(key+"-sw"), gpc0(9), false, 0)}
-	if !s.send(ctx, f, conn, "updates for a table nodeC lacks", msgs...) {
+	if !send(f, conn, "updates for a table nodeC lacks", msgs...) {
 		return nil
 	}
 	s.alive(ctx, f, conn, key+"-after", 7)
@@ -525,7 +457,7 @@ func craftedWrongKey(ctx context.Context, s *setup, t *verdict.Trial, f *judge.F
 		return err
 	}
 	key := []byte{0x63, 0x77, 0x2d, byte('0' + t.N%10)} // "cw-N" if read as a string
-	if !s.send(ctx, f, conn, "an integer-keyed definition of `t`", s.def.Encode(), wrong.Encode(), update(wrong, key, gpc0(88), false, 0)) {
+	if !send(f, conn, "an integer-keyed definition of `t`", s.def.Encode(), wrong.Encode(), update(wrong, key, gpc0(88), false, 0)) {
 		return nil
 	}
 	s.alive(ctx, f, conn, fmt.Sprintf("cw-%03d-after", t.N), 8)
@@ -533,12 +465,8 @@ func craftedWrongKey(ctx context.Context, s *setup, t *verdict.Trial, f *judge.F
 	if err != nil {
 		return err
 	}
-	had := map[string]bool{}
-	for _, e := range before.Entries {
-		had[e.Key] = true
-	}
-	for _, e := range after.Entries {
-		if !had[e.Key] && e.Data["gpc0"] == "88" {
+	for _, e := range after.Added(before) {
+		if e.Data["gpc0"] == "88" {
 			f.Violated("an update under an integer-keyed definition of `t` was stored in nodeC's string table as %q", e.Key)
 		}
 	}
@@ -553,7 +481,7 @@ func craftedTypes(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fact
 	key := fmt.Sprintf("ct-%03d", t.N)
 	values := map[int]peers.Value{1: {Ints: []uint64{11}}, 2: {Ints: []uint64{7}}, 5: {Freq: [][3]uint64{{100, 3, 2}}},
 		9: {Ints: []uint64{900}}, 17: {Ints: []uint64{8}}}
-	if !s.send(ctx, f, conn, "an update with data types nodeC lacks", rich.Encode(), update(rich, []byte(key), values, false, 0)) {
+	if !send(f, conn, "an update with data types nodeC lacks", rich.Encode(), update(rich, []byte(key), values, false, 0)) {
 		return nil
 	}
 	e, ok := waitFor(ctx, f, s.cnode, "crafted/t", key, bound)

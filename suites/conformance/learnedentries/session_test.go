@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/suites/conformance/learnedentries/judge"
@@ -14,7 +15,7 @@ import (
 
 // The crafted messages are well-formed for the definitions they follow.
 func TestCraftedMessages(t *testing.T) {
-	if _, err := craftedConfig(); err != nil {
+	if _, err := config.Render("conf-learned-entries-obey-receiver.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": "harp"}); err != nil {
 		t.Fatal(err)
 	}
 	def := peers.TableDef{ID: 1, Name: "/t", KeyType: peers.KeyString, KeyLen: 33, Types: []int{2}, Expire: 10000} // as 3.0.11 sends it

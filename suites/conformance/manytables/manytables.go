@@ -64,10 +64,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if c == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	var last []string
-	for i := n - 9; i <= n; i++ {
-		last = append(last, "cluster/"+tables[i-1].Name)
-	}
+	last := holdings(tables[n-10:])
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		kind := Kinds[(t.N-1)%len(Kinds)]
 		ev := &Evidence{Facts: judge.Facts{Kind: kind, Tables: n, Entries: len(last) * perTable, Bound: bound}}
@@ -77,23 +74,21 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		a, b := c.Members[0], c.Members[1]
 		switch kind {
 		case "initial resync":
-			timeout := cluster.MeshTimeout
-			if t.N == 1 {
-				timeout = bound
-			}
-			f.Mesh = obs.Opt(c.Meshed(ctx, timeout))
-			if t.N == 1 {
+			if t.N == 1 { // the first check times the nodes' initial resync from their start
+				f.Mesh = obs.Opt(c.Meshed(ctx, bound))
 				f.Took = time.Since(t0)
+			} else {
+				f.Mesh = obs.Opt(c.Meshed(ctx, cluster.MeshTimeout))
 			}
 			if down, ok := f.Mesh.Get(); !ok || len(down) > 0 {
 				return nil
 			}
-			if err := write(ctx, a, last); err != nil {
-				f.Setup = err.Error()
+			if err := a.Node.SetHoldings(ctx, node.StatsSocket, "gpc0", last); err != nil {
+				f.Setup = fmt.Sprintf("writing on %s: %v", a.Name, err)
 				return nil
 			}
 			var miss obs.Of[map[string]int]
-			miss, f.LearnTook = waitAll(ctx, b.Node, node.StatsSocket, last, bound)
+			miss, f.LearnTook = b.Node.WaitHoldings(ctx, node.StatsSocket, "gpc0", last, bound)
 			f.Missing = obs.Opt(miss)
 			t.Notef("initial resync of %d tables finished on both nodes %s after start; %d entries written on A reached B in %s", n, f.Took.Round(time.Millisecond), f.Entries, f.LearnTook.Round(time.Millisecond))
 		case "a fresh node learns":
@@ -105,10 +100,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 				f.Setup = "restarting B: " + err.Error()
 				return nil
 			}
-			miss, _ := waitAll(ctx, b.Node, node.StatsSocket, last, bound)
-			f.Missing = obs.Opt(miss)
-			f.Resync = obs.Opt(resync(ctx, b.Node, node.Current, time.Until(t1.Add(bound))))
-			f.Took = time.Since(t1)
+			learn(ctx, f, b.Node, node.StatsSocket, node.Current, last, t1)
 			t.Notef("B restarted afresh: %s of %d entries learnt, resync %s, %s after the restart began", learnt(f), f.Entries, orFinished(f.Resync.Of), f.Took.Round(time.Millisecond))
 		case "a reload teaches":
 			if f.Setup = ready(ctx, c, a, last, bound); f.Setup != "" {
@@ -120,10 +112,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 				f.Setup = "reloading A: " + err.Error()
 				return nil
 			}
-			miss, _ := waitAll(ctx, a.Node, r.NewPID, last, bound)
-			f.Missing = obs.Opt(miss)
-			f.Resync = obs.Opt(resync(ctx, a.Node, r.NewPID, time.Until(t1.Add(bound))))
-			f.Took = time.Since(t1)
+			learn(ctx, f, a.Node, r.NewPID, r.NewPID, last, t1)
 			t.Notef("A reloaded: new worker %d holds %s of %d entries, resync %s, %s after SIGUSR2", r.NewPID, learnt(f), f.Entries, orFinished(f.Resync.Of), f.Took.Round(time.Millisecond))
 		}
 		return nil
@@ -136,32 +125,27 @@ func learnt(f *judge.Facts) string {
 
 const perTable = 10
 
-func key(i int) string { return fmt.Sprintf("mt-%02d", i) }
-
-// entries are the keys and gpc0 values of the ti-th table.
-func entries(ti int) (keys, gpc0 []string) {
-	for i := range perTable {
-		keys, gpc0 = append(keys, key(i)), append(gpc0, fmt.Sprint(ti*perTable+i+1))
-	}
-	return keys, gpc0
-}
-
-func write(ctx context.Context, m *cluster.Member, tables []string) error {
+// holdings are what the last tables hold: perTable keys in each, every
+// gpc0 value distinct.
+func holdings(tables []cluster.Table) []node.Holding {
+	var hs []node.Holding
 	for ti, tb := range tables {
-		keys, vals := entries(ti)
-		if err := m.Node.SetEntries(ctx, node.StatsSocket, tb, "gpc0", keys, vals); err != nil {
-			return fmt.Errorf("writing on %s: %w", m.Name, err)
+		h := node.Holding{Table: "cluster/" + tb.Name}
+		for i := range perTable {
+			h.Keys = append(h.Keys, fmt.Sprintf("mt-%02d", i))
+			h.Values = append(h.Values, fmt.Sprint(ti*perTable+i+1))
 		}
+		hs = append(hs, h)
 	}
-	return nil
+	return hs
 }
 
 // ready: before a check, the nodes are meshed and A holds every entry.
-func ready(ctx context.Context, c *cluster.Cluster, a *cluster.Member, tables []string, bound time.Duration) string {
+func ready(ctx context.Context, c *cluster.Cluster, a *cluster.Member, last []node.Holding, bound time.Duration) string {
 	if u := c.WaitMesh(ctx, bound); u != "" {
 		return "before the check: " + u
 	}
-	miss, _ := waitAll(ctx, a.Node, node.StatsSocket, tables, time.Second)
+	miss, _ := a.Node.WaitHoldings(ctx, node.StatsSocket, "gpc0", last, time.Second)
 	if m, ok := miss.Get(); !ok {
 		return "before the check: " + miss.Unknown()
 	} else if len(m) > 0 {
@@ -170,47 +154,14 @@ func ready(ctx context.Context, c *cluster.Cluster, a *cluster.Member, tables []
 	return ""
 }
 
-// waitAll polls a worker until every table holds every entry with its
-// gpc0, or timeout; it gives the tables still short (entries missing or
-// wrong) in the reading that decided, and how long it took. A table that
-// could not be read in that reading makes it unknown, not short.
-func waitAll(ctx context.Context, n *node.Node, pid int, tables []string, timeout time.Duration) (obs.Of[map[string]int], time.Duration) {
-	t0 := time.Now()
-	deadline := t0.Add(timeout)
-	for {
-		miss, failed := map[string]int{}, ""
-		for ti, tb := range tables {
-			t, err := n.Table(ctx, pid, tb)
-			if err != nil {
-				failed = fmt.Sprintf("reading %s: %v", tb, err)
-				break
-			}
-			keys, vals := entries(ti)
-			if lost, wrong := t.Differ("gpc0", keys, vals); len(lost)+len(wrong) > 0 {
-				miss[tb] = len(lost) + len(wrong)
-			}
-		}
-		if failed == "" && len(miss) == 0 {
-			return obs.Value(miss), time.Since(t0)
-		}
-		now := time.Now()
-		if ctx.Err() != nil || (now.After(deadline) && (failed == "" || now.After(deadline.Add(5*time.Second)))) {
-			if failed != "" {
-				return obs.Failure[map[string]int]("%s", failed), time.Since(t0)
-			}
-			return obs.Value(miss), time.Since(t0)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
-// resync is the resync's state: "" finished, or what HAProxy showed; unknown
-// when show peers kept failing.
-func resync(ctx context.Context, n *node.Node, pid int, timeout time.Duration) obs.Of[string] {
-	return n.WaitResyncFor(ctx, pid, max(timeout, time.Second), "cluster").Observed()
+// learn records what a worker learnt within the bound from t1: every
+// entry (read on pid), then its resync finished (on resyncPID; "" finished,
+// unknown when show peers kept failing).
+func learn(ctx context.Context, f *judge.Facts, n *node.Node, pid, resyncPID int, last []node.Holding, t1 time.Time) {
+	miss, _ := n.WaitHoldings(ctx, pid, "gpc0", last, f.Bound)
+	f.Missing = obs.Opt(miss)
+	f.Resync = obs.Opt(n.WaitResyncFor(ctx, resyncPID, max(time.Until(t1.Add(f.Bound)), time.Second), "cluster").Observed())
+	f.Took = time.Since(t1)
 }
 
 func orFinished(o obs.Of[string]) string {

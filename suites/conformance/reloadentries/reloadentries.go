@@ -14,7 +14,6 @@ import (
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/remotepeer"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/text"
@@ -91,22 +90,7 @@ func Config(k Kind) (string, error) {
 	for i := 1; i <= k.Sections; i++ {
 		secs = append(secs, section{fmt.Sprintf("s%d", i), peerPort + i - 1})
 	}
-	return config.RenderText("conf-reload-keeps-entries", `{{template "global" .}}
-{{range .Sections}}
-peers {{.Name}}
-    peer {{$.LocalPeer}} {{if $.Remote}}0.0.0.0{{else}}127.0.0.1{{end}}:{{.Port}}
-{{- if $.Remote}}
-    peer {{$.Remote}} 127.0.0.1:10999
-{{- end}}
-    table t type string len 32 size 20k expire 1h store gpc0
-{{end}}`, map[string]any{"Threads": 1, "LocalPeer": localPeer, "Sections": secs, "Remote": remoteName(k)})
-}
-
-func remoteName(k Kind) string {
-	if k.Remote == "" {
-		return ""
-	}
-	return remotePeer
+	return config.Render("conf-reload-keeps-entries.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": localPeer, "Sections": secs, "Remote": k.Remote != "", "RemotePeer": remotePeer})
 }
 
 func tables(k Kind) (ts, secs []string) {
@@ -116,10 +100,6 @@ func tables(k Kind) (ts, secs []string) {
 	}
 	return ts, secs
 }
-
-// Key and GPC0 are the i-th entry.
-func Key(i int) string  { return fmt.Sprintf("k%05d", i) }
-func GPC0(i int) string { return fmt.Sprint(1 + i%997) }
 
 // Evidence is what one reload recorded.
 type Evidence struct {
@@ -138,15 +118,12 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	})
 }
 
-// trial is one reload of kind k on a fresh node: its preconditions, the
-// entries written and read back, the reload at the kind's age, and what
-// the new worker then holds. The judge is deferred: every return is
-// judged on the facts gathered so far.
+// trial is one reload of kind k on a fresh node. The judge is deferred:
+// every return is judged on the facts gathered so far.
 func trial(ctx context.Context, env *scenario.Env, t *verdict.Trial, k Kind) error {
-	ev := &Evidence{Kind: k.Name}
+	ev := &Evidence{Kind: k.Name, Facts: judge.Facts{Kind: k.Name, Sections: k.Sections, Entries: k.Entries, MaxAge: k.MaxAge, MinAge: k.MinAge}}
 	t.Evidence = ev
 	f := &ev.Facts
-	f.Kind, f.Sections, f.Entries, f.MaxAge, f.MinAge = k.Name, k.Sections, k.Entries, k.MaxAge, k.MinAge
 	defer func() { t.Checks, t.Violation, t.Unmet, t.Remark = judge.ReloadChecks(*f, k.Slug) }()
 	cfg, err := Config(k)
 	if err != nil {
@@ -167,10 +144,15 @@ func trial(ctx context.Context, env *scenario.Env, t *verdict.Trial, k Kind) err
 	if err != nil {
 		return err
 	}
-	if k.Remote == "up" {
-		stop, state := remoteUp(ctx, n)
+	if k.Remote == "up" { // harp's peers client plays it, a session kept up throughout
+		stop, up, err := remotepeer.KeepUpOn(ctx, n, fmt.Sprintf("%d/tcp", peerPort), "s1", localPeer, remotePeer, 10*time.Second)
 		defer stop()
-		f.RemoteBefore = state
+		switch {
+		case err != nil:
+			f.RemoteBefore = err.Error()
+		case !up:
+			f.RemoteBefore = "the remote peer played by harp was never established on the old worker (10 s)"
+		}
 	}
 	if ready, err := before(ctx, n, old, k, f); !ready || err != nil {
 		return err
@@ -190,31 +172,30 @@ func trial(ctx context.Context, env *scenario.Env, t *verdict.Trial, k Kind) err
 func before(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts) (bool, error) {
 	ts, secs := tables(k)
 	if atOnce(k) {
-		// A section with no remote peer has nobody to wait for: a correct
-		// build finishes its resync at once (upstream 4b1a7ea66, "don't wait
-		// for a remote resync if there is no remote peer"), so right after
-		// start a finished resync is no precondition but part of the
-		// property. The reload comes while the worker is young, finished or
-		// not: 2.6.12 waits its 5 s timeout, and a reload then loses every
-		// entry. What the old worker showed is recorded.
+		// With no remote peer a correct build finishes its resync at once
+		// (upstream 4b1a7ea66), so right after start that is part of the
+		// property, not a precondition: the reload comes while the worker
+		// is young, finished or not (2.6.12 waits its 5 s timeout, and a
+		// reload then loses every entry). What the old worker showed is
+		// recorded.
 		if secs, err := n.Peers(ctx, old); err == nil {
 			f.OldFinished = obs.Opt(obs.Value(cliout.AllResynced(secs)))
 		}
 	} else {
-		// Elsewhere a finished resync is a precondition a correct build
-		// always meets: a remote peer up answers at once, one down leaves
-		// the 5 s timeout, and "long after start" is past it.
-		if _, unmet, err := n.WaitResync(ctx, old, waitResync, secs...); err != nil {
+		// Elsewhere a correct build always meets it: a remote peer up
+		// answers at once, one down leaves the 5 s timeout, and "long
+		// after start" is past it.
+		_, unmet, err := n.WaitResync(ctx, old, waitResync, secs...)
+		if err != nil {
 			return false, err
-		} else {
-			f.ResyncBefore = unmet
 		}
+		f.ResyncBefore = unmet
 	}
 	if f.ResyncBefore != "" || f.RemoteBefore != "" {
 		return false, nil
 	}
 	if k.MinAge > 0 {
-		if err := waitAge(ctx, n, old, k.MinAge); err != nil {
+		if err := n.WaitWorkerAge(ctx, old, k.MinAge); err != nil {
 			return false, err
 		}
 	}
@@ -227,7 +208,7 @@ func before(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts) 
 			return false, err
 		}
 	}
-	back := check(ctx, n, old, ts, k.Entries)
+	back := n.TableLoss(ctx, old, ts, "gpc0", keys, vals)
 	c, ok := back.Get()
 	if !ok {
 		return false, fmt.Errorf("reading back the entries before the reload: %s", back.Why)
@@ -241,29 +222,15 @@ func before(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts) 
 // not there before, or the reload was not carried out (recorded in f, the
 // reload as far as it went).
 func reload(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts, t0 time.Time) (r node.Reload, done bool, err error) {
-	asked := time.Now()
-	procs, err := n.Procs(ctx)
+	// The worker's age when the signal reached it, bounded (node.WorkerAge):
+	// estimated here (ReloadBy asks show proc first), measured once the
+	// signal is sent.
+	age, err := n.AgeOf(ctx, old, t0)
 	if err != nil {
 		return r, false, err
 	}
-	// At least the worker's true age when the signal reached it: the time
-	// since harp started the container, or, tighter on a loaded machine
-	// where starting it took seconds, show proc's uptime (whole seconds of
-	// a start and a now both truncated: under a second short) plus what
-	// passed since it was asked. Estimated here (ReloadBy asks show proc
-	// first), measured once the signal is sent.
-	var uptime time.Duration = -1
-	bound := func(sent time.Time) time.Duration {
-		b := sent.Sub(t0)
-		if uptime >= 0 {
-			b = min(b, uptime+time.Second+sent.Sub(asked))
-		}
-		return b
-	}
-	if p, ok := procs.Find(old); ok {
-		f.Age, uptime = p.Uptime, p.Uptime // whole seconds: at most the true age
-	}
-	f.AgeBound = bound(time.Now().Add(500 * time.Millisecond))
+	f.Age = max(age.Uptime, 0) // whole seconds: at most the true age
+	f.AgeBound = age.Bound(time.Now().Add(500 * time.Millisecond))
 	if f.WrittenBefore != k.Entries*k.Sections || (k.MaxAge > 0 && f.AgeBound >= k.MaxAge) || (k.MinAge > 0 && f.Age < k.MinAge) {
 		return r, false, nil
 	}
@@ -271,7 +238,7 @@ func reload(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts, 
 		f.ReloadErr = err.Error()
 		return r, false, nil
 	}
-	f.AgeBound = bound(r.Sent)
+	f.AgeBound = age.Bound(r.Sent)
 	return r, true, nil
 }
 
@@ -299,7 +266,8 @@ func after(ctx context.Context, n *node.Node, r node.Reload, k Kind, f *judge.Fa
 			}
 		}
 	}
-	f.Loss = obs.Opt(check(ctx, n, r.NewPID, ts, k.Entries))
+	keys, vals := entries(k.Entries)
+	f.Loss = obs.Opt(n.TableLoss(ctx, r.NewPID, ts, "gpc0", keys, vals))
 	return nil
 }
 
@@ -307,67 +275,11 @@ func after(ctx context.Context, n *node.Node, r node.Reload, k Kind, f *judge.Fa
 // remote peer, where a correct build has nothing to wait for.
 func atOnce(k Kind) bool { return k.MaxAge > 0 && k.Remote == "" }
 
-// remoteUp plays the remote peer with harp's peers client, keeping a
-// session up until stop.
-func remoteUp(ctx context.Context, n *node.Node) (stop func(), unmet string) {
-	addr, err := n.Addr(ctx, fmt.Sprintf("%d/tcp", peerPort))
-	if err != nil {
-		return func() {}, err.Error()
-	}
-	p := &remotepeer.Probe{Node: n, Addr: addr, Section: "s1", Local: localPeer, Remote: remotePeer}
-	stop = p.KeepUp(ctx, peers.DefaultOptions)
-	if _, err := p.Established(ctx, 10*time.Second); err != nil {
-		return stop, "the remote peer played by harp was never established on the old worker (10 s)"
-	}
-	return stop, ""
-}
-
-// waitAge waits until the worker is at least age old (show proc).
-func waitAge(ctx context.Context, n *node.Node, pid int, age time.Duration) error {
-	return node.Poll(ctx, age+10*time.Second, 200*time.Millisecond, func() (bool, error) {
-		procs, err := n.Procs(ctx)
-		if err != nil {
-			return false, nil
-		}
-		p, ok := procs.Find(pid)
-		return ok && p.Uptime >= age, nil
-	})
-}
-
-// entries are the keys and gpc0 values of entries 0..count-1.
+// entries are the keys (k00000...) and gpc0 values (1 + index mod 997)
+// of entries 0..count-1.
 func entries(count int) (keys, gpc0 []string) {
 	for i := range count {
-		keys, gpc0 = append(keys, Key(i)), append(gpc0, GPC0(i))
+		keys, gpc0 = append(keys, fmt.Sprintf("k%05d", i)), append(gpc0, fmt.Sprint(1+i%997))
 	}
 	return keys, gpc0
-}
-
-// check reads tables on a worker: entries absent, and present with other
-// data; unknown when a table could not be read.
-func check(ctx context.Context, n *node.Node, pid int, tables []string, count int) obs.Of[judge.Loss] {
-	l := judge.Loss{Lost: map[string]int{}, Wrong: map[string]int{}}
-	keys, vals := entries(count)
-	for _, table := range tables {
-		tb, err := n.Table(ctx, pid, table)
-		if err != nil {
-			return obs.From(judge.Loss{}, err)
-		}
-		lost, wrong := tb.Differ("gpc0", keys, vals)
-		if len(lost) > 0 {
-			l.Lost[table] = len(lost)
-		}
-		if len(wrong) > 0 {
-			l.Wrong[table] = len(wrong)
-		}
-		l.Sample = append(l.Sample, append(sample(table, lost), sample(table, wrong)...)...)
-	}
-	return obs.Value(l)
-}
-
-func sample(table string, keys []string) []string {
-	var s []string
-	for _, k := range keys[:min(3, len(keys))] {
-		s = append(s, table+" "+k)
-	}
-	return s
 }

@@ -9,14 +9,10 @@ package runtimelimits
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/load"
@@ -66,51 +62,9 @@ var Kinds = []Kind{
 	{"disable and enable the frontend", "disable frontend web", "enable frontend web"},
 }
 
-const resumeBound = judge.ResumeBound
-
-// Config renders the node's config.
-func Config() (string, error) {
-	return config.RenderText("conf-runtime-limits", `global
-    nbthread 2
-    maxconn 1000
-    stats socket ipv4@0.0.0.0:9998 level admin
-    stats timeout 1m
-
-defaults
-    mode http
-    timeout connect 5s
-    timeout client 30s
-    timeout server 30s
-    timeout queue 30s
-
-frontend web
-    maxconn 200
-    bind 0.0.0.0:8080
-    default_backend slow
-
-backend slow
-    server s1 127.0.0.1:8081 maxconn 20
-
-# The slow server: a TCP hop that holds each connection for its 100 ms
-# inspect-delay (in HTTP mode a complete request would pass at once), then
-# an HTTP frontend that answers. Names differ: 3.4 refuses a frontend named
-# like a backend.
-frontend slowsrv
-    mode tcp
-    bind 127.0.0.1:8081
-    tcp-request inspect-delay 100ms
-    tcp-request content accept if WAIT_END
-    default_backend answer
-
-backend answer
-    mode tcp
-    server a 127.0.0.1:8082
-
-frontend answerfe
-    bind 127.0.0.1:8082
-    http-request return status 200 content-type text/plain string ok
-`, nil)
-}
+// metLimitLatency: a request that took this long waited on a limit (the
+// slow server alone holds it 100 ms).
+const metLimitLatency = 300 * time.Millisecond
 
 // Evidence is what one round recorded.
 type Evidence struct {
@@ -119,7 +73,7 @@ type Evidence struct {
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
-	cfg, err := Config()
+	cfg, err := config.Render("conf-runtime-limits.cfg.tmpl", nil)
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
@@ -156,14 +110,8 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Ki
 		return nil
 	}
 	// The load runs for the whole round.
-	lctx, stopLoad := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		ev.Load, _ = load.Attack(lctx, load.Options{URL: "http://" + web + "/", Rate: 100, Duration: 10 * time.Minute, Timeout: 10 * time.Second})
-	}()
-	defer func() { stopLoad(); wg.Wait() }()
+	stopLoad := load.Background(ctx, load.Options{URL: "http://" + web + "/", Rate: 100, Duration: 10 * time.Minute, Timeout: 10 * time.Second})
+	defer func() { ev.Load = stopLoad() }()
 	if f.Setup = slowServer(ctx, web, f); f.Setup != "" {
 		return nil
 	}
@@ -173,12 +121,11 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Ki
 			break
 		}
 		f.Resumed = append(f.Resumed, resumed(ctx, n, web, bound))
-		if r := f.Resumed[len(f.Resumed)-1]; r.State != obs.Seen || r.Value > resumeBound {
-			t.Notef("cycle %d: no request served within %s of `%s` (%s)", c, resumeBound, k.Up, resumedText(r))
+		if r := f.Resumed[len(f.Resumed)-1]; r.State != obs.Seen || r.Value > judge.ResumeBound {
+			t.Notef("cycle %d: no request served within %s of `%s` (%s)", c, judge.ResumeBound, k.Up, resumedText(r))
 		}
 	}
-	stopLoad()
-	wg.Wait()
+	ev.Load = stopLoad()
 	t.Notef("load during the round: %s", ev.Load)
 	// Precondition: the traffic met the limit. A correct build holds or
 	// refuses connections while it is down, so some request waited
@@ -196,16 +143,11 @@ func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Ki
 // frontend serves, and the server really is slow, or nothing queues and
 // the limit is never reached.
 func slowServer(ctx context.Context, web string, f *judge.Facts) string {
-	if !waitServed(ctx, web, 10*time.Second) {
+	if !load.WaitServed(ctx, web, 10*time.Second) {
 		return "the frontend never served a request before the round (10 s)"
 	}
-	probed := false
-	for try := 0; try < 3 && !probed; try++ { // one lost probe is no server that does not answer
-		t0 := time.Now()
-		probed = load.Get(ctx, web) == 200
-		f.ProbeTook = time.Since(t0)
-	}
-	if !probed {
+	probed, took := load.Probe(ctx, web, 3)
+	if f.ProbeTook = took; !probed {
 		return "a probe request was not served before the round (3 tries)"
 	}
 	if f.ProbeTook < 90*time.Millisecond {
@@ -219,21 +161,20 @@ func slowServer(ctx context.Context, web string, f *judge.Facts) string {
 // its watchdog kills it), a late one checked against the master's CLI.
 func limitCycle(ctx context.Context, n *node.Node, t *verdict.Trial, k Kind, bound time.Duration, c int, f *judge.Facts) {
 	for _, cmd := range []string{k.Down, k.Up} {
-		took, answer, err := ask(ctx, n, cmd, judge.HangBound(bound))
-		call := judge.CLICall{Command: cmd, Took: took, Answer: answer, Err: err}
-		if strings.HasPrefix(err, notSent) {
-			call.Control = obs.Opt(obs.Failure[bool]("%q %s", cmd, err))
+		call := ask(ctx, n, cmd, judge.HangBound(bound))
+		if strings.HasPrefix(call.Err, judge.NotSent) {
+			call.Control = obs.Opt(obs.Failure[bool]("%q %s", cmd, call.Err))
 			f.CLI = append(f.CLI, call)
 			return
 		}
-		late := err != "" || took > bound
+		late := call.Err != "" || call.Took > bound
 		if late {
-			t.Notef("cycle %d: %q did not answer within %s: took %s %s", c, cmd, bound, took.Round(time.Millisecond), err)
+			t.Notef("cycle %d: %q did not answer within %s: took %s %s", c, cmd, bound, call.Took.Round(time.Millisecond), call.Err)
 			// The control: the master's CLI, another process on the
 			// same node and path, answers while the worker does not.
-			_, _, merr := askMaster(ctx, n, bound)
-			call.Control = obs.Opt(obs.Value(merr == ""))
-			if merr != "" && err != "" {
+			merr := n.MasterAnswers(ctx, bound)
+			call.Control = obs.Opt(obs.Value(merr == nil))
+			if merr != nil && call.Err != "" {
 				call.Control = obs.Opt(obs.Failure[bool]("the master's CLI did not answer either (%s): the node, not the worker, is out of reach", merr))
 			}
 		}
@@ -245,12 +186,25 @@ func limitCycle(ctx context.Context, n *node.Node, t *verdict.Trial, k Kind, bou
 			if got, ok := applied(ctx, n, k); !ok && f.NotApplied == "" {
 				f.NotApplied = fmt.Sprintf("after %q the admin socket shows %s", cmd, got)
 			}
-			select { // held: connections queue meanwhile (the hold is the test)
-			case <-ctx.Done():
-			case <-time.After(500 * time.Millisecond):
-			}
+			node.Hold(ctx, 500*time.Millisecond) // connections queue meanwhile
 		}
 	}
+}
+
+// ask runs one command on the stats socket within bound, as the judge
+// reads it (a stuck CLI is evidence, not a harness error).
+func ask(ctx context.Context, n *node.Node, cmd string, bound time.Duration) judge.CLICall {
+	a := n.AskWithin(ctx, node.StatsSocket, cmd, bound)
+	call := judge.CLICall{Command: cmd, Took: a.Took, Answer: a.Answer}
+	switch {
+	case a.Ended:
+		call.Answer, call.Err = "", "the run ended"
+	case a.NotSent():
+		call.Err = judge.NotSent + a.Err.Error()
+	case a.Err != nil:
+		call.Err = a.Err.Error()
+	}
+	return call
 }
 
 // afterRound reads what the round left: the watchdog's lines in the
@@ -260,16 +214,13 @@ func afterRound(ctx context.Context, n *node.Node, t *verdict.Trial, before int,
 	if f.Stuck() != "" {
 		// A stuck CLI is evidence already; HAProxy's watchdog says more
 		// within seconds (a warning, then a panic and the worker's exit).
-		node.Poll(ctx, 10*time.Second, 200*time.Millisecond, func() (bool, error) {
-			logs, err := n.Logs(ctx)
-			return err == nil && len(cliout.ParsePanics(strings.TrimPrefix(logs, logsBefore))) > 0, nil
+		n.WaitLogsAfter(ctx, logsBefore, 10*time.Second, 200*time.Millisecond, func(fresh string) bool {
+			return len(cliout.ParsePanics(fresh)) > 0
 		})
 	}
-	logs, err := n.Logs(ctx)
-	if err != nil {
+	if fresh, err := n.LogsAfter(ctx, logsBefore); err != nil {
 		f.MarkUnread("the worker's output after the round: %v", err)
 	} else {
-		fresh := strings.TrimPrefix(logs, logsBefore)
 		f.Stalls, f.Panics = cliout.ParseStalls(fresh), cliout.ParsePanics(fresh)
 		if len(f.Stalls) > 0 || len(f.Panics) > 0 {
 			t.Show("worker output with the watchdog's lines", text.LastLines(fresh, 60))
@@ -277,12 +228,8 @@ func afterRound(ctx context.Context, n *node.Node, t *verdict.Trial, before int,
 	}
 	if exits, err := n.Exits(ctx); err != nil {
 		f.MarkUnread("the master's log of worker exits: %v", err)
-	} else {
-		for _, e := range exits {
-			if e.PID == before {
-				f.Died = fmt.Sprintf("worker %d %s", e.PID, e.Ended())
-			}
-		}
+	} else if e, ok := cliout.ExitOf(exits, before); ok {
+		f.Died = fmt.Sprintf("worker %d %s", e.PID, e.Ended())
 	}
 	if cur, err := n.CurrentWorker(ctx); err != nil {
 		f.MarkUnread("the current worker after the round: %v", err) // explained if the master is gone
@@ -299,122 +246,51 @@ func afterRound(ctx context.Context, n *node.Node, t *verdict.Trial, before int,
 func applied(ctx context.Context, n *node.Node, k Kind) (string, bool) {
 	var got string
 	ok := node.Poll(ctx, time.Second, 50*time.Millisecond, func() (bool, error) {
-		switch {
-		case strings.Contains(k.Down, "global"):
+		if strings.Contains(k.Down, "global") {
 			i, err := n.Info(ctx, node.StatsSocket)
 			if err != nil {
 				return false, nil
 			}
 			got = "Maxconn=" + i["Maxconn"]
 			return i["Maxconn"] == "1", nil
-		default:
-			rows, err := n.Stat(ctx, node.StatsSocket)
-			if err != nil {
-				return false, nil
-			}
-			r, _ := cliout.FindStat(rows, "web", "FRONTEND")
-			got = r.Columns("slim", "status")
-			if strings.HasPrefix(k.Down, "disable") { // STOP or PAUSED, by version
-				return r.Fields["status"] != "" && r.Fields["status"] != "OPEN", nil
-			}
-			return r.Fields["slim"] == "0", nil
 		}
+		rows, err := n.Stat(ctx, node.StatsSocket)
+		if err != nil {
+			return false, nil
+		}
+		r, _ := cliout.FindStat(rows, "web", "FRONTEND")
+		got = r.Columns("slim", "status")
+		if strings.HasPrefix(k.Down, "disable") { // STOP or PAUSED, by version
+			return r.Fields["status"] != "" && r.Fields["status"] != "OPEN", nil
+		}
+		return r.Fields["slim"] == "0", nil
 	}) == nil
 	return got, ok
 }
 
-// ask runs one command on the stats socket within bound: the answer, or
-// why there was none (a stuck CLI is evidence, not a harness error).
-func ask(ctx context.Context, n *node.Node, cmd string, bound time.Duration) (time.Duration, string, string) {
-	cctx, cancel := context.WithTimeout(ctx, bound)
-	defer cancel()
-	t0 := time.Now()
-	out, err := n.Query(cctx, node.StatsSocket, cmd)
-	took := time.Since(t0)
-	if err != nil {
-		if ctx.Err() != nil {
-			return took, "", "the run ended"
-		}
-		if errors.Is(err, cli.ErrNotSent) {
-			return took, out, notSent + err.Error()
-		}
-		return took, out, err.Error()
-	}
-	return took, strings.TrimSpace(out), ""
-}
-
-// notSent begins the error of a command that never reached the socket.
-const notSent = judge.NotSent
-
-// metLimitLatency: a request that took this long waited on a limit (the
-// slow server alone holds it 100 ms).
-const metLimitLatency = 300 * time.Millisecond
-
-// askMaster is the control for a worker's CLI: the master's, on the same
-// node, within bound.
-func askMaster(ctx context.Context, n *node.Node, bound time.Duration) (time.Duration, string, string) {
-	cctx, cancel := context.WithTimeout(ctx, bound)
-	defer cancel()
-	t0 := time.Now()
-	_, err := n.Procs(cctx)
-	if err != nil {
-		return time.Since(t0), "", err.Error()
-	}
-	return time.Since(t0), "", ""
-}
-
 // resumed is how long the first request served after the limit was raised
 // took to come, waited for up to judge.HangBound; judge.Unserved says what
-// a request never served means, from the frontend's own count of 2xx
-// responses at the raise and after the wait.
+// a request never served means, from frontend web's count of 2xx
+// responses (read within bound) at the raise and after the wait.
 func resumed(ctx context.Context, n *node.Node, web string, bound time.Duration) obs.Of[time.Duration] {
+	served := func() obs.Of[int64] {
+		return obs.From(n.StatInt(ctx, node.StatsSocket, "web", "FRONTEND", "hrsp_2xx", bound))
+	}
 	t0 := time.Now()
-	before := obs.From(served(ctx, n, bound))
-	if waitServed(ctx, web, judge.HangBound(bound)) {
+	before := served()
+	if load.WaitServed(ctx, web, judge.HangBound(bound)) {
 		return obs.Value(time.Since(t0))
 	}
-	return judge.Unserved(judge.HangBound(bound), before, obs.From(served(ctx, n, bound)))
+	return judge.Unserved(judge.HangBound(bound), before, served())
 }
-
-// served is frontend web's count of 2xx responses, read within bound.
-func served(ctx context.Context, n *node.Node, bound time.Duration) (int64, error) {
-	cctx, cancel := context.WithTimeout(ctx, bound)
-	defer cancel()
-	rows, err := n.Stat(cctx, node.StatsSocket)
-	if err != nil {
-		return 0, err
-	}
-	r, ok := cliout.FindStat(rows, "web", "FRONTEND")
-	if !ok || r.Fields["hrsp_2xx"] == "" {
-		return 0, errors.New("show stat has no hrsp_2xx for frontend web")
-	}
-	return r.Int("hrsp_2xx"), nil
-}
-
-// never is a resume that never came within judge.HangBound.
-const never = judge.Never
 
 func resumedText(r obs.Of[time.Duration]) string {
 	switch v, ok := r.Get(); {
 	case !ok:
 		return "unknown: " + r.Unknown()
-	case v == never:
+	case v == judge.Never:
 		return "never, while the CLI answered"
 	default:
 		return "after " + v.Round(time.Millisecond).String()
 	}
-}
-
-// waitServed polls with single requests until one is answered 200.
-func waitServed(ctx context.Context, addr string, within time.Duration) bool {
-	cl := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	return node.Poll(ctx, within, 100*time.Millisecond, func() (bool, error) {
-		req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+addr+"/", nil)
-		resp, err := cl.Do(req)
-		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == 200, nil
-	}) == nil
 }

@@ -10,9 +10,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/cluster"
-	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
@@ -55,8 +53,6 @@ var Kinds = []Kind{
 	{Name: "updated after B resynced from A", Before: "restart"},
 }
 
-const table = "cluster/tbl"
-
 // Evidence is what one update recorded.
 type Evidence struct {
 	Kind  string      `json:"kind"`
@@ -68,18 +64,16 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if c == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	bound := env.Params.Duration("BOUND")
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
-		return trial(ctx, c, t, Kinds[(t.N-1)%len(Kinds)], bound)
+		return trial(ctx, c, t, Kinds[(t.N-1)%len(Kinds)], env.Params.Duration("BOUND"))
 	})
 }
 
 func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, k Kind, bound time.Duration) error {
 	a, b := c.Members[0], c.Members[1]
-	ev := &Evidence{Kind: k.Name}
+	ev := &Evidence{Kind: k.Name, Facts: judge.Facts{Kind: k.Name, Bound: bound, Before: k.Before}}
 	t.Evidence = ev
 	f := &ev.Facts
-	f.Kind, f.Bound, f.Before = k.Name, bound, k.Before
 	defer func() { t.Violation, t.Unmet = judge.Update(*f) }()
 	key := fmt.Sprintf("both-%03d", t.N)
 	if f.MeshBefore = c.WaitMesh(ctx, cluster.MeshTimeout); f.MeshBefore != "" {
@@ -89,7 +83,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, k Kind, bo
 		f.WriteErr = "writing on A: " + err.Error()
 		return nil
 	}
-	f.Learned, f.LearnedIn = waitValue(ctx, b, key, "1", bound)
+	f.Learned.Of, f.LearnedIn = b.WaitData(ctx, cluster.DefaultTable, key, "gpc0", "1", bound)
 	t.Notef("%s: B holds %s gpc0=%s %s after A's write", k.Name, key, obs.Text(f.Learned.Of, nil), f.LearnedIn.Round(time.Millisecond))
 	if v, _ := f.Learned.Get(); v != "1" {
 		return nil
@@ -110,7 +104,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, k Kind, bo
 	}
 	if k.Before != "" && f.BeforeErr == "" {
 		if f.BeforeErr = c.WaitMesh(ctx, cluster.MeshTimeout); f.BeforeErr == "" {
-			f.Kept, _ = waitValue(ctx, b, key, "1", bound)
+			f.Kept.Of, _ = b.WaitData(ctx, cluster.DefaultTable, key, "gpc0", "1", bound)
 		}
 	}
 	if v, _ := f.Kept.Get(); f.BeforeErr != "" || (k.Before != "" && v != "1") {
@@ -120,8 +114,8 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, k Kind, bo
 		f.WriteErr = "updating on B: " + err.Error()
 		return nil
 	}
-	f.OnA, f.Latency = waitValue(ctx, a, key, "2", bound) // from the moment B answered
-	f.OnB, _ = waitValue(ctx, b, key, "2", 0)
+	f.OnA.Of, f.Latency = a.WaitData(ctx, cluster.DefaultTable, key, "gpc0", "2", bound) // from the moment B answered
+	f.OnB.Of, _ = b.WaitData(ctx, cluster.DefaultTable, key, "gpc0", "2", 0)
 	t.Notef("%s: after B's update, A holds gpc0=%s (%s after the update), B holds gpc0=%s", k.Name, obs.Text(f.OnA.Of, nil), f.Latency.Round(time.Millisecond), obs.Text(f.OnB.Of, nil))
 	return nil
 }
@@ -132,14 +126,5 @@ func write(ctx context.Context, m *cluster.Member, k Kind, key, want string) err
 	if k.Traffic {
 		return m.HTTPKeys(ctx, []string{key}, 1)
 	}
-	return m.Node.SetEntry(ctx, node.StatsSocket, table, key, "data.gpc0 "+want)
-}
-
-// waitValue polls a member until the key's gpc0 is want or timeout
-// passed; it gives the last reading ("" absent: unknown when it failed)
-// and how long it took.
-func waitValue(ctx context.Context, m *cluster.Member, key, want string, timeout time.Duration) (obs.Optional[string], time.Duration) {
-	t0 := time.Now()
-	e, _, err := m.Node.WaitEntry(ctx, node.StatsSocket, table, key, timeout, 20*time.Millisecond, func(e cliout.Entry, _ bool) bool { return e.Data["gpc0"] == want })
-	return obs.Opt(obs.From(e.Data["gpc0"], err)), time.Since(t0)
+	return m.SetEntry(ctx, cluster.DefaultTable, key, "data.gpc0 "+want)
 }

@@ -5,7 +5,8 @@ package judge
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,13 +20,10 @@ const ReloadTimeout = 20 * time.Second
 // Sections names n peers sections: first, second, then s3, s4, ...
 func Sections(n int) []string {
 	names := []string{"first", "second"}
-	if n <= 2 {
-		return names[:n]
-	}
 	for i := 3; i <= n; i++ {
 		names = append(names, fmt.Sprintf("s%d", i))
 	}
-	return names
+	return names[:n]
 }
 
 // TablesFor is the marker table of each of n sections.
@@ -72,24 +70,36 @@ func (f Facts) tables() []string {
 	return f.Tables
 }
 
-// Round decides one round from its facts: a violation of the expectation,
-// an unmet precondition, or a remark that does not change the verdict.
-// Unknown readings are left to the one rule on observations.
-func Round(f Facts) (violation, unmet, remark string) {
-	var tables, lost, wrong []string
-	for t := range f.Markers {
-		tables = append(tables, t)
-	}
-	sort.Strings(tables)
+// Ends are what the master's log says of the round (cliout.ReloadEnds).
+func (f Facts) Ends() (oldCrash, died string) {
+	exits, _ := f.Exits.Get()
+	return cliout.ReloadEnds(exits, f.OldPID)
+}
+
+// split sorts the markers of the named tables: held (Bad finds nothing),
+// lost (absent), wrong (with its value), and how many others were unread.
+func (f Facts) split(tables []string) (held, lost, wrong []string, unread int) {
 	for _, t := range tables {
 		switch m, seen := f.Markers[t].Get(); {
+		case Bad(f.Markers[t]) == "":
+			held = append(held, t)
 		case !seen:
+			unread++
 		case !m.Present:
 			lost = append(lost, t)
 		case m.GPC0 != "1":
 			wrong = append(wrong, fmt.Sprintf("%s gpc0=%s (want 1)", t, m.GPC0))
 		}
 	}
+	return held, lost, wrong, unread
+}
+
+// Round decides one round from its facts: a violation of the expectation,
+// an unmet precondition, or a remark that does not change the verdict.
+// Unknown readings are left to the one rule on observations.
+func Round(f Facts) (violation, unmet, remark string) {
+	tables := slices.Sorted(maps.Keys(f.Markers))
+	_, lost, wrong, _ := f.split(tables)
 	oldCrash, died := f.Ends()
 	switch {
 	case len(tables) < len(f.tables()):
@@ -123,21 +133,10 @@ func Round(f Facts) (violation, unmet, remark string) {
 // only a lead a bisect may follow. Both markers held, both lost, a wrong
 // value or an unreadable table say nothing.
 func Weak(f Facts) string {
-	if crash, died := f.Ends(); f.Exits.State != obs.Seen || !f.OldExited || died != "" || crash != "" || len(f.Markers) != len(f.tables()) {
-		return ""
-	}
-	var held, lost []string
-	for _, t := range f.tables() {
-		switch m, seen := f.Markers[t].Get(); {
-		case Bad(f.Markers[t]) == "":
-			held = append(held, t)
-		case seen && !m.Present:
-			lost = append(lost, t)
-		default:
-			return ""
-		}
-	}
-	if len(held) == 0 || len(lost) == 0 {
+	crash, died := f.Ends()
+	held, lost, wrong, unread := f.split(f.tables())
+	if f.Exits.State != obs.Seen || !f.OldExited || died != "" || crash != "" || len(f.Markers) != len(f.tables()) ||
+		len(wrong) > 0 || unread > 0 || len(held) == 0 || len(lost) == 0 {
 		return ""
 	}
 	return fmt.Sprintf("%s held and %s lost although the resync never finished", strings.Join(held, " and "), strings.Join(lost, " and "))
@@ -151,20 +150,4 @@ func joinLost(lost []string, of int) []string {
 		return []string{fmt.Sprintf("%d of %d marker tables lost (%s, ...)", len(lost), of, strings.Join(lost[:3], ", "))}
 	}
 	return []string{strings.Join(lost, " and ") + " lost"}
-}
-
-// Ends are what the master's log says of the round: whether the old
-// worker died on a signal during its soft-stop, and whether a current
-// worker died.
-func (f Facts) Ends() (oldCrash, died string) {
-	exits, _ := f.Exits.Get()
-	for _, e := range exits {
-		switch {
-		case e.Current:
-			died = fmt.Sprintf("current worker %d %s", e.PID, e.Ended())
-		case e.PID == f.OldPID && e.Code >= 128:
-			oldCrash = fmt.Sprintf("old worker %d %s during soft-stop", e.PID, e.Ended())
-		}
-	}
-	return oldCrash, died
 }

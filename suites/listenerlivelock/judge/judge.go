@@ -4,6 +4,7 @@
 package judge
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -38,109 +39,47 @@ func (p Params) LayoutUnmet() string {
 	return ""
 }
 
-// wantListeners is how many listeners the layout gives the frontend.
-func (p Params) wantListeners() int {
-	switch p.Layout {
-	case "groups":
-		return p.Groups
-	case "shards":
-		return p.Threads
-	}
-	return p.Threads
-}
-
 // Facts are what one attack observed; Attack decides from them alone.
 type Facts struct {
-	Params    Params
-	Version   string
-	Threads   int64 // from show info
-	Groups    int   // from show threads
-	Listeners int   // the frontend's, from show stat
-	Control   Round // the same load with limits it never reaches
-	Attack    Round // the load against the real limit
+	Params Params
+	cliout.WorkerLayout
+	Control Round // the same load with limits it never reaches
+	Attack  Round // the load against the real limit
 	// Undrained: the control's connections never left, so no attack ran.
 	Undrained string `json:",omitempty"`
 }
 
-// Round is one run of the load: its peaks, the stalls logged during it
-// and the load's result; Ran is false when it never started.
+// Round is one run of the load: its peaks, the stalls and ends logged
+// during it and the load's result; Ran is false when it never started.
 type Round struct {
-	Ran          bool
-	Peaks        Peaks
-	Stalls       []cliout.Stall
-	Panics       []cliout.Panic
-	WorkerExits  []string // exits with a non-zero code
-	MasterExited bool
-	MasterCode   int
-	Load         load.Result
-}
-
-// crashed says how a round ended the process, "" when it did not.
-func (r Round) crashed() string {
-	var bad []string
-	if len(r.Panics) > 0 {
-		bad = append(bad, fmt.Sprintf("%d panics", len(r.Panics)))
-	}
-	if len(r.WorkerExits) > 0 {
-		bad = append(bad, r.WorkerExits[0])
-	}
-	if r.MasterExited {
-		bad = append(bad, fmt.Sprintf("master exited (%d)", r.MasterCode))
-	}
-	return strings.Join(bad, ", ")
+	Ran   bool
+	Peaks cliout.ConnPeaks
+	cliout.Watchdog
+	Load load.Result
 }
 
 func (r Round) String() string {
-	counted, on := countedStalls(r.Stalls)
+	counted, on := cliout.ListenerStalls(r.Stalls, 100)
 	return fmt.Sprintf("%s; frontend sessions peaked at %d of %d, process connections at %d of %d; %d stall warnings (%d over 100 ms counted, %d on the listener path, longest %d ms); %d panics, %d worker exits",
 		r.Load, r.Peaks.Frontend, r.Peaks.FrontendLimit, r.Peaks.Process, r.Peaks.ProcessLimit, len(r.Stalls), len(counted), on, cliout.MaxStall(r.Stalls), len(r.Panics), len(r.WorkerExits))
-}
-
-// Peaks are the highest connection counts sampled during a round.
-type Peaks struct {
-	Frontend, FrontendLimit, Process, ProcessLimit int64
-}
-
-// countedStalls are the stalls over 100 ms that count: those whose
-// evidence points at the listener or proxy path, or every one over 100 ms
-// when the build prints no lock history to tell; on is how many pointed
-// there.
-func countedStalls(stalls []cliout.Stall) (counted []cliout.Stall, on int) {
-	for _, s := range stalls {
-		if s.Ms <= 100 {
-			continue
-		}
-		listener, known := s.Where()
-		if listener {
-			on++
-		}
-		if listener || !known {
-			counted = append(counted, s)
-		}
-	}
-	return counted, on
 }
 
 // WorkerUnmet says how the running worker differs from what the config asks.
 func WorkerUnmet(f Facts) string {
 	p := f.Params
+	want := p.Threads // listeners: one per thread (shards by-thread, or binds)
+	if p.Layout == "groups" {
+		want = p.Groups
+	}
 	switch {
 	case f.Groups != p.Groups:
 		return fmt.Sprintf("the worker runs %d thread groups, the config asks %d", f.Groups, p.Groups)
 	case f.Threads != int64(p.Threads):
 		return fmt.Sprintf("the worker runs %d threads, the config asks %d", f.Threads, p.Threads)
-	case f.Listeners != p.wantListeners():
-		return fmt.Sprintf("the frontend has %d listeners, the layout %q wants %d", f.Listeners, p.Layout, p.wantListeners())
+	case f.Listeners != want:
+		return fmt.Sprintf("the frontend has %d listeners, the layout %q wants %d", f.Listeners, p.Layout, want)
 	}
 	return ""
-}
-
-// reached says whether a round hit the limit of the variant.
-func reached(f Facts, pk Peaks) (bool, string) {
-	if f.Params.Variant == "process" {
-		return pk.Process >= pk.ProcessLimit && pk.ProcessLimit > 0, fmt.Sprintf("the process never reached its maxconn (peak %d of %d)", pk.Process, pk.ProcessLimit)
-	}
-	return pk.Frontend >= pk.FrontendLimit && pk.FrontendLimit > 0, fmt.Sprintf("the frontend never reached its maxconn (peak %d of %d)", pk.Frontend, pk.FrontendLimit)
 }
 
 // Attack decides an attack from its facts. Every precondition comes first:
@@ -148,10 +87,7 @@ func reached(f Facts, pk Peaks) (bool, string) {
 // not stall: else stalls are the machine's), the limit reached; only then
 // do stalls on the listener path, panics and exits count.
 func Attack(f Facts) (violation, unmet, remark string) {
-	if u := WorkerUnmet(f); u != "" {
-		return "", u, ""
-	}
-	if u := f.Params.LayoutUnmet(); u != "" {
+	if u := cmp.Or(WorkerUnmet(f), f.Params.LayoutUnmet()); u != "" {
 		return "", u, ""
 	}
 	if f.Undrained != "" {
@@ -160,23 +96,24 @@ func Attack(f Facts) (violation, unmet, remark string) {
 	if !f.Control.Ran || !f.Attack.Ran {
 		return "", "the attack never ran", ""
 	}
-	if crash := f.Control.crashed(); crash != "" {
+	if crash := f.Control.Crashed(); crash != "" {
 		return "", fmt.Sprintf("the control (same load, limit never reached) crashed too (%s): the crash is not the livelock's", crash), ""
 	}
-	if c, _ := countedStalls(f.Control.Stalls); len(c) > 0 {
+	if c, _ := cliout.ListenerStalls(f.Control.Stalls, 100); len(c) > 0 {
 		return "", fmt.Sprintf("the control (same load, limit never reached) stalled too: %d stalls over 100 ms (longest %d ms), so stalls here are not the livelock's", len(c), cliout.MaxStall(c)), ""
 	}
-	if hit, _ := reached(f, f.Control.Peaks); hit {
+	process := f.Params.Variant == "process" // whose limit the variant reaches
+	if hit, _ := f.Control.Peaks.Reached(process); hit {
 		return "", "the control reached its limit: it is no control", ""
 	}
 	// A panic or an exit under the attack is the livelock's end whatever
 	// the peaks showed (a livelocked worker stops answering the sampling).
-	crash := f.Attack.crashed()
-	if hit, what := reached(f, f.Attack.Peaks); !hit && crash == "" {
+	crash := f.Attack.Crashed()
+	if hit, what := f.Attack.Peaks.Reached(process); !hit && crash == "" {
 		return "", what, ""
 	}
 	var bad []string
-	if c, _ := countedStalls(f.Attack.Stalls); len(c) > 0 {
+	if c, _ := cliout.ListenerStalls(f.Attack.Stalls, 100); len(c) > 0 {
 		bad = append(bad, fmt.Sprintf("%d stalls over 100 ms (longest %d ms)", len(c), cliout.MaxStall(c)))
 	}
 	if crash != "" {
@@ -185,20 +122,10 @@ func Attack(f Facts) (violation, unmet, remark string) {
 	switch {
 	case len(bad) > 0:
 		return strings.Join(bad, ", "), "", ""
-	case !WarnsOnStalls(f.Version):
+	case !cliout.WarnsOnStalls(f.Version):
 		// Without the watchdog's warnings only panics and exits are seen:
 		// a stall shorter than a panic would go unnoticed.
 		return "", fmt.Sprintf("limit reached and no panic or exit, but HAProxy %s emits no stall warnings (3.1 and later do): stalls cannot be seen", f.Version), ""
 	}
 	return "", "", "limit reached, 0 stalls over 100 ms on the listener path"
-}
-
-// WarnsOnStalls says whether a version emits the watchdog's "stopped
-// processing traffic" warnings (3.1 and later).
-func WarnsOnStalls(version string) bool {
-	var major, minor int
-	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err != nil {
-		return false
-	}
-	return major > 3 || (major == 3 && minor >= 1)
 }

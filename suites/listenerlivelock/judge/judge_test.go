@@ -17,14 +17,6 @@ func params(layout string, groups, maxconn int) Params {
 		FrontendMaxconn: maxconn, Service: 100 * time.Millisecond, Timeout: 30 * time.Second, ControlMaxconn: 90000}
 }
 
-func TestWarnsOnStalls(t *testing.T) {
-	for v, want := range map[string]bool{"3.4.7-1": true, "3.1.0": true, "3.0.11-9e587df": false, "2.6.12-1+deb12u3": false} {
-		if WarnsOnStalls(v) != want {
-			t.Errorf("WarnsOnStalls(%q) = %v", v, !want)
-		}
-	}
-}
-
 // The judge on facts: stall blocks captured from a real 3.4.7 watchdog
 // (made by `debug dev loop`, a CLI loop: known not to be the listener
 // path), and the same block with dequeue_proxy_listeners in its trace.
@@ -39,9 +31,9 @@ func TestJudge(t *testing.T) {
 		t.Fatal("the capture holds no stall")
 	}
 	p := params("groups", 2, 100)
-	base := Facts{Params: p, Version: "3.4.7-1", Threads: 2, Groups: 2, Listeners: 2,
-		Control: Round{Ran: true, Peaks: Peaks{Frontend: 60, FrontendLimit: 800, Process: 60, ProcessLimit: 800}},
-		Attack:  Round{Ran: true, Peaks: Peaks{Frontend: 100, FrontendLimit: 100, Process: 100, ProcessLimit: 800}}}
+	base := Facts{Params: p, WorkerLayout: cliout.WorkerLayout{Version: "3.4.7-1", Threads: 2, Groups: 2, Listeners: 2},
+		Control: Round{Ran: true, Peaks: cliout.ConnPeaks{Frontend: 60, FrontendLimit: 800, Process: 60, ProcessLimit: 800}},
+		Attack:  Round{Ran: true, Peaks: cliout.ConnPeaks{Frontend: 100, FrontendLimit: 100, Process: 100, ProcessLimit: 800}}}
 	for _, c := range []struct {
 		name                     string
 		edit                     func(f *Facts)

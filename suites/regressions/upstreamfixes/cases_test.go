@@ -3,32 +3,39 @@ package upstreamfixes
 import (
 	"testing"
 
-	"github.com/harp-project/harp/suites/regressions/upstreamfixes/judge"
+	"github.com/harp-project/harp/harness/fixcase"
 )
 
-// Every case the judge knows has one way to reach HAProxy, and every way
-// names a case the judge knows.
+// Every case the judge knows has one way to reach HAProxy: its file's
+// kind, and a Go drive or session exactly when that kind needs one; every
+// drive and session names a case the judge knows.
 func TestEveryCaseReaches(t *testing.T) {
 	known := map[string]bool{}
-	for _, c := range judge.Cases {
+	for _, c := range Cases {
 		known[c.ID] = true
-		_, one := oneExchange[c.ID]
-		_, steps := stepCases[c.ID]
-		if one == steps {
-			t.Errorf("case %s: in oneExchange %v, in stepCases %v: want exactly one", c.ID, one, steps)
+		if c.Kind == "" {
+			t.Errorf("%s: no kind", c.ID)
+		}
+		if _, ok := drives[c.ID]; ok != (c.Kind == fixcase.Steps) {
+			t.Errorf("case %s (kind %s): a drive %v", c.ID, c.Kind, ok)
+		}
+		if _, ok := sessions[c.ID]; ok != (c.Kind == fixcase.PeerSession) {
+			t.Errorf("case %s (kind %s): a session %v", c.ID, c.Kind, ok)
 		}
 	}
-	for _, m := range []map[string]Reach{oneExchange, stepCases} {
-		for id, r := range m {
+	for _, m := range []map[string]bool{keys(drives), keys(sessions)} {
+		for id := range m {
 			if !known[id] {
 				t.Errorf("%s reaches HAProxy but the judge has no such case", id)
 			}
-			if r.Kind == "" {
-				t.Errorf("%s: no kind", id)
-			}
 		}
 	}
-	if len(Cases) != len(judge.Cases) {
-		t.Errorf("%d cases, the judge has %d", len(Cases), len(judge.Cases))
+}
+
+func keys[V any](m map[string]V) map[string]bool {
+	out := map[string]bool{}
+	for k := range m {
+		out[k] = true
 	}
+	return out
 }

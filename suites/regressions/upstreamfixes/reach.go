@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/cli"
+	"github.com/harp-project/harp/harness/config"
+	"github.com/harp-project/harp/harness/fixcase"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/remotepeer"
@@ -22,10 +23,10 @@ import (
 
 // do runs one case and gives HAProxy's answer, or why harp could not.
 func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
-	reach := map[Kind]func(context.Context, *node.Node, Case) (string, error){
-		Stats: stats, Master: master, Check: check, Exec: execute, Connect: connect,
-		HTTP: request, Peer: halfClosedPeer, PeerSession: peerSession,
-		Steps: func(ctx context.Context, n *node.Node, c Case) (string, error) { return c.Drive(ctx, n) },
+	reach := map[fixcase.Kind]func(context.Context, *node.Node, Case) (string, error){
+		fixcase.Stats: stats, fixcase.Master: master, fixcase.Check: check, fixcase.Exec: execute,
+		fixcase.Connect: connect, fixcase.HTTP: request, fixcase.Peer: halfClosedPeer, fixcase.PeerSession: peerSession,
+		fixcase.Steps: func(ctx context.Context, n *node.Node, c Case) (string, error) { return drives[c.ID](ctx, n) },
 	}[c.Kind]
 	if reach == nil {
 		return "", fmt.Sprintf("case %s: no kind %q", c.ID, c.Kind)
@@ -42,13 +43,13 @@ func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
 		var err error
 		node.Poll(ctx, answerWait, 100*time.Millisecond, func() (bool, error) {
 			then, err = n.Stats(ctx, c.Then)
-			ok, _ := c.Want(answer + "\n--- then\n" + then)
+			ok, _ := c.Want(answer + fixcase.ThenMark + then)
 			return err == nil && ok, nil
 		})
 		if err != nil {
 			return answer, "reading the state after: " + err.Error()
 		}
-		answer += "\n--- then\n" + then
+		answer += fixcase.ThenMark + then
 	}
 	return answer, ""
 }
@@ -84,8 +85,12 @@ func check(ctx context.Context, n *node.Node, c Case) (string, error) {
 	if err := control(ctx, n); err != nil {
 		return "", err
 	}
+	cfg, err := checkConfig(c)
+	if err != nil {
+		return "", err
+	}
 	path := "/etc/harp/check-" + c.ID + ".cfg"
-	if err := n.WriteFile(ctx, path, []byte(CheckConfig(c))); err != nil {
+	if err := n.WriteFile(ctx, path, []byte(cfg)); err != nil {
 		return "", fmt.Errorf("writing the config: %w", err)
 	}
 	ok, out, err := n.CheckConfig(ctx, path)
@@ -143,39 +148,11 @@ func request(ctx context.Context, n *node.Node, c Case) (string, error) {
 	if _, err := n.Raw(ctx, node.StatsPort, c.Send, cli.RawOptions{Wait: answerWait}); err != nil {
 		return "", err
 	}
-	addr, err := n.Addr(ctx, "8082/tcp")
-	if err != nil {
-		return "", err
-	}
-	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(rctx, http.MethodGet, "http://"+addr+"/", nil)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := n.Get(ctx, "8082/tcp", "/", 5*time.Second)
 	if err != nil {
 		return "", fmt.Errorf("the request: %w", err)
 	}
-	resp.Body.Close()
 	return "x-g: " + resp.Header.Get("x-g"), nil
-}
-
-// get sends one GET for path to the node's port: the status.
-func get(ctx context.Context, n *node.Node, port, path string) (int, error) {
-	addr, err := n.Addr(ctx, port)
-	if err != nil {
-		return 0, err
-	}
-	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodGet, "http://"+addr+path, nil)
-	if err != nil {
-		return 0, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	resp.Body.Close()
-	return resp.StatusCode, nil
 }
 
 // halfClosedPeer connects to the peers bind, sends nothing and half-closes.
@@ -204,7 +181,7 @@ func peerSession(ctx context.Context, n *node.Node, c Case) (string, error) {
 	}
 	p := &remotepeer.Probe{Node: n, Addr: addr, Section: "p2", Local: "harp", Remote: "remote"}
 	return p.Session(ctx, peers.Options{}, collisionTries, func(pc *peers.Conn, tcp *net.TCPConn) (string, error) {
-		return c.Session(ctx, PeerRun{C: pc, TCP: tcp})
+		return sessions[c.ID](ctx, PeerRun{C: pc, TCP: tcp})
 	})
 }
 
@@ -221,14 +198,24 @@ const userPort = "9997/tcp"
 // control: the config without any case's lines loads on this build, so a
 // refusal is the case's, not harp's config or a binary harp cannot run.
 func control(ctx context.Context, n *node.Node) error {
+	cfg, err := checkConfig(Case{})
+	if err != nil {
+		return err
+	}
 	path := "/etc/harp/control.cfg"
-	if err := n.WriteFile(ctx, path, []byte(CheckConfig(Case{}))); err != nil {
+	if err := n.WriteFile(ctx, path, []byte(cfg)); err != nil {
 		return fmt.Errorf("writing the control config: %w", err)
 	}
 	if ok, out, err := n.CheckConfig(ctx, path); err != nil || !ok {
 		return fmt.Errorf("the control config (without the case's lines) does not load: %v %s", err, judge.OneLine(out))
 	}
 	return nil
+}
+
+// checkConfig is a Check case's whole config (the control's, for a case
+// of no lines).
+func checkConfig(c Case) (string, error) {
+	return config.Render("upstream-fixes-check.cfg.tmpl", map[string]string{"Global": c.Global, "Frontend": c.Frontend, "Extra": c.Extra})
 }
 
 // answerWait bounds one exchange; a slower one is harp's failure to

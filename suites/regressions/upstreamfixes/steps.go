@@ -18,26 +18,20 @@ import (
 	"github.com/harp-project/harp/suites/regressions/upstreamfixes/judge"
 )
 
-// The cases that take several steps (counts before and after, a
-// connection's fate over time), or a node of their own: how each reaches
-// HAProxy (what its answer must be is judge's stepCases).
-
-var stepCases = map[string]Reach{
-	"exec-thread-groups-master-cli":           {Kind: Exec, Args: []string{"-W", "-db", "-S", "ipv4@127.0.0.1:19999", "-f", "{cfg}"}, Config: strings.Replace(unbindable, "    nbthread 1\n", "    nbthread 2\n    thread-groups 2\n", 1)},
-	"cli-pipelined-then-close-all-run":        {Kind: Stats, Direct: true, Abort: true, Send: pipelined, Then: "show table tpipe"},
-	"cli-error-ends-with-empty-line":          {Kind: Stats, Send: "show events harp-nosuch\n"},
-	"cli-quit-releases-its-buffer":            {Kind: Steps, Drive: quitLeak},
-	"expired-entries-all-purged":              {Kind: Steps, Drive: purge},
-	"listener-shards-distinct-ids":            {Kind: Stats, Send: "show stat\n", Node: shardsNode},
-	"listener-shards-close-ids-distinct":      {Kind: Stats, Send: "show stat\n", Node: shardsNode},
-	"cli-idle-prompt-closed-on-timeout":       {Kind: Steps, Drive: idleClose},
-	"sc-generic-fetch-counter-above-9":        {Kind: Steps, Drive: get8082("/"), Node: counterNode, NodePorts: []string{"8082/tcp"}},
-	"idle-worker-after-entries-expired":       {Kind: Steps, Drive: idleAfterExpiry, Node: idleNode},
-	"idle-worker-with-entry-in-use":           {Kind: Steps, Drive: idleHeld, Node: idleNode, NodePorts: []string{"8083/tcp"}},
-	"show-fd-type-then-number":                {Kind: Steps, Drive: showFD("l ", "")},
-	"show-fd-any-group-form":                  {Kind: Steps, Drive: showFD("", "/")},
-	"string-key-with-nul-one-entry":           {Kind: Steps, Drive: nulKey},
-	"frontend-full-then-rate-limited-resumes": {Kind: Steps, Drive: fullThenLimited},
+// drives run the steps cases: several exchanges (counts before and
+// after, a connection's fate over time), composed into one answer; an
+// error is harp's failure to observe.
+var drives = map[string]func(context.Context, *node.Node) (string, error){
+	"cli-quit-releases-its-buffer":            quitLeak,
+	"expired-entries-all-purged":              purge,
+	"cli-idle-prompt-closed-on-timeout":       idleClose,
+	"sc-generic-fetch-counter-above-9":        get8082("/"),
+	"idle-worker-after-entries-expired":       idleAfterExpiry,
+	"idle-worker-with-entry-in-use":           idleHeld,
+	"show-fd-type-then-number":                showFD("l ", ""),
+	"show-fd-any-group-form":                  showFD("", "/"),
+	"string-key-with-nul-one-entry":           nulKey,
+	"frontend-full-then-rate-limited-resumes": fullThenLimited,
 }
 
 // fdLineRe is a show fd line's fd.
@@ -110,35 +104,6 @@ func purge(ctx context.Context, n *node.Node) (string, error) {
 	return fmt.Sprintf("tpurge used %d -> %d within 10s after the delay", filled, left), nil
 }
 
-// httpDefaults: the defaults section of the own nodes' HTTP configs.
-const httpDefaults = `defaults
-    mode http
-    timeout connect 2s
-    timeout client 10s
-    timeout server 10s
-`
-
-// The node of the shards cases: listener names and ids are distinct only
-// when every shard got one of its own.
-const shardsNode = `global
-    nbthread 4
-    stats socket ipv4@0.0.0.0:9998 level admin
-
-` + httpDefaults + `
-frontend fe
-    option socket-stats
-    bind 127.0.0.1:18081 shards 4 id 100
-    bind 127.0.0.1:18082 shards 4 id 200
-    http-request return status 200
-
-frontend fe2
-    option socket-stats
-    bind 127.0.0.1:18083 shards 4 id 10
-    bind 127.0.0.1:18084 shards 4 id 12
-    bind 127.0.0.1:18085
-    http-request return status 200
-`
-
 // idleClose: an interactive session given a 1s timeout, then idle.
 func idleClose(ctx context.Context, n *node.Node) (string, error) {
 	conn, err := n.Dial(ctx, node.StatsPort)
@@ -162,81 +127,26 @@ func idleClose(ctx context.Context, n *node.Node) (string, error) {
 	return fmt.Sprintf("closed by haproxy after %.1fs", time.Since(start).Seconds()), nil
 }
 
-// The node of the counter case: the configuration of upstream's report.
-const counterNode = `global
-    stats socket ipv4@0.0.0.0:9998 level admin
-    tune.stick-counters 11
-
-` + httpDefaults + `
-frontend www
-    bind 0.0.0.0:8082
-    http-request set-var(txn.track_var) str("a")
-    http-request track-sc10 var(txn.track_var) table rate_table
-    http-request set-var(txn.track_var_rate) sc_gpc_rate(0,10,rate_table)
-    http-request return status 200
-
-backend rate_table
-    stick-table type string size 1k expire 5m store gpc_rate(1,1m)
-`
-
 // get8082 sends one request to the node's 8082: its status line.
 func get8082(path string) func(context.Context, *node.Node) (string, error) {
 	return func(ctx context.Context, n *node.Node) (string, error) {
-		code, err := get(ctx, n, "8082/tcp", path)
+		resp, err := n.Get(ctx, "8082/tcp", path, 5*time.Second)
 		if err != nil {
 			// Unknown, unless run then finds the worker dead: a slow
 			// answer is never the bug's.
 			return "", fmt.Errorf("the request: %w", err)
 		}
-		return strconv.Itoa(code), nil
+		return strconv.Itoa(resp.StatusCode), nil
 	}
 }
 
-// The node of the idle cases, one each: an expire task that spins shows
-// as the poll loop running without pause.
-const idleNode = `global
-    nbthread 1
-    stats socket ipv4@0.0.0.0:9998 level admin
-
-defaults
-    timeout connect 2s
-    timeout client 1m
-    timeout server 1m
-
-frontend held
-    mode tcp
-    bind 0.0.0.0:8083
-    tcp-request connection track-sc0 src table theld
-    tcp-request inspect-delay 30s
-    tcp-request content accept if { req.len gt 1000 }
-    default_backend nowhere
-
-backend nowhere
-    mode tcp
-
-backend tshort
-    stick-table type string len 32 size 1k expire 1s store gpc0
-
-backend theld
-    stick-table type ip size 1k expire 1s store gpc0
-`
-
-// loopRate samples show activity's loop count 2s apart.
+// loopRate: show activity's loop count 2s apart, per second.
 func loopRate(ctx context.Context, n *node.Node) (string, error) {
-	sample := func() (int64, time.Time, error) {
-		l, err := n.Loops(ctx, node.StatsSocket)
-		return l, time.Now(), err
-	}
-	l0, t0, err := sample()
+	r, err := n.LoopRate(ctx, node.StatsSocket, 2*time.Second)
 	if err != nil {
 		return "", err
 	}
-	time.Sleep(2 * time.Second) // the window measured, not a wait for an outcome
-	l1, t1, err := sample()
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%d loops/s", int64(float64(l1-l0)/t1.Sub(t0).Seconds())), nil
+	return fmt.Sprintf("%d loops/s", r), nil
 }
 
 // idleAfterExpiry waits for the worker's clock to wrap, lets an entry
@@ -252,18 +162,10 @@ func idleAfterExpiry(ctx context.Context, n *node.Node) (string, error) {
 	if _, err := n.Raw(ctx, node.StatsPort, "set table tshort key gone data.gpc0 1\n", cli.RawOptions{Wait: answerWait}); err != nil {
 		return "", err
 	}
-	if err := waitUsed(ctx, n, "tshort", 0, 10*time.Second); err != nil {
+	if err := n.WaitTableUsed(ctx, node.StatsSocket, "tshort", 0, 10*time.Second); err != nil {
 		return "", fmt.Errorf("waiting for tshort to be empty: %w", err)
 	}
 	return loopRate(ctx, n)
-}
-
-// waitUsed polls `show table <table>` until it holds want entries.
-func waitUsed(ctx context.Context, n *node.Node, table string, want int, timeout time.Duration) error {
-	return node.Poll(ctx, timeout, 200*time.Millisecond, func() (bool, error) {
-		t, err := n.Table(ctx, node.StatsSocket, table)
-		return err == nil && t.Used == want, err
-	})
 }
 
 // idleHeld holds a connection tracked in tshort past the entry's expire.
@@ -273,7 +175,7 @@ func idleHeld(ctx context.Context, n *node.Node) (string, error) {
 		return "", err
 	}
 	defer conn.Close()
-	if err := waitUsed(ctx, n, "theld", 1, 5*time.Second); err != nil {
+	if err := n.WaitTableUsed(ctx, node.StatsSocket, "theld", 1, 5*time.Second); err != nil {
 		return "", fmt.Errorf("the held connection was never tracked: %w", err)
 	}
 	time.Sleep(3 * time.Second) // past the entry's expire: the trigger
@@ -315,7 +217,7 @@ var nulKeys = []string{"AB", "CD", "EF", "GH"}
 func nulKey(ctx context.Context, n *node.Node) (string, error) {
 	for _, k := range nulKeys {
 		for _, p := range []string{"/?q=" + k + "%00zz", "/?q=" + k} {
-			if _, err := get(ctx, n, "8083/tcp", p); err != nil {
+			if _, err := n.Get(ctx, "8083/tcp", p, 5*time.Second); err != nil {
 				return "", fmt.Errorf("GET %s: %w", p, err)
 			}
 		}
@@ -387,11 +289,3 @@ func fullThenLimited(ctx context.Context, n *node.Node) (string, error) {
 	}
 	return fmt.Sprintf("B unanswered after 6s (%q), frontend sessions %d", got, c), nil
 }
-
-var pipelined = func() string {
-	cmds := make([]string, judge.Pipes)
-	for i := range cmds {
-		cmds[i] = fmt.Sprintf("set table tpipe key 10.1.0.%d data.gpc0 1", i+1)
-	}
-	return strings.Join(cmds, "; ") + "\n"
-}()

@@ -1,7 +1,7 @@
-// Package upstreamfixes: upstream's own fixed bugs, one case each. Every
-// case is a runtime command, a config checked with `haproxy -c`, or a
-// connection, written from the fix's commit message, and expects what the
-// fix made HAProxy do; a case that kills the worker fails whatever it
+// Package upstreamfixes: upstream's own fixed bugs, one case each, one
+// file each (fixtures/upstream-fixes/<case>.case). Every case is a runtime
+// command, a config checked with `haproxy -c`, or a connection, written
+// from the fix's commit message, and expects what the fix made HAProxy do; a case that kills the worker fails whatever it
 // expected. Each case is a named check (upstream-fixes/<case>), so
 // docs/upstream-bugs.md reads every fix's verdict on its last bad and
 // first fixed release from the same run.
@@ -47,161 +47,15 @@ var Suite = scenario.Register(&scenario.Scenario{
 
 const mapFile = "/etc/harp/m.map"
 
-// Kind is how a case reaches HAProxy.
-type Kind string
+// Cases in the order they run, each from its file under
+// fixtures/upstream-fixes: what it is, how it reaches HAProxy and what its
+// answer must be.
+var Cases = judge.Cases
 
-const (
-	Stats   Kind = "stats"   // bytes on the admin stats socket, read until it closes
-	Master  Kind = "master"  // bytes on the master CLI
-	Check   Kind = "check"   // a config checked with haproxy -c
-	Connect Kind = "connect" // a TCP connection to the frontend on 8081
-	HTTP    Kind = "http"    // Send on the stats socket, then a request to the frontend on 8082: its x-g header
-	Peer    Kind = "peer"    // a connection to the peers bind (10000) that sends nothing and half-closes
-	Exec    Kind = "exec"    // the build's haproxy run beside the node with Args ({cfg}: Config written to a file)
-	// PeerSession: harp's peers client completes a handshake as `remote`
-	// (no heartbeats, no answers of its own) and runs the case's Session.
-	PeerSession Kind = "peer-session"
-	// Steps: the case's Drive runs several exchanges and composes the
-	// answer (counts before and after, a connection's fate over time).
-	Steps Kind = "steps"
-)
-
-// Case is one upstream fix as a black-box check: what it is and what its
-// answer must be (judge.Case), and how it reaches HAProxy.
-type Case struct {
-	judge.Case
-	Reach
-}
-
-// Reach is how a case reaches HAProxy.
-type Reach struct {
-	Kind   Kind
-	Send   string // the bytes sent (Stats, Master), or a Check's frontend lines
-	Global string // a Check's global lines
-	Extra  string // a Check's further sections
-	// Silent: no byte within answerWait is an answer, the empty one (the
-	// bug's own when it drops the command without a word, the fix's when
-	// it closes nothing and says nothing); it is judged only because the
-	// worker answers show info right after, which a slow machine would
-	// delay too.
-	Silent bool
-	// KeepOpen: the client never ends its side (a command answered
-	// before the client's end).
-	KeepOpen bool
-	// Times: that many connections, one after another (0: one); an empty
-	// Send is a connection closed at once.
-	Times int
-	// Abort: the client closes right after sending, reading nothing.
-	Abort bool
-	// Direct: a Stats case's client connects to the node's own address,
-	// not through Docker's port proxy, which turns an abort into an
-	// orderly close after what HAProxy has read.
-	Direct bool
-	Then   string // a stats command whose answer is appended (the state after)
-	// Port: the stats socket a Stats case writes to (userPort: the one at
-	// level user; "": the admin one); Then always reads the admin one.
-	Port string
-	// Session drives a PeerSession case and gives its answer.
-	Session func(ctx context.Context, p PeerRun) (string, error)
-	// Drive runs a Steps case; an error is harp's failure to observe.
-	Drive func(ctx context.Context, n *node.Node) (string, error)
-	// Node: a whole config for a node of the case's own, where the case
-	// needs global settings (threads, tune.*) or a state the shared node
-	// must not carry into other cases; NodePorts are its ports besides
-	// the stats and master sockets.
-	Node      string
-	NodePorts []string
-	// Args of an Exec case; {cfg} is the path Config is written to.
-	Args   []string
-	Config string
-}
-
-// nodeConfig is the one node's config: every case's sockets, tables,
-// frontends and peers section.
-const nodeConfig = `global
-    nbthread 1
-    localpeer harp
-    stats socket ipv4@0.0.0.0:9998 level admin
-    stats socket ipv4@0.0.0.0:9997 level user
-    stats timeout 1m
-
-defaults
-    timeout connect 2s
-    timeout client 1m
-    timeout server 1m
-
-frontend web
-    mode http
-    bind 0.0.0.0:8080
-    http-request set-var(txn.m) req.hdr(host),map(` + mapFile + `)
-    http-request return status 200
-
-frontend untracked
-    mode tcp
-    bind 0.0.0.0:8081
-    tcp-request connection accept if { src_inc_gpc(0,tgpc) -m bool }
-    default_backend nowhere
-
-backend nowhere
-    mode tcp
-
-frontend mixed
-    mode http
-    bind 0.0.0.0:8082
-    http-request track-sc0 int(97) table tint
-    http-request return status 200 hdr x-g "%[sc0_get_gpc0(tstr)]"
-
-backend tint
-    stick-table type integer size 1k expire 1h store gpc0
-
-backend tstr
-    stick-table type string len 32 size 1k expire 1h store gpc0
-
-peers p
-    bind 0.0.0.0:10000
-    server harp
-    table tp type ip size 1k expire 1h store gpc0
-
-peers p2
-    bind 0.0.0.0:10001
-    server harp
-    server remote 127.0.0.1:10999
-    table tp2 type ip size 1k expire 1h store gpc0
-
-backend tip
-    stick-table type ip size 1k expire 1h store gpc0
-
-backend texp
-    stick-table type string len 32 size 1k expire 1s store gpc0
-
-backend tgpc
-    stick-table type ip size 1k expire 1h store gpc(1)
-
-backend tpipe
-    stick-table type ip size 1k expire 1h store gpc0
-
-backend tpurge
-    stick-table type string len 32 size 20k expire 8s store gpc0
-
-frontend nul
-    mode http
-    bind 0.0.0.0:8083
-    http-request track-sc0 url_param(q),url_dec table tnul
-    http-request return status 200
-
-backend tnul
-    stick-table type string len 32 size 1k expire 1h store http_req_cnt
-
-frontend limited
-    mode http
-    bind 0.0.0.0:8084
-    maxconn 1
-    rate-limit sessions 1
-    http-request return status 200
-`
+type Case = judge.Case
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
-	cfg, err := config.RenderText("upstream-fixes", nodeConfig, nil)
+	cfg, err := config.Render("upstream-fixes.cfg.tmpl", nil)
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}

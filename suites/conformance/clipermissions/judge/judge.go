@@ -46,34 +46,19 @@ type Facts struct {
 }
 
 // Refused counts the state-changing commands refused.
-func (f Facts) Refused() int {
-	k := 0
-	for _, c := range f.Changes {
-		if c.Refused {
-			k++
-		}
-	}
-	return k
-}
+func (f Facts) Refused() int { return f.count(func(c Call) bool { return c.Refused }) }
 
 // Changed counts the state-changing commands that changed state.
-func (f Facts) Changed() int {
+func (f Facts) Changed() int { return f.count(func(c Call) bool { return c.Changed != "" }) }
+
+func (f Facts) count(is func(Call) bool) int {
 	k := 0
 	for _, c := range f.Changes {
-		if c.Changed != "" {
+		if is(c) {
 			k++
 		}
 	}
 	return k
-}
-
-// Socket decides one trial. A command below its documented level that
-// changed state is a security violation, refused or not; one answered as
-// a success is a violation even if nothing changed; a documented read
-// refused at its own level is one too; a state not read is the one rule's.
-func Socket(f Facts) (violation, unmet string) {
-	_, violation, unmet = SocketChecks(f)
-	return violation, unmet
 }
 
 // CheckID names one command's check on one socket, stable across builds
@@ -87,9 +72,11 @@ func CheckID(socket, command, what string) string {
 	return verdict.Slug(socket) + "." + verdict.Slug(strings.Join(words, " ")) + "." + what
 }
 
-// SocketChecks is Socket with each command's checks by id: a refusal that
-// changes state, a command accepted above the socket's level, a success
-// that did nothing, a read refused at its level.
+// SocketChecks decides one trial, with each command's checks by id. A
+// command below its documented level that changed state is a security
+// violation, refused or not; one answered as a success is a violation
+// even if nothing changed; a documented read refused at its own level is
+// one too; a state not read is the one rule's.
 func SocketChecks(f Facts) (cs verdict.Checks, violation, unmet string) {
 	var unread []string
 	for _, c := range f.Changes {

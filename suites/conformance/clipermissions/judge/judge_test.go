@@ -45,7 +45,7 @@ func TestJudge(t *testing.T) {
 			Changes: []Call{{Command: "add map /etc/harp/m.map k v", Level: "operator", Changed: to("[k v0] -> [k v0, k v]")}}},
 			`user socket: SECURITY: "add map /etc/harp/m.map k v" (documented operator) accepted on the user socket and changed [k v0] -> [k v0, k v]`, "", verdict.Reproduced},
 	} {
-		v, u := Socket(c.f)
+		_, v, u := SocketChecks(c.f)
 		if v != c.violation || u != c.unmet {
 			t.Errorf("%s:\n got  %q, %q\n want %q, %q", c.name, v, u, c.violation, c.unmet)
 		}

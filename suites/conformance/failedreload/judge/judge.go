@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/verdict"
 )
@@ -43,12 +44,7 @@ type Facts struct {
 }
 
 // ProcsAfter is what show proc said after the failed reload.
-type ProcsAfter struct {
-	Failed    int  `json:"failed"`
-	Counted   bool `json:"counted"` // one more failed reload than before
-	OldListed bool `json:"old_listed"`
-	NewWorker int  `json:"new_worker,omitempty"`
-}
+type ProcsAfter = cliout.AfterFailure
 
 // Signals is the master's SIGUSR2 state (/proc/<master>/status).
 type Signals struct {
@@ -69,16 +65,11 @@ const (
 	CheckNewWorkerServes = "new-worker-serves"
 )
 
-// Cycle decides one cycle from what HAProxy showed. Whatever the failed
-// reload changed is a violation; so is a next reload the master does not
-// take. Unknown readings are left to the one rule on observations.
-func Cycle(f Facts) (violation, unmet string) {
-	_, violation, unmet = CycleChecks(f)
-	return violation, unmet
-}
-
-// CycleChecks is Cycle with the checks it evaluated, each by its id: one
-// whose facts were not observed is not listed.
+// CycleChecks decides one cycle from what HAProxy showed, with the checks
+// it evaluated, each by its id: one whose facts were not observed is not
+// listed. Whatever the failed reload changed is a violation; so is a next
+// reload the master does not take. Unknown readings are left to the one
+// rule on observations.
 func CycleChecks(f Facts) (cs verdict.Checks, violation, unmet string) {
 	if f.Setup != "" {
 		return nil, "", f.Break + ": " + f.Setup

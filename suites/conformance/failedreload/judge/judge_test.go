@@ -49,7 +49,7 @@ func TestJudge(t *testing.T) {
 			f.Setup = "haproxy -c accepts the config with a missing map file on this build: it is no break here"
 		}), "", "a missing map file: haproxy -c accepts the config with a missing map file on this build: it is no break here"},
 	} {
-		v, u := Cycle(c.f)
+		_, v, u := CycleChecks(c.f)
 		if v != c.violation || u != c.unmet {
 			t.Errorf("%s:\n got  %q, %q\n want %q, %q", c.name, v, u, c.violation, c.unmet)
 		}
@@ -86,7 +86,7 @@ func TestHarnessFailuresDecideNothing(t *testing.T) {
 		f := base
 		c.change(&f)
 		tr := verdict.Trial{N: 1, Evidence: &f}
-		tr.Violation, tr.Unmet = Cycle(f)
+		_, tr.Violation, tr.Unmet = CycleChecks(f)
 		if v, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "cycles"); v != c.want {
 			t.Errorf("%s: %s (%s)", c.name, v, reason)
 		}

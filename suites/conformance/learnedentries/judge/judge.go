@@ -5,7 +5,6 @@ package judge
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/obs"
@@ -20,46 +19,17 @@ type Evidence struct {
 	Facts Facts  `json:"facts"`
 }
 
-// Facts are what one check observed. Unmet and Violations are filled by
-// the check from what it read; Check orders them.
+// Facts are what one check observed: its unmet precondition, violations,
+// what held, and the first reading harp could not make (which makes it
+// decide nothing, obs.Unknowns).
 type Facts struct {
-	Kind       string   `json:"kind"`
-	Unmet      string   `json:"unmet,omitempty"`
-	Violations []string `json:"violations,omitempty"`
-	Observed   []string `json:"observed,omitempty"` // what held, for the report
-	// Unread is the first reading harp could not make (an observation
-	// failed): the check then decides nothing (obs.Unknowns).
-	Unread obs.Optional[string] `json:"unread"`
-}
-
-// NotRead records a failed observation (the first one is kept).
-func (f *Facts) NotRead(format string, args ...any) {
-	if f.Unread.State == "" {
-		f.Unread = obs.Opt(obs.Failure[string](format, args...))
-	}
-}
-
-// Violated records a violation seen.
-func (f *Facts) Violated(format string, args ...any) {
-	f.Violations = append(f.Violations, fmt.Sprintf(format, args...))
-}
-
-// Held records what held, for the report.
-func (f *Facts) Held(format string, args ...any) {
-	f.Observed = append(f.Observed, fmt.Sprintf(format, args...))
+	Kind string `json:"kind"`
+	obs.Record
 }
 
 // Check decides one check: an unmet precondition makes it say nothing,
 // whatever it saw; otherwise every violation it saw counts.
-func Check(f Facts) (violation, unmet string) {
-	if f.Unmet != "" {
-		return "", f.Kind + ": " + f.Unmet
-	}
-	if len(f.Violations) > 0 {
-		return f.Kind + ": " + strings.Join(f.Violations, "; "), ""
-	}
-	return "", ""
-}
+func Check(f Facts) (violation, unmet string) { return f.Decide(f.Kind) }
 
 // ResyncTimeout is HAProxy's: a new process that has not learnt from a
 // peer within 5 s of starting stops waiting and asks no one again.

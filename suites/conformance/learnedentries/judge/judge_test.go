@@ -14,13 +14,13 @@ func TestJudge(t *testing.T) {
 		f                Facts
 		violation, unmet string
 	}{
-		{"held", Facts{Kind: "crafted: huge expiry", Observed: []string{"a timed update with expire 2147483647 ms made ce-006 expire in 9998 ms (gpc0=4)"}}, "", ""},
-		{"expiry beyond the table's", Facts{Kind: "crafted: huge expiry", Violations: []string{"a timed update with expire 2147483647 ms made ce-006 expire in 2147483000 ms, beyond the table's 10s"}},
+		{"held", Facts{Kind: "crafted: huge expiry", Record: obs.Record{Observed: []string{"a timed update with expire 2147483647 ms made ce-006 expire in 9998 ms (gpc0=4)"}}}, "", ""},
+		{"expiry beyond the table's", Facts{Kind: "crafted: huge expiry", Record: obs.Record{Violations: []string{"a timed update with expire 2147483647 ms made ce-006 expire in 2147483000 ms, beyond the table's 10s"}}},
 			"crafted: huge expiry: a timed update with expire 2147483647 ms made ce-006 expire in 2147483000 ms, beyond the table's 10s", ""},
-		{"several violations are all named", Facts{Kind: "crafted: unknown table", Violations: []string{"nodeC closed harp's session", "an update for table `nosuch` (which nodeC lacks) was stored in `t`"}},
+		{"several violations are all named", Facts{Kind: "crafted: unknown table", Record: obs.Record{Violations: []string{"nodeC closed harp's session", "an update for table `nosuch` (which nodeC lacks) was stored in `t`"}}},
 			"crafted: unknown table: nodeC closed harp's session; an update for table `nosuch` (which nodeC lacks) was stored in `t`", ""},
-		{"an unmet precondition outweighs what was seen", Facts{Kind: "expire, learnt at runtime", Unmet: "A no longer holds rt-001: B's loss of it cannot be told from A's",
-			Violations: []string{"B dropped rt-001 before reading its expiry"}}, "", "expire, learnt at runtime: A no longer holds rt-001: B's loss of it cannot be told from A's"},
+		{"an unmet precondition outweighs what was seen", Facts{Kind: "expire, learnt at runtime", Record: obs.Record{Unmet: "A no longer holds rt-001: B's loss of it cannot be told from A's",
+			Violations: []string{"B dropped rt-001 before reading its expiry"}}}, "", "expire, learnt at runtime: A no longer holds rt-001: B's loss of it cannot be told from A's"},
 	} {
 		v, u := Check(c.f)
 		if v != c.violation || u != c.unmet {
@@ -34,7 +34,7 @@ func TestJudge(t *testing.T) {
 // table B lacks, and a failing read at the end of an expiry, were
 // violations).
 func TestUnreadDecidesNothing(t *testing.T) {
-	f := Facts{Kind: "table the receiver lacks", Violations: []string{"after A wrote a table B lacks, the link is down"}}
+	f := Facts{Kind: "table the receiver lacks", Record: obs.Record{Violations: []string{"after A wrote a table B lacks, the link is down"}}}
 	f.NotRead("show peers at the end of 15s: node2: i/o timeout")
 	f.NotRead("a second failure is not kept")
 	if f.Unread.Why != "show peers at the end of 15s: node2: i/o timeout" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
@@ -38,11 +39,7 @@ type Facts struct {
 
 // Loss is what a reload lost: table -> entries absent, entries with other
 // data, and a sample of them.
-type Loss struct {
-	Lost   map[string]int `json:"lost,omitempty"`
-	Wrong  map[string]int `json:"wrong,omitempty"`
-	Sample []string       `json:"sample,omitempty"`
-}
+type Loss = cliout.TableLoss
 
 // Reload decides one reload: every precondition first (an unmet one makes
 // the reload say nothing), then the entries and the resync state. The old

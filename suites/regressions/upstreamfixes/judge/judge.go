@@ -11,22 +11,41 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/harp-project/harp/fixtures"
+	"github.com/harp-project/harp/harness/fixcase"
 	"github.com/harp-project/harp/harness/verdict"
 )
 
-// Case is what one upstream fix's case is and what its answer must be.
+// Case is one upstream fix's case (its file under
+// fixtures/upstream-fixes) and what its answer must be.
 type Case struct {
-	ID    string
-	Fix   string // the upstream commit
-	Since string // the first major.minor that has what the case uses ("": every)
-	Until string // the first major.minor that no longer has it ("": none)
-	// Does and Expects say in words what the case sends and expects.
-	Does    string
-	Expects string
+	fixcase.Case
 	// Want judges the answer (and the answer to the suite's Then, after
-	// "\n--- then\n").
+	// fixcase.ThenMark): the file's rule, or goWants' function for the
+	// case when the file says `want go`.
 	Want func(answer string) (ok bool, why string)
 }
+
+// Cases in the order they run (each file's order): those of one
+// exchange, those of several steps or a node of their own, then the
+// half-closed peers connection (left open by 3.3.0: a stream that would
+// hold back later peers sessions), and last the one that crashes a bad
+// build's shared node.
+var Cases = func() []Case {
+	cs, err := fixcase.Load(fixtures.UpstreamFixes, "upstream-fixes")
+	if err != nil {
+		panic(err) // the embedded files; TestCaseFiles names the bad line
+	}
+	var out []Case
+	for _, c := range cs {
+		want := c.Rule.Eval
+		if c.Rule.Go {
+			want = goWants[c.ID]
+		}
+		out = append(out, Case{c, want})
+	}
+	return out
+}()
 
 // Facts are what one case observed.
 type Facts struct {

@@ -1,0 +1,16 @@
+package cliout
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestLocalPeerNotes(t *testing.T) {
+	secs := []PeersSection{
+		{Name: "first", Flags: 0x3, Peers: []Peer{{Name: "remote"}, {Name: "harp", Local: true, LastStatus: "NONE", LastHdshk: "<NEVER>"}}},
+		{Name: "second", Flags: 0x1, Peers: []Peer{{Name: "remote"}}},
+	}
+	if got, want := LocalPeerNotes(secs), []string{"first: flags=0x3, local peer last_status=NONE last_hdshk=<NEVER>"}; !slices.Equal(got, want) {
+		t.Errorf("LocalPeerNotes = %q, want %q", got, want)
+	}
+}

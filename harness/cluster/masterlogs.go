@@ -1,0 +1,26 @@
+package cluster
+
+import (
+	"context"
+
+	"github.com/harp-project/harp/harness/text"
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+// ShowMasterLogs notes, for each member in turn, every process exit its
+// master logged with a non-zero code, and shows the last lines of its
+// master log; a member whose log harp could not read is skipped.
+func ShowMasterLogs(ctx context.Context, t *verdict.Trial, members []*Member, lines int) {
+	for _, m := range members {
+		if exits, err := m.Node.Exits(ctx); err == nil {
+			for _, e := range exits {
+				if e.Code != 0 {
+					t.Notef("%s: %s", m.Name, e.Line)
+				}
+			}
+		}
+		if logs, err := m.Node.Logs(ctx); err == nil {
+			t.Show(m.Name+" master log (last lines)", text.LastLines(logs, lines))
+		}
+	}
+}
