@@ -17,7 +17,7 @@ type Watchdog struct {
 }
 
 // ParseWatchdog reads a Watchdog from logs (usually the output since a
-// point: see node's LogsSince).
+// point: see node's LogsAfter).
 func ParseWatchdog(logs string) Watchdog {
 	w := Watchdog{Stalls: ParseStalls(logs), Panics: ParsePanics(logs)}
 	w.WorkerExits = FailedExits(ParseWorkerExits(logs))

@@ -12,7 +12,8 @@ import (
 )
 
 // The learned-entries suite's crafted node: its section, peers and table
-// (craftedConfig), and the check the Python script reproduces.
+// (fixtures/templates/conf-learned-entries-obey-receiver.cfg.tmpl), and the
+// check the Python script reproduces.
 const (
 	learnedKind    = "crafted: huge expiry"
 	learnedSection = "crafted"
