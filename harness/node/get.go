@@ -7,7 +7,7 @@ import (
 )
 
 // Get sends one GET for path to the node's port, bounded by timeout: the
-// response, its body read and closed (its status and headers).
+// response with its body closed unread (its status and headers).
 func (n *Node) Get(ctx context.Context, port, path string, timeout time.Duration) (*http.Response, error) {
 	addr, err := n.Addr(ctx, port)
 	if err != nil {
