@@ -4,6 +4,7 @@
 package judge
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -44,8 +45,8 @@ type Marker struct {
 // Bad is why a marker is not the one set ("" when it is).
 func Bad(m obs.Of[Marker]) string {
 	switch v, seen := m.Get(); {
-	case !seen:
-		return m.Why // the read's error, or HAProxy's refusal
+	case !seen: // never "": an unseen marker is not one that held
+		return cmp.Or(m.Why, m.Unknown(), "refused") // the read's error, or HAProxy's refusal
 	case !v.Present:
 		return "marker absent"
 	case v.GPC0 != "1":

@@ -108,3 +108,16 @@ func TestSections(t *testing.T) {
 		t.Errorf("Sections(4) = %s", got)
 	}
 }
+
+// A marker harp did not see is never one that held, whatever reason its
+// failed read carries: the precondition on the old worker reads Bad too.
+func TestBadUnseen(t *testing.T) {
+	for _, m := range []obs.Of[Marker]{{}, obs.Failure[Marker](""), obs.Failure[Marker]("timeout"), {State: obs.Refused}} {
+		if Bad(m) == "" {
+			t.Errorf("Bad(%+v) is empty: an unseen marker would count as held", m)
+		}
+	}
+	if got := Bad(obs.Value(Marker{Present: true, GPC0: "1"})); got != "" {
+		t.Errorf("the marker set: Bad = %q", got)
+	}
+}
