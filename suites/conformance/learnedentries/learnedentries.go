@@ -8,6 +8,7 @@
 package learnedentries
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -36,7 +37,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 		"Setup (real nodes): A (node1) and B (node2) in one peers section; tables differ: `exp` expires after 1h on A and 4s on B; `keys` is type string on A and integer on B; `types` stores gpc0,http_req_cnt on A and gpc0,gpc1 on B; `onlya` exists on A only. Wait until both links are established and both resyncs finished.",
 		"Setup (crafted): one node C whose section holds its local peer and a remote peer `remote` that harp's peers client plays (handshake status 200, session established); C's table `t` is type string len 32, expire 10s, store gpc0.",
 		"Kinds, one per trial (TRIALS=18 runs each twice): " + scenario.List(Kinds, func(k Kind) string { return k.Name }, ", ") + ".",
-		"Expectations: B's `exp` entries have exp <= 4000 ms when learnt (at runtime and by a resync after B restarts afresh) and are gone from B within 4 s + 4 s while A keeps them (a restarted B that lacks the entry violates this only if its link to A came up within HAProxy's 5 s resync timeout, else its resync may have ended untaught: INCONCLUSIVE); B's integer `keys` table never gets A's string keys, and replication of `exp` keeps working; B's `types` entry has A's gpc0 and gpc1 0; A writing `onlya` does not stop B learning `exp`. C: a timed update with a 2^31-1 ms expiry gets exp <= 10000; an update after a definition of a table C lacks, or of `t` with an integer key, is not applied (to `t` or any table), and a correct update right after is; an update carrying gpt0, gpc0, conn_rate, http_req_cnt and gpc1 stores gpc0 exactly. After every crafted message the session is still established.",
+		"Expectations: B's `exp` entries have exp <= 4000 ms when learnt (at runtime and by a resync after B restarts afresh) and are gone from B within 4 s + 4 s while A keeps them (a restarted B that lacks the entry violates this only if its link to A came up within HAProxy's 5 s resync timeout, else its resync may have ended untaught, and only if harp read B's table within 4 s of B's worker starting and never paused 4 s between reads, else the entry may have come and gone unseen: INCONCLUSIVE otherwise); B's integer `keys` table never gets A's string keys, and replication of `exp` keeps working; B's `types` entry has A's gpc0 and gpc1 0; A writing `onlya` does not stop B learning `exp`. C: a timed update with a 2^31-1 ms expiry gets exp <= 10000; an update after a definition of a table C lacks, or of `t` with an integer key, is not applied (to `t` or any table), and a correct update right after is; an update carrying gpt0, gpc0, conn_rate, http_req_cnt and gpc1 stores gpc0 exactly. After every crafted message the session is still established.",
 	},
 	Run: run,
 })
@@ -231,11 +232,11 @@ func expireResync(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fact
 		f.Unmet = "restarting B: " + err.Error()
 		return nil
 	}
-	if _, ok := waitFor(ctx, f, s.b.Node, "cluster/exp", key, cluster.MeshTimeout); !ok {
+	if ok, first, gap := watchB(ctx, f, s.b.Node, key); !ok {
 		if !s.mesh(ctx, f) {
 			return nil
 		}
-		if late := s.lateLink(ctx); late != "" {
+		if late := s.lateLink(ctx, first, gap); late != "" {
 			f.Unmet = late
 			return nil
 		}
@@ -246,9 +247,37 @@ func expireResync(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fact
 	return nil
 }
 
+// watchB waits for key in B's `exp` as waitFor does, and records when
+// harp first read the table and its longest pause between reads: an entry
+// that lives B's 4 s could come and go unseen before or between them
+// (judge.Unseen).
+func watchB(ctx context.Context, f *judge.Facts, n *node.Node, key string) (ok bool, first time.Time, gap time.Duration) {
+	var last time.Time
+	_, ok, err := n.WaitEntry(ctx, node.StatsSocket, "cluster/exp", key, cluster.MeshTimeout, 20*time.Millisecond, func(_ cliout.Entry, seen bool) bool {
+		now := time.Now() // called after each read that answered
+		if first.IsZero() {
+			first = now
+		} else {
+			gap = max(gap, now.Sub(last))
+		}
+		last = now
+		return seen
+	})
+	if err != nil && f.Unmet == "" {
+		f.Unmet = fmt.Sprintf("reading cluster/exp kept failing: %v", err)
+	}
+	return ok, first, gap
+}
+
 // lateLink is why B's missing entry says nothing ("" when it does): B's
-// link to A came up too late for its resync request (judge.LateLink).
-func (s *setup) lateLink(ctx context.Context) string {
+// link to A came up too late for its resync request (judge.LateLink), or
+// harp looked at B's table too late or too seldom to see an entry that
+// lives B's expire (judge.Unseen).
+func (s *setup) lateLink(ctx context.Context, first time.Time, gap time.Duration) string {
+	if first.IsZero() {
+		return "harp never read B's cluster/exp after the restart: whether B learnt the entry is unknown"
+	}
+	sinceFirst := time.Since(first) // before the uptime read: errs towards unseen
 	procs, err := s.b.Node.Procs(ctx)
 	w, ok := procs.Current()
 	if err != nil || !ok {
@@ -263,7 +292,7 @@ func (s *setup) lateLink(ctx context.Context) string {
 	if !ok || never {
 		return fmt.Sprintf("B's show peers gives no handshake with A (last_hdshk=%q)", p.LastHdshk)
 	}
-	return judge.LateLink(w.Uptime, age)
+	return cmp.Or(judge.LateLink(w.Uptime, age), judge.Unseen(w.Uptime, sinceFirst, gap, expireB))
 }
 
 func keyTypeDiffers(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {

@@ -46,3 +46,19 @@ func LateLink(uptime, hdshkAge time.Duration) string {
 	}
 	return ""
 }
+
+// Unseen is why an entry a restarted B lacks says nothing ("" when it
+// does): B may have learnt it at once and dropped it after expire (its
+// own table's, which a correct build applies) before harp's first read,
+// or in a pause between reads (a loaded machine). The first read's lateness
+// is taken at its latest: B's worker's uptime, rounded down by HAProxy,
+// plus a second, less how long ago harp first read the table.
+func Unseen(uptime, sinceFirst, gap, expire time.Duration) string {
+	if late := uptime + time.Second - sinceFirst; late >= expire {
+		return fmt.Sprintf("harp first read B's table as late as %s after B's worker started (uptime %s, first read %s ago): an entry B learnt at its start could have expired (B's expire %s) before harp looked (a loaded machine?)", late.Round(time.Millisecond), uptime, sinceFirst.Round(time.Millisecond), expire)
+	}
+	if gap >= expire {
+		return fmt.Sprintf("harp's reads of B's table paused for %s, beyond B's expire %s: an entry could have come and gone unseen (a loaded machine?)", gap.Round(time.Millisecond), expire)
+	}
+	return ""
+}
