@@ -39,6 +39,8 @@ var Cells = []Cell{
 	{Suite: "conf-reload-keeps-entries", Spec: "deb:bookworm", Params: []string{"KINDS=early,late"}, Truth: verdict.Reproduced},
 	{Suite: "conf-learned-entries-obey-receiver", Spec: "deb:trixie", Truth: verdict.Pass},
 	{Suite: "conf-learned-entries-obey-receiver", Spec: "deb:bookworm", Truth: verdict.Reproduced},
+	{Suite: "conf-crafted-updates-obey-receiver", Spec: "deb:trixie", Truth: verdict.Pass},
+	{Suite: "conf-crafted-updates-obey-receiver", Spec: "deb:bookworm", Truth: verdict.Reproduced},
 	{Suite: "conf-many-tables", Spec: "deb:trixie", Truth: verdict.Pass},
 	{Suite: "conf-many-tables", Spec: "deb:bookworm", Params: []string{"BOUND=10s"}, Truth: verdict.Reproduced},
 	{Suite: "conf-updates-both-ways", Spec: "deb:experimental", Truth: verdict.Pass},

@@ -8,20 +8,25 @@ import (
 
 	"github.com/harp-project/harp/harness/findings"
 	"github.com/harp-project/harp/harness/report"
-	learnedjudge "github.com/harp-project/harp/suites/conformance/learnedentries/judge"
+	craftedjudge "github.com/harp-project/harp/suites/conformance/craftedupdates/judge"
 )
 
-// The learned-entries suite's crafted node: its section, peers and table
-// (fixtures/templates/conf-learned-entries-obey-receiver.cfg.tmpl), and the
+// The crafted-updates suite's node: its section, peers and table
+// (fixtures/templates/conf-crafted-updates-obey-receiver.cfg.tmpl), and the
 // check the Python script reproduces.
 const (
-	learnedKind    = "crafted: huge expiry"
+	learnedKind    = "huge expiry"
 	learnedSection = "crafted"
-	learnedMarker  = "# ---- nodeC"
+	// Results recorded before the crafted checks left
+	// conf-learned-entries-obey-receiver hold the node after this marker,
+	// beside the two real nodes, and name the check with a prefix.
+	legacySuite  = "conf-learned-entries-obey-receiver"
+	legacyMarker = "# ---- nodeC"
+	legacyPrefix = "crafted: "
 )
 
 func matchLearned(f findings.Finding) bool {
-	return f.Kind == findings.KindProperty && f.Suite == learnedjudge.SuiteID
+	return f.Kind == findings.KindProperty && (f.Suite == craftedjudge.SuiteID || f.Suite == legacySuite)
 }
 
 var (
@@ -34,24 +39,30 @@ var (
 // peers-protocol bytes (a timed update with a 2^31-1 ms expiry), and only
 // from a result where that trial was the one violated.
 func learnedExpiry(f findings.Finding, r report.Result) (Repro, error) {
-	evs, err := trials[learnedjudge.Evidence](r)
+	evs, err := trials[craftedjudge.Evidence](r)
 	if err != nil {
 		return Repro{}, err
 	}
+	kind, node := learnedKind, r.Config
+	if r.Suite == legacySuite {
+		kind = legacyPrefix + learnedKind
+	}
 	violated := false
 	for _, t := range r.Trials {
-		if evs[t.N].Kind == learnedKind && t.Violation != "" && t.UnmetReason() == "" {
+		if evs[t.N].Kind == kind && t.Violation != "" && t.UnmetReason() == "" {
 			violated = true
 		}
 	}
 	if !violated {
-		return Repro{}, fmt.Errorf("the result on %s has no violated %q trial: the Python reproducer shows that check only", buildName(r), learnedKind)
+		return Repro{}, fmt.Errorf("the result on %s has no violated %q trial: the Python reproducer shows that check only", buildName(r), kind)
 	}
-	_, node, ok := strings.Cut(r.Config, learnedMarker)
-	if !ok {
-		return Repro{}, fmt.Errorf("the recorded config has no %q part (the node harp's peers client talks to)", learnedMarker)
+	if r.Suite == legacySuite {
+		_, rest, ok := strings.Cut(r.Config, legacyMarker)
+		if !ok {
+			return Repro{}, fmt.Errorf("the recorded config has no %q part (the node harp's peers client talks to)", legacyMarker)
+		}
+		_, node, _ = strings.Cut(rest, "\n") // the marker line's rest
 	}
-	_, node, _ = strings.Cut(node, "\n") // the marker line's rest
 	loc, err := Localize(node)
 	if err != nil {
 		return Repro{}, err
@@ -94,5 +105,5 @@ func learnedExpiry(f findings.Finding, r report.Result) (Repro, error) {
 	}
 	return Repro{Lang: Python, Files: []File{{Name: "reproduce", Exec: true, Text: script}, {Name: "haproxy.cfg", Text: loc.Config}},
 		Does: does, Needs: "Python 3 (its standard library, and of it only what Debian's python3-minimal holds: socket, struct, select, subprocess) and Linux",
-		Reproduces: fmt.Sprintf("its %q violation: the one that needs raw peers-protocol bytes (the suite's other trials, between two real nodes, are harp's to run)", learnedKind)}, nil
+		Reproduces: fmt.Sprintf("its %q violation (the suite's other checks are harp's to run)", kind)}, nil
 }

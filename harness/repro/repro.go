@@ -95,7 +95,7 @@ var generators = []generator{
 	{"conf-failed-reload/<check>.<break>", "every check of the failed-reload cycles (sh, socat)", matchFailedReload, failedReload},
 	{"crash/master/... met by conf-failed-reload", "a master that died in a failed-reload cycle (sh, socat)", matchFailedReloadCrash, failedReloadCrash},
 	{"conf-cli-permissions/<socket>.<command>.<check>", "a command below its level on a table, map, ACL, info or stat state (sh, socat)", matchCLIPermissions, cliPermissions},
-	{"conf-learned-entries-obey-receiver", "a crafted peers timed update with a huge expiry (Python 3, raw peers protocol)", matchLearned, learnedExpiry},
+	{"conf-crafted-updates-obey-receiver (and conf-learned-entries-obey-receiver recorded before it)", "a crafted peers timed update with a huge expiry (Python 3, raw peers protocol)", matchLearned, learnedExpiry},
 }
 
 // Supported lists the signatures that have a generator, and what each

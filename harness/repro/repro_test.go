@@ -14,6 +14,8 @@ import (
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/suites/conformance/clipermissions"
 	clijudge "github.com/harp-project/harp/suites/conformance/clipermissions/judge"
+	"github.com/harp-project/harp/suites/conformance/craftedupdates"
+	craftedjudge "github.com/harp-project/harp/suites/conformance/craftedupdates/judge"
 	"github.com/harp-project/harp/suites/conformance/failedreload"
 	reloadjudge "github.com/harp-project/harp/suites/conformance/failedreload/judge"
 	"github.com/harp-project/harp/suites/conformance/learnedentries"
@@ -231,6 +233,27 @@ func TestCLIPermissions(t *testing.T) {
 
 func TestLearnedExpiry(t *testing.T) {
 	node := "global\n    nbthread 1\n    localpeer harp\n    stats socket ipv4@0.0.0.0:9998 level admin\n    stats timeout 1m\n\npeers crafted\n    peer harp 0.0.0.0:10000\n    peer remote 127.0.0.1:10999\n    table t type string len 32 size 1k expire 10s store gpc0\n"
+	ts := []verdict.Trial{
+		{N: 1, Violation: "huge expiry: a timed update with expire 2147483647 ms made ce-001 expire in 2147480000 ms", Evidence: craftedjudge.Evidence{Kind: "huge expiry"}},
+		{N: 2, Evidence: craftedjudge.Evidence{Kind: "unknown table"}},
+	}
+	r := report.Result{Suite: craftedjudge.SuiteID, Title: craftedupdates.Suite.Title, Build: "deb:bookworm", Name: "2.6.12-1+deb12u4", Verdict: verdict.Reproduced,
+		Config: node, Evidence: "01-x", Trials: roundTrip(t, ts)}
+	sig := craftedjudge.SuiteID
+	f := findings.Finding{ID: findings.ID(sig), Signature: sig, Kind: findings.KindProperty, Suite: sig, Title: r.Title}
+	learnedScript(t, f, r)
+	// Only a result where the huge-expiry trial was violated makes it.
+	r.Trials = r.Trials[1:]
+	if _, err := For(f, r); err == nil || !strings.Contains(err.Error(), `"huge expiry"`) {
+		t.Errorf("without the crafted violation: %v", err)
+	}
+}
+
+// A result recorded while the crafted checks were part of
+// conf-learned-entries-obey-receiver: the node's config follows the two
+// real nodes', and the check's name has a prefix.
+func TestLearnedExpiryLegacy(t *testing.T) {
+	node := "global\n    nbthread 1\n    localpeer harp\n    stats socket ipv4@0.0.0.0:9998 level admin\n    stats timeout 1m\n\npeers crafted\n    peer harp 0.0.0.0:10000\n    peer remote 127.0.0.1:10999\n    table t type string len 32 size 1k expire 10s store gpc0\n"
 	cfg := "global\n    stats socket ipv4@0.0.0.0:9998 level admin\npeers cluster\n    peer node1 node1:10000\n\n# ---- nodeC (harp's peers client plays its remote peer)\n" + node
 	ts := []verdict.Trial{
 		{N: 2, Violation: "expire, learnt by resync: B's entry ...", Evidence: learnedjudge.Evidence{Kind: "expire, learnt by resync"}},
@@ -240,6 +263,16 @@ func TestLearnedExpiry(t *testing.T) {
 		Config: cfg, Evidence: "01-x", Trials: roundTrip(t, ts)}
 	sig := learnedjudge.SuiteID
 	f := findings.Finding{ID: findings.ID(sig), Signature: sig, Kind: findings.KindProperty, Suite: sig, Title: r.Title}
+	learnedScript(t, f, r)
+	r.Trials = r.Trials[:1]
+	if _, err := For(f, r); err == nil || !strings.Contains(err.Error(), "crafted: huge expiry") {
+		t.Errorf("without the crafted violation: %v", err)
+	}
+}
+
+// learnedScript checks the reproducer made for a crafted node's result.
+func learnedScript(t *testing.T, f findings.Finding, r report.Result) {
+	t.Helper()
 	rp, err := For(f, r)
 	if err != nil {
 		t.Fatal(err)
@@ -256,18 +289,13 @@ func TestLearnedExpiry(t *testing.T) {
 		t.Errorf("the crafted node's config only, localized:\n%s", hcfg)
 	}
 	pyCompile(t, script)
-	// Only a result where the crafted trial was violated makes it.
-	r.Trials = r.Trials[:1]
-	if _, err := For(f, r); err == nil || !strings.Contains(err.Error(), "crafted: huge expiry") {
-		t.Errorf("without the crafted violation: %v", err)
-	}
 }
 
 func TestNoGenerator(t *testing.T) {
 	f := findings.Finding{Signature: "3517", Kind: findings.KindProperty, Suite: "3517"}
 	_, err := For(f, report.Result{})
 	if err == nil || !strings.Contains(err.Error(), "no reproducer generator for 3517") || !strings.Contains(err.Error(), "conf-failed-reload/<check>.<break>") ||
-		!strings.Contains(err.Error(), "conf-learned-entries-obey-receiver") {
+		!strings.Contains(err.Error(), "conf-crafted-updates-obey-receiver") {
 		t.Errorf("%v", err)
 	}
 	if Has(f) {

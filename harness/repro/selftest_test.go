@@ -27,7 +27,7 @@ func TestSelf(t *testing.T) { selftest.Run(t, "standalone reproducers on real bu
 // images: the script must say REPRODUCED on the first and PASS on the
 // second, as harp did. Kept short: two failed-reload cycles (the master
 // of 3.4.7 dies on the second, after a first failure and recovery).
-var _ = Describe("harp findings repro", Label("repro", "suite:conf-failed-reload", "suite:conf-learned-entries-obey-receiver"), func() {
+var _ = Describe("harp findings repro", Label("repro", "suite:conf-failed-reload", "suite:conf-crafted-updates-obey-receiver"), func() {
 	repro := func(reports, sig string) (string, string) {
 		GinkgoHelper()
 		s := selftest.Harp(nil, "findings", "--reports", reports, "--json")
@@ -62,9 +62,9 @@ var _ = Describe("harp findings repro", Label("repro", "suite:conf-failed-reload
 
 	It("reproduces 2.6.12's unclamped expiry of a crafted peers update with Python, and passes on 3.0.11", func(ctx SpecContext) {
 		reports := GinkgoT().TempDir()
-		s := selftest.Harp(nil, "matrix", "--suites", "suite:conf-learned-entries-obey-receiver", "--builds", "deb:bookworm deb:trixie", "--jobs", "2", "--reports", reports)
+		s := selftest.Harp(nil, "matrix", "--suites", "suite:conf-crafted-updates-obey-receiver", "--builds", "deb:bookworm deb:trixie", "--jobs", "2", "--reports", reports)
 		Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(1))
-		verified, out := repro(reports, "conf-learned-entries-obey-receiver")
+		verified, out := repro(reports, "conf-crafted-updates-obey-receiver")
 		Expect(verified).To(MatchRegexp(`(?s)== 2\.6\.12-\S+ \(deb:bookworm\): harp says REPRODUCED.*REPRODUCED: a timed update with expire 2147483647 ms made ce-repro expire in \d+ ms, beyond the table's 10000 ms.*-> exit 1 `))
 		Expect(verified).To(MatchRegexp(`(?s)== 3\.0\.11-\S+ \(deb:trixie\): harp says PASS.*PASS: a timed update with expire 2147483647 ms made ce-repro expire in \d+ ms, within the table's 10000 ms.*-> exit 0 `))
 		script, err := os.ReadFile(filepath.Join(out, "reproduce"))

@@ -10,6 +10,7 @@ import (
 	_ "github.com/harp-project/harp/suites/cluster/reloads"
 	_ "github.com/harp-project/harp/suites/cluster/tables"
 	_ "github.com/harp-project/harp/suites/conformance/clipermissions"
+	_ "github.com/harp-project/harp/suites/conformance/craftedupdates"
 	_ "github.com/harp-project/harp/suites/conformance/failedreload"
 	_ "github.com/harp-project/harp/suites/conformance/learnedentries"
 	_ "github.com/harp-project/harp/suites/conformance/manytables"

@@ -14,11 +14,9 @@ func TestJudge(t *testing.T) {
 		f                Facts
 		violation, unmet string
 	}{
-		{"held", Facts{Kind: "crafted: huge expiry", Record: obs.Record{Observed: []string{"a timed update with expire 2147483647 ms made ce-006 expire in 9998 ms (gpc0=4)"}}}, "", ""},
-		{"expiry beyond the table's", Facts{Kind: "crafted: huge expiry", Record: obs.Record{Violations: []string{"a timed update with expire 2147483647 ms made ce-006 expire in 2147483000 ms, beyond the table's 10s"}}},
-			"crafted: huge expiry: a timed update with expire 2147483647 ms made ce-006 expire in 2147483000 ms, beyond the table's 10s", ""},
-		{"several violations are all named", Facts{Kind: "crafted: unknown table", Record: obs.Record{Violations: []string{"nodeC closed harp's session", "an update for table `nosuch` (which nodeC lacks) was stored in `t`"}}},
-			"crafted: unknown table: nodeC closed harp's session; an update for table `nosuch` (which nodeC lacks) was stored in `t`", ""},
+		{"held", Facts{Kind: "stored types differ", Record: obs.Record{Observed: []string{"B stores ty-004 as gpc0=5 gpc1=0 (A's http_req_cnt dropped)"}}}, "", ""},
+		{"expiry beyond the table's", Facts{Kind: "expire, learnt by resync", Record: obs.Record{Violations: []string{"B's entry rs-002 expires in 3599000 ms, beyond B's table expire 4s (A's is 1h)"}}},
+			"expire, learnt by resync: B's entry rs-002 expires in 3599000 ms, beyond B's table expire 4s (A's is 1h)", ""},
 		{"an unmet precondition outweighs what was seen", Facts{Kind: "expire, learnt at runtime", Record: obs.Record{Unmet: "A no longer holds rt-001: B's loss of it cannot be told from A's",
 			Violations: []string{"B dropped rt-001 before reading its expiry"}}}, "", "expire, learnt at runtime: A no longer holds rt-001: B's loss of it cannot be told from A's"},
 	} {

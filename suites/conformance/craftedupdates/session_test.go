@@ -1,4 +1,4 @@
-package learnedentries
+package craftedupdates
 
 import (
 	"context"
@@ -10,12 +10,12 @@ import (
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/verdict"
-	"github.com/harp-project/harp/suites/conformance/learnedentries/judge"
+	"github.com/harp-project/harp/suites/conformance/craftedupdates/judge"
 )
 
 // The crafted messages are well-formed for the definitions they follow.
 func TestCraftedMessages(t *testing.T) {
-	if _, err := config.Render("conf-learned-entries-obey-receiver.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": "harp"}); err != nil {
+	if _, err := config.Render(judge.SuiteID+".cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": "harp"}); err != nil {
 		t.Fatal(err)
 	}
 	def := peers.TableDef{ID: 1, Name: "/t", KeyType: peers.KeyString, KeyLen: 33, Types: []int{2}, Expire: 10000} // as 3.0.11 sends it
@@ -25,8 +25,8 @@ func TestCraftedMessages(t *testing.T) {
 	}
 }
 
-// A session that ends is nodeC's doing only when nodeC closed it: harp's
-// decoder giving up on the stream is harp's (today's code said "nodeC
+// A session that ends is the node's doing only when the node closed it: harp's
+// decoder giving up on the stream is harp's (the code once said "nodeC
 // closed harp's session" for both).
 func TestWhoEndedTheSession(t *testing.T) {
 	for _, c := range []struct {
@@ -35,7 +35,7 @@ func TestWhoEndedTheSession(t *testing.T) {
 		want  verdict.Verdict
 		words string
 	}{
-		{"nodeC closes", nil, verdict.Reproduced, "nodeC closed harp's session after the messages"},
+		{"the node closes", nil, verdict.Reproduced, "the node closed harp's session after the messages"},
 		{"harp's decoder gives up", []byte{0x0a, 0x84, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, verdict.Inconclusive, "ended on harp's side"},
 	} {
 		harp, nodeC := net.Pipe()
@@ -54,7 +54,7 @@ func TestWhoEndedTheSession(t *testing.T) {
 			t.Fatalf("%s: handshake %d %v", c.name, status, err)
 		}
 		<-conn.Closed()
-		f := judge.Facts{Kind: "crafted: unknown table"}
+		f := judge.Facts{Kind: "unknown table"}
 		ended(&f, conn, "after the messages")
 		v, u := judge.Check(f)
 		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &judge.Evidence{Facts: f}}

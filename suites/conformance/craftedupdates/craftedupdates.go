@@ -1,0 +1,275 @@
+// Package craftedupdates: what harp's own peers client sends obeys the
+// receiving table, and no message a correct peer could send ends the
+// session. A timed update's expiry is capped by the table's `expire`;
+// updates under a definition of a table the node lacks, or of its table
+// with another key type, are not applied; only the table's stored data
+// types are kept; after each, a correct update is applied and the session
+// is still established. The same rules between two real nodes are
+// conf-learned-entries-obey-receiver's.
+package craftedupdates
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/config"
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/peers"
+	"github.com/harp-project/harp/harness/remotepeer"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/conformance/craftedupdates/judge"
+)
+
+var Suite = scenario.Register(&scenario.Scenario{
+	ID:       judge.SuiteID,
+	Upstream: "conformance: a peer's crafted updates are stored by the receiving table's rules",
+	Title:    "Crafted peer updates obey the receiving table and leave the session up (huge expiry, unknown table, wrong key type, data types the receiver lacks)",
+	Summary:  "one node and harp's peers client as its remote peer, sending updates a real peer could: a huge expiry, an unknown table, a wrong key type, data types the table lacks; the table's rules win and the session survives",
+	Labels:   []string{"area:conformance", "area:peers"},
+	Trials:   len(Kinds),
+	Noun:     "checks",
+	Steps: []string{
+		"Setup: one node whose peers section `crafted` holds its local peer `harp` and a remote peer `remote` that harp's peers client plays (handshake status 200, session established); its table `t` is type string len 32, expire 10s, store gpc0. Precondition: the section's initial resync finished. harp reads the node's own definition of `t` from an update it pushes (after `set table crafted/t key harp-def`); crafted messages differ from it only where a check says so.",
+		"Kinds, one per trial (TRIALS=8 runs each twice): " + scenario.List(Kinds, func(k Kind) string { return k.Name }, ", ") + ".",
+		"Expectations: a timed update with a 2^31-1 ms expiry gets exp <= 10000; an update after a definition of a table the node lacks, or of `t` with an integer key, is not applied (to `t` or any table), and a correct update right after is; an update carrying gpt0, gpc0, conn_rate, http_req_cnt and gpc1 stores gpc0 exactly. After every crafted message the session is still established; a session harp's own side ended decides nothing.",
+	},
+	Run: run,
+})
+
+// Kind is one check, in trial order, on an established session.
+type Kind struct {
+	Name  string
+	check func(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error
+}
+
+var Kinds = []Kind{
+	{Name: "huge expiry", check: craftedExpiry},
+	{Name: "unknown table", check: craftedUnknownTable},
+	{Name: "wrong key type", check: craftedWrongKey},
+	{Name: "data types the receiver lacks", check: craftedTypes},
+}
+
+const (
+	expireT = 10 * time.Second // the node's table `t`
+	bound   = 5 * time.Second  // an update applied (observed: under 100 ms)
+)
+
+type setup struct {
+	n    *node.Node
+	peer *remotepeer.Sender // harp as the node's remote peer
+	// def is the node's definition of crafted/t as HAProxy sends it (with
+	// harp's table id), read when the session starts.
+	def peers.TableDef
+}
+
+func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+	cfg, err := config.Render(judge.SuiteID+".cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": "harp"})
+	if err != nil {
+		return verdict.Outcome{Err: err}
+	}
+	s := &setup{}
+	var unmet string
+	if s.n, unmet, err = env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"10000/tcp"}}, 1); s.n == nil {
+		return verdict.Outcome{Unmet: unmet, Err: err}
+	}
+	addr, err := s.n.Addr(ctx, "10000/tcp")
+	if err != nil {
+		return verdict.Outcome{Err: err}
+	}
+	s.peer = &remotepeer.Sender{Probe: &remotepeer.Probe{Node: s.n, Addr: addr, Section: "crafted", Local: "harp", Remote: "remote"}}
+	if unmet := s.peer.WaitResync(ctx, 20*time.Second); unmet != "" {
+		return verdict.Outcome{Unmet: unmet}
+	}
+	defer s.peer.Close()
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
+		k := Kinds[(t.N-1)%len(Kinds)]
+		ev := &judge.Evidence{Kind: k.Name, Facts: judge.Facts{Kind: k.Name}}
+		t.Evidence = ev
+		f := &ev.Facts
+		var err error
+		if conn := s.session(ctx, f); conn != nil {
+			err = k.check(ctx, s, t, f, conn)
+		}
+		if seen := f.Seen(); len(seen) > 0 {
+			t.Notef("%s", strings.Join(seen, "; "))
+		}
+		t.Violation, t.Unmet = judge.Check(*f)
+		return err
+	})
+}
+
+// session is the established session of harp's peer with the node, dialled
+// again when the last one ended (else the check is unmet).
+func (s *setup) session(ctx context.Context, f *judge.Facts) *peers.Conn {
+	conn, fresh, err := s.peer.Session(ctx, peers.DefaultOptions, 10*time.Second, 5*time.Second, func(c *peers.Conn) error { return s.readDef(ctx, c) })
+	if err != nil {
+		f.Unmet = err.Error()
+		return nil
+	}
+	if fresh {
+		f.Held("the node defines crafted/t on the wire as name %q, key type %d, key length %d, expire %d ms", s.def.Name, s.def.KeyType, s.def.KeyLen, s.def.Expire)
+	}
+	return conn
+}
+
+// readDef reads the node's own definition of crafted/t from an update it
+// sends: crafted messages differ from it only where a check says so.
+func (s *setup) readDef(ctx context.Context, c *peers.Conn) error {
+	d, err := s.peer.TableDef(ctx, c, "crafted/t", "harp-def", "data.gpc0 1", bound)
+	if err != nil {
+		return err
+	}
+	if d.KeyType != peers.KeyString {
+		return fmt.Errorf("the node defines crafted/t with key type %d on the wire, not string (%d)", d.KeyType, peers.KeyString)
+	}
+	s.def = d
+	s.def.ID = 1
+	return nil
+}
+
+// send writes crafted messages; false when the session ended.
+func send(f *judge.Facts, conn *peers.Conn, what string, ms ...peers.Message) bool {
+	if err := conn.Send(ms...); err != nil {
+		ended(f, conn, fmt.Sprintf("during %s (%v)", what, err))
+		return false
+	}
+	return true
+}
+
+// ended records a session that ended: the node's doing only when it closed
+// or reset it; harp's own decoder giving up, or harp closing it, is harp's
+// and decides nothing.
+func ended(f *judge.Facts, conn *peers.Conn, when string) {
+	if byPeer, why := conn.Ended(); byPeer {
+		f.Violated("the node closed harp's session %s", when)
+	} else {
+		f.NotRead("harp's session with the node ended on harp's side %s: %v", when, why)
+	}
+}
+
+func update(d peers.TableDef, key []byte, values map[int]peers.Value, timed bool, expire uint32) peers.Message {
+	m, err := peers.Update{Key: key, Values: values, Timed: timed, Expire: expire}.Encode(d)
+	if err != nil {
+		panic(err) // cannot happen: string keys of any length, integer keys of 4 bytes
+	}
+	return m
+}
+
+func gpc0(v uint64) map[int]peers.Value { return map[int]peers.Value{2: {Ints: []uint64{v}}} }
+
+// alive checks, after crafted messages, that a correct update right after
+// is applied and that the session is still established.
+func (s *setup) alive(ctx context.Context, f *judge.Facts, conn *peers.Conn, key string, value uint64) {
+	if !send(f, conn, "a correct update", s.def.Encode(), update(s.def, []byte(key), gpc0(value), false, 0)) {
+		return
+	}
+	e, ok := s.n.EntryOrUnmet(ctx, &f.Record, "crafted/t", key, bound)
+	switch {
+	case !ok:
+		f.Violated("a correct update (%s) sent right after was not applied within %s", key, bound)
+	case e.Data["gpc0"] != fmt.Sprint(value):
+		f.Violated("a correct update (%s gpc0=%d) sent right after was stored as gpc0=%s", key, value, e.Data["gpc0"])
+	default:
+		f.Held("a correct update sent right after was applied")
+	}
+	if conn.WaitClosed(0) {
+		ended(f, conn, "after the messages")
+		return
+	}
+	if p, err := s.peer.State(ctx); err != nil {
+		f.Unmet = "reading the node's show peers failed: " + err.Error()
+	} else if !p.Established() {
+		f.Violated("the node no longer shows harp's session established")
+	}
+}
+
+func craftedExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error {
+	key := fmt.Sprintf("ce-%03d", t.N)
+	huge := uint32(1<<31 - 1)
+	if !send(f, conn, "a timed update", s.def.Encode(), update(s.def, []byte(key), gpc0(4), true, huge)) {
+		return nil
+	}
+	e, ok := s.n.EntryOrUnmet(ctx, &f.Record, "crafted/t", key, bound)
+	switch {
+	case !ok:
+		f.Unmet = fmt.Sprintf("the crafted timed update (%s, expire %d ms) was never applied: its expiry cannot be judged", key, huge)
+	case time.Duration(e.Exp)*time.Millisecond > expireT:
+		f.Violated("a timed update with expire %d ms made %s expire in %d ms, beyond the table's %s", huge, key, e.Exp, expireT)
+	default:
+		f.Held("a timed update with expire %d ms made %s expire in %d ms (gpc0=%s)", huge, key, e.Exp, e.Data["gpc0"])
+	}
+	s.alive(ctx, f, conn, key+"-after", 6)
+	return nil
+}
+
+func craftedUnknownTable(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error {
+	key := fmt.Sprintf("cu-%03d", t.N)
+	nosuch := s.def
+	nosuch.ID, nosuch.Name = 2, "nosuch"
+	// t is defined first: were the unknown definition ignored without
+	// resetting the current table, its update would land in t.
+	msgs := []peers.Message{s.def.Encode(), nosuch.Encode(), update(nosuch, []byte(key), gpc0(9), false, 0),
+		peers.Ack{TableID: 2, UpdateID: 1}.Encode(), peers.Switch{TableID: 77}.Encode(), update(nosuch, []byte(key+"-sw"), gpc0(9), false, 0)}
+	if !send(f, conn, "updates for a table the node lacks", msgs...) {
+		return nil
+	}
+	s.alive(ctx, f, conn, key+"-after", 7)
+	if _, ok, err := s.n.Entry(ctx, node.StatsSocket, "crafted/t", key); err == nil && ok {
+		f.Violated("an update for table `nosuch` (which the node lacks) was stored in `t`")
+	}
+	if _, ok, err := s.n.Entry(ctx, node.StatsSocket, "crafted/t", key+"-sw"); err == nil && ok {
+		f.Violated("an update after a switch to unknown table id 77 was stored in `t`")
+	}
+	return nil
+}
+
+func craftedWrongKey(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error {
+	wrong := s.def
+	wrong.ID, wrong.KeyType, wrong.KeyLen = 3, peers.KeySInt, 4
+	before, err := s.n.Table(ctx, node.StatsSocket, "crafted/t")
+	if err != nil {
+		return err
+	}
+	key := []byte{0x63, 0x77, 0x2d, byte('0' + t.N%10)} // "cw-N" if read as a string
+	if !send(f, conn, "an integer-keyed definition of `t`", s.def.Encode(), wrong.Encode(), update(wrong, key, gpc0(88), false, 0)) {
+		return nil
+	}
+	s.alive(ctx, f, conn, fmt.Sprintf("cw-%03d-after", t.N), 8)
+	after, err := s.n.Table(ctx, node.StatsSocket, "crafted/t")
+	if err != nil {
+		return err
+	}
+	for _, e := range after.Added(before) {
+		if e.Data["gpc0"] == "88" {
+			f.Violated("an update under an integer-keyed definition of `t` was stored in the node's string table as %q", e.Key)
+		}
+	}
+	return nil
+}
+
+func craftedTypes(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error {
+	rich := s.def
+	rich.ID = 4
+	rich.Types = []int{1, 2, 5, 9, 17} // gpt0, gpc0, conn_rate, http_req_cnt, gpc1
+	rich.Period = map[int]uint64{5: 10000}
+	key := fmt.Sprintf("ct-%03d", t.N)
+	values := map[int]peers.Value{1: {Ints: []uint64{11}}, 2: {Ints: []uint64{7}}, 5: {Freq: [][3]uint64{{100, 3, 2}}},
+		9: {Ints: []uint64{900}}, 17: {Ints: []uint64{8}}}
+	if !send(f, conn, "an update with data types the node lacks", rich.Encode(), update(rich, []byte(key), values, false, 0)) {
+		return nil
+	}
+	e, ok := s.n.EntryOrUnmet(ctx, &f.Record, "crafted/t", key, bound)
+	switch data := e.Data; {
+	case !ok:
+		f.Violated("an update carrying data types the node lacks was not applied within %s", bound)
+	case data["gpc0"] != "7" || len(data) != 1:
+		f.Violated("an update carrying gpt0=11 gpc0=7 conn_rate http_req_cnt=900 gpc1=8 was stored as %v (want gpc0=7 only)", data)
+	default:
+		f.Held("an update carrying five data types was stored as gpc0=7 only")
+	}
+	s.alive(ctx, f, conn, key+"-after", 9)
+	return nil
+}

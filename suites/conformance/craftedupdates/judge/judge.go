@@ -1,0 +1,27 @@
+// Package judge decides a conf-crafted-updates-obey-receiver check from
+// what it observed: pure functions of recorded facts, with nothing of
+// Docker's in their imports, so that `make unit` tests them alone.
+package judge
+
+import "github.com/harp-project/harp/harness/obs"
+
+// SuiteID is the suite's id, the first part of its findings' signatures.
+const SuiteID = "conf-crafted-updates-obey-receiver"
+
+// Evidence is what one check recorded.
+type Evidence struct {
+	Kind  string `json:"kind"`
+	Facts Facts  `json:"facts"`
+}
+
+// Facts are what one check observed: its unmet precondition, violations,
+// what held, and the first reading harp could not make (which makes it
+// decide nothing, obs.Unknowns).
+type Facts struct {
+	Kind string `json:"kind"`
+	obs.Record
+}
+
+// Check decides one check: an unmet precondition makes it say nothing,
+// whatever it saw; otherwise every violation it saw counts.
+func Check(f Facts) (violation, unmet string) { return f.Decide(f.Kind) }

@@ -1,0 +1,39 @@
+//go:build selftest
+
+// selftest: together
+
+package craftedupdates_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/selftest"
+	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/suites/conformance/craftedupdates"
+)
+
+func TestSelf(t *testing.T) { selftest.Run(t, "conf-crafted-updates-obey-receiver on real builds") }
+
+var mutant = "src:deb:3.0.11,patch=" + selftest.Mutant("3-no-expire-clamp.diff")
+
+// Observed: 2.6.12 keeps the lifetime a timed update carries, beyond its
+// own table's expire; 3.0.11 and later clamp it; the mutant removes
+// 3.0.11's clamp and behaves as 2.6.12 does.
+var _ = selftest.Describe(craftedupdates.Suite, func() {
+	selftest.VerdictsTogether(craftedupdates.Suite, func(b selftest.Build, r report.Result) {
+		if r.Verdict == verdict.Reproduced {
+			Expect(r.TrialsViolated).To(Equal(1), r.Line())
+			Expect(r.Reason).To(ContainSubstring("huge expiry: a timed update with expire 2147483647 ms"))
+		}
+	},
+		selftest.On(selftest.Bookworm, verdict.Reproduced, "does not clamp a learnt entry's expiry"),
+		selftest.On(selftest.Trixie, verdict.Pass, ""),
+		selftest.On(selftest.Sid, verdict.Pass, ""),
+		selftest.On(selftest.Experimental, verdict.Pass, ""),
+		selftest.Build{Spec: mutant, Want: verdict.Reproduced, Why: "the mutant removes the clamp"},
+	)
+}, Label("slow"))
