@@ -41,7 +41,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 	StepsFor: func(p scenario.Values) []string {
 		return []string{
 			fmt.Sprintf("Setup: %s, nbthread 1, localpeer local; one peers section with `local` on a port the test reaches and `remote` on a port where nothing listens; table `marker` (type ip, size 100, expire 1h, store gpc0). Precondition: the section's initial resync is finished (else HAProxy would ask harp's peer to teach it during a trial, and the answer would refresh the alive flag): harp's peer, as `remote`, answers HAProxy's resync request in a session of its own with resync finished (an up-to-date peer with nothing to teach), closed before the trials; a build that does not ask finishes by its 5 s timeout.", scenario.LanesText(p.Int("PARALLEL"), "trial")),
-			"Positive control, once (on a node of its own beside the trials, when there are several): a replacement that HAProxy is told to kill (`shutdown session`) must be seen closed by harp within 2 s, or the run is INCONCLUSIVE.",
+			"Positive control, once (on a node of its own, started once the trials' nodes are up and run beside the trials, when there are several): a replacement that HAProxy is told to kill (`shutdown session`) must be seen closed by harp within 2 s, or the run is INCONCLUSIVE.",
 			"Trial: once no session of the remote peer is up, no stream of an earlier one is left (show sess) and HAProxy's reconnect timer has not expired, harp's peers client completes a handshake as `remote` (the first connection); a second client completes a handshake as `remote` (the replacement); HAProxy must release the first session (its socket closed by HAProxy) within 2 s. An attempt of HAProxy's own to connect that a handshake superseded goes on retrying until its connects fail (3 s) and its release clears the alive flag too: a control may start beside one (a trial's replacement waits for it to end), and a watched session that HAProxy closes after one ended is discarded and run again. The replacement is then watched, sending nothing, through HAProxy's next reconnect check: until show peers shows that check passed (the reconnect timer set again to its full period with the session still established, before harp's first heartbeat), else until the check as `reconnect=` gives it (rounded down to seconds) plus 1.5 s; that check, rounded up, must come before harp's first heartbeat (3 s after the handshake, like HAProxy's), which would refresh the alive flag, else the attempt is discarded and run again, as is one whose handshake collided with HAProxy's own attempt to connect (coll up; 3 attempts, then INCONCLUSIVE).",
 			"Expectation: the replacement stays established through the check: its socket stays open and `show peers` shows the remote peer established. A violation is HAProxy's own kill: the socket closed by HAProxy, show peers no longer established, no_hbt up by one and proto_err unchanged; any other closing is INCONCLUSIVE.",
 			"Control, beside each trial (before it, on its node): the same trial with one handshake and no replacement must stay established through its own check; if it does not, the verdict is INCONCLUSIVE. ",
@@ -85,13 +85,12 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	}
 	// With several nodes, the positive control gets a node of its own and
 	// runs beside the trials (its failure still makes the run
-	// INCONCLUSIVE); with one, it runs first, as the issue's steps do.
+	// INCONCLUSIVE); its node starts once the trials' nodes are up, so
+	// that it does not slow theirs. With one, it runs first, as the
+	// issue's steps do.
 	lanes := min(env.Params.Int("PARALLEL"), env.Trials)
-	count := lanes
-	if lanes > 1 {
-		count++
-	}
-	nodes, unmet, err := env.StartNodes(ctx, count, node.Options{Config: cfg, Ports: []string{"10000/tcp"}}, 1)
+	o := node.Options{Config: cfg, Ports: []string{"10000/tcp"}}
+	nodes, unmet, err := env.StartNodes(ctx, lanes, o, 1)
 	if nodes == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
@@ -99,16 +98,21 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if probes == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	check := probes[0]
-	if lanes > 1 {
-		check, nodes = probes[lanes], nodes[:lanes]
-	}
 	positive := scenario.Beside(func() (string, error) {
-		u, err := check.KillControl(ctx, cleanTries, release)
-		if lanes > 1 {
-			env.StopNode(ctx, check.Node) // its stop overlaps the trials
+		if lanes == 1 {
+			return probes[0].KillControl(ctx, cleanTries, release)
 		}
-		return u, err
+		o.Name = "node-3519-positive"
+		n, unmet, err := env.StartNode(ctx, o, 1)
+		if n == nil {
+			return unmet, err
+		}
+		defer env.StopNode(ctx, n) // its stop overlaps the trials
+		check, unmet, err := prepare(ctx, n)
+		if check == nil {
+			return unmet, err
+		}
+		return check.KillControl(ctx, cleanTries, release)
 	})
 	if lanes == 1 {
 		if u, err := positive(); err != nil || u != "" {
