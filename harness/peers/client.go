@@ -90,6 +90,10 @@ type Conn struct {
 	c      net.Conn
 	br     *bufio.Reader
 	wmu    sync.Mutex
+	// lastSend, sendGap (under wmu): when harp last wrote, and its longest
+	// silence between two writes (the handshake counts as one).
+	lastSend time.Time
+	sendGap  time.Duration
 
 	mu      sync.Mutex
 	events  []Event
@@ -144,7 +148,7 @@ func Handshake(ctx context.Context, c net.Conn, h Hello, o Options) (*Conn, int,
 	}
 	c.SetDeadline(time.Time{})
 	pc := &Conn{Hello: h, Status: status, opts: o, c: c, br: br, changed: make(chan struct{}),
-		tables: map[uint64]*TableDef{}, lastID: map[uint64]uint32{}, closed: make(chan struct{}), stop: make(chan struct{})}
+		tables: map[uint64]*TableDef{}, lastID: map[uint64]uint32{}, closed: make(chan struct{}), stop: make(chan struct{}), lastSend: time.Now()}
 	go pc.readLoop()
 	if o.Heartbeat > 0 {
 		go pc.heartbeats()
@@ -168,7 +172,26 @@ func (c *Conn) SendRaw(b []byte) error {
 	defer c.wmu.Unlock()
 	c.c.SetWriteDeadline(time.Now().Add(5 * time.Second))
 	_, err := c.c.Write(b)
+	if err == nil {
+		now := time.Now()
+		c.sendGap, c.lastSend = max(c.sendGap, now.Sub(c.lastSend)), now
+	}
 	return err
+}
+
+// SendGap is harp's longest silence on the session: between two of its
+// writes, or from the last to the session's end (or now). HAProxy drops a
+// peer it heard nothing from between two reconnect checks (5 s apart,
+// counted in no_hbt): a silence that long, with heartbeats due every 3 s,
+// is harp starved, not HAProxy's doing.
+func (c *Conn) SendGap() time.Duration {
+	end := time.Now()
+	if at, _ := c.ClosedAt(); !at.IsZero() {
+		end = at
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return max(c.sendGap, end.Sub(c.lastSend))
 }
 
 // Close closes the session.

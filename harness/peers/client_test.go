@@ -250,3 +250,32 @@ func TestSendMany(t *testing.T) {
 		t.Error("sending on a closed session succeeded")
 	}
 }
+
+// SendGap is harp's longest silence: between writes, and from the last to
+// the session's end (a starved harp, not HAProxy, let it go quiet).
+func TestSendGap(t *testing.T) {
+	s, c, _, err := dial(t, Options{}, "200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := c.SendGap(); g > 100*time.Millisecond {
+		t.Errorf("right after the handshake: gap %s", g)
+	}
+	time.Sleep(150 * time.Millisecond) // a silence of harp's, measured
+	if err := c.Send(Control(CtrlHeartbeat)); err != nil {
+		t.Fatal(err)
+	}
+	s.next()
+	if g := c.SendGap(); g < 150*time.Millisecond {
+		t.Errorf("after a 150 ms silence: gap %s", g)
+	}
+	s.conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	c.WaitFor(ctx, func(Event) bool { return false })
+	at, _ := c.ClosedAt()
+	time.Sleep(50 * time.Millisecond)
+	if g, g2 := c.SendGap(), c.SendGap(); at.IsZero() || g != g2 {
+		t.Errorf("after the end the gap stops growing: %s then %s (closed at %s)", g, g2, at)
+	}
+}

@@ -72,7 +72,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 		f.StillMissing = obs.Opt(obs.From(cluster.Missing(ctx, c.Members, cluster.DefaultTable, f.Keys)))
 	}
 	f.WrongData = obs.From(cluster.SettledData(ctx, c.Members, cluster.DefaultTable,
-		map[string]cluster.Want{"gpc0": {Keys: cli, Value: strconv.Itoa(r)}, "http_req_cnt": {Keys: web, Value: "3"}}, 5*time.Second))
+		map[string]cluster.Want{"gpc0": {Keys: cli, Value: strconv.Itoa(r)}, "http_req_cnt": {Keys: web, Value: "3"}}, judge.ConvergeTimeout)) // a value's last update may wait on a link back from HAProxy's 5 s reconnect
 	med, worst := judge.Durations(f.Delays)
 	t.Evidence = &Evidence{Keys: len(f.Keys), Converged: len(f.Delays), MedianMs: med.Milliseconds(), MaxMs: worst.Milliseconds(), Facts: f}
 	t.Notef("40 keys set on %s, 10 keys tracked by 30 requests on %s: %d of %d on every node within %s of their write; median %s, max %s",

@@ -53,8 +53,11 @@ var _ = selftest.Describe(failedreload.Suite, func() {
 			}
 		}
 	},
-		selftest.Build{Spec: "deb:bookworm | BOUND=5s", Want: verdict.Pass, Why: "2.6.12"},
-		selftest.Build{Spec: "deb:trixie | BOUND=5s", Want: verdict.Pass, Why: "3.0.11"},
+		// The builds that pass keep the suite's 20 s BOUND (a correct master
+		// is never waited out, and a starved one must not read as a failure);
+		// those that wait it out on the uncounted failure get 5 s.
+		selftest.Build{Spec: "deb:bookworm", Want: verdict.Pass, Why: "2.6.12"},
+		selftest.Build{Spec: "deb:trixie", Want: verdict.Pass, Why: "3.0.11"},
 		selftest.Build{Spec: "deb:sid | BOUND=5s", Want: verdict.Reproduced, Why: "3.2.26 does not count a master-side parse failure"},
 		selftest.Build{Spec: "deb:experimental | BOUND=5s", Want: verdict.Reproduced, Why: "3.4.7 does not count a master-side parse failure"},
 		selftest.Build{Spec: mutant + " | BOUND=3s", Want: verdict.Reproduced, Why: "the mutant blocks SIGUSR2 after a failed reload"},

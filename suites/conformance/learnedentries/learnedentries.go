@@ -18,6 +18,7 @@ import (
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/resync"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/suites/conformance/learnedentries/judge"
@@ -201,7 +202,7 @@ func expireResync(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fact
 }
 
 // lateLink is why B's missing entry says nothing ("" when it does): B's
-// link to A came up too late for its resync request (judge.LateLink), or
+// link to A came up too late for its resync request (resync.LateLink), or
 // harp looked at B's table too late or too seldom to see an entry that
 // lives B's expire (judge.Unseen).
 func (s *setup) lateLink(ctx context.Context, w node.Watch) string {
@@ -213,7 +214,7 @@ func (s *setup) lateLink(ctx context.Context, w node.Watch) string {
 	if err != nil {
 		return "whether B's link to A came up before its resync timeout is unknown: B's " + err.Error()
 	}
-	return cmp.Or(judge.LateLink(uptime, hdshk), judge.Unseen(uptime, sinceFirst, w.Gap, expireB))
+	return cmp.Or(resync.LateLink("B", "A", uptime, hdshk), judge.Unseen(uptime, sinceFirst, w.Gap, expireB))
 }
 
 func keyTypeDiffers(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {

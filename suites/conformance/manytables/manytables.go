@@ -13,6 +13,7 @@ import (
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/resync"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
@@ -101,6 +102,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 				return nil
 			}
 			learn(ctx, f, b.Node, node.StatsSocket, node.Current, last, t1)
+			f.Setup = lateLink(ctx, c, a, b, f)
 			t.Notef("B restarted afresh: %s of %d entries learnt, resync %s, %s after the restart began", learnt(f), f.Entries, orFinished(f.Resync.Of), f.Took.Round(time.Millisecond))
 		case "a reload teaches":
 			if f.Setup = ready(ctx, c, a, last, bound); f.Setup != "" {
@@ -162,6 +164,20 @@ func learn(ctx context.Context, f *judge.Facts, n *node.Node, pid, resyncPID int
 	f.Missing = obs.Opt(miss)
 	f.Resync = obs.Opt(n.WaitResyncFor(ctx, resyncPID, max(time.Until(t1.Add(f.Bound)), time.Second), "cluster").Observed())
 	f.Took = time.Since(t1)
+}
+
+// lateLink is why entries a restarted B lacks say nothing ("" when they
+// do, or none is missing): its link to A came up after its resync
+// timeout (resync.LateLink), or when it did could not be read.
+func lateLink(ctx context.Context, c *cluster.Cluster, a, b *cluster.Member, f *judge.Facts) string {
+	if m, ok := f.Missing.Get(); !ok || text.Sum(m) == 0 {
+		return ""
+	}
+	uptime, hdshk, err := b.Node.LinkAge(ctx, c.Section, a.Name)
+	if err != nil {
+		return "B lacks entries, and whether its link to A came up before its resync timeout is unknown: B's " + err.Error()
+	}
+	return resync.LateLink("B", "A", uptime, hdshk)
 }
 
 func orFinished(o obs.Of[string]) string {

@@ -15,6 +15,7 @@ import (
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/remotepeer"
+	"github.com/harp-project/harp/harness/resync"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
@@ -52,14 +53,11 @@ type Kind struct {
 	MinAge   time.Duration // ... or after it is this old
 }
 
-// ResyncTimeout is HAProxy's fixed initial resync timeout (5 s): "right
-// after start" reloads before it could pass, "long after" once it has.
-const ResyncTimeout = 5 * time.Second
-
-// Kinds in trial order.
+// Kinds in trial order. "Right after start" reloads before HAProxy's
+// initial resync timeout could pass, "long after" once it has.
 var Kinds = []Kind{
-	{Slug: "early", Name: "right after start", Sections: 1, Entries: 100, How: node.BySignal, MaxAge: ResyncTimeout},
-	{Slug: "late", Name: "long after start", Sections: 1, Entries: 100, How: node.BySignal, MinAge: ResyncTimeout + time.Second},
+	{Slug: "early", Name: "right after start", Sections: 1, Entries: 100, How: node.BySignal, MaxAge: resync.Timeout},
+	{Slug: "late", Name: "long after start", Sections: 1, Entries: 100, How: node.BySignal, MinAge: resync.Timeout + time.Second},
 	{Slug: "sections", Name: "three sections", Sections: 3, Entries: 100, How: node.BySignal},
 	{Slug: "remote-up", Name: "remote peer up", Sections: 1, Remote: "up", Entries: 100, How: node.BySignal},
 	{Slug: "remote-down", Name: "remote peer down", Sections: 1, Remote: "down", Entries: 100, How: node.BySignal},

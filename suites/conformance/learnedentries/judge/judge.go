@@ -31,22 +31,6 @@ type Facts struct {
 // whatever it saw; otherwise every violation it saw counts.
 func Check(f Facts) (violation, unmet string) { return f.Decide(f.Kind) }
 
-// ResyncTimeout is HAProxy's: a new process that has not learnt from a
-// peer within 5 s of starting stops waiting and asks no one again.
-const ResyncTimeout = 5 * time.Second
-
-// LateLink is why an entry a restarted B lacks says nothing ("" when it
-// does): B's link to A came up after its resync timeout, so its resync
-// may have ended untaught (a loaded machine). When the link came up is
-// B's worker's uptime less the handshake's age, both rounded down to
-// seconds by HAProxy: taken at its latest.
-func LateLink(uptime, hdshkAge time.Duration) string {
-	if up := uptime + time.Second - hdshkAge; up > ResyncTimeout {
-		return fmt.Sprintf("B's link to A came up as late as %s after B's worker started (uptime %s, handshake %s ago), beyond HAProxy's %s resync timeout: B's resync may have ended untaught (a loaded machine?)", up, uptime, hdshkAge, ResyncTimeout)
-	}
-	return ""
-}
-
 // Unseen is why an entry a restarted B lacks says nothing ("" when it
 // does): B may have learnt it at once and dropped it after expire (its
 // own table's, which a correct build applies) before harp's first read,

@@ -48,25 +48,6 @@ func TestUnreadDecidesNothing(t *testing.T) {
 	}
 }
 
-// make test, 3.4.7 beside three other packages on 2 CPUs: B restarted,
-// meshed, and lacked the entry 30 s later; whether its link came up in
-// time decides whether that says anything.
-func TestLateLink(t *testing.T) {
-	for _, c := range []struct {
-		uptime, age time.Duration
-		late        bool
-	}{
-		{31 * time.Second, 30 * time.Second, false}, // up within 2 s of the start
-		{31 * time.Second, 27 * time.Second, false}, // at 5 s at the latest
-		{31 * time.Second, 26 * time.Second, true},  // maybe 6 s: the timeout may have come first
-		{40 * time.Second, 2 * time.Second, true},   // reconnected later: not the first link's resync
-	} {
-		if got := LateLink(c.uptime, c.age) != ""; got != c.late {
-			t.Errorf("uptime %s, handshake %s ago: late %v, want %v (%q)", c.uptime, c.age, got, c.late, LateLink(c.uptime, c.age))
-		}
-	}
-}
-
 // A correct build drops a learnt entry after B's own expire (4 s): harp
 // must have looked within that of B's start, and never paused as long.
 func TestUnseen(t *testing.T) {
