@@ -37,7 +37,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 		return []string{
 			fmt.Sprintf("Setup: two nodes A (node1) and B (node2), one peers section naming both with %d tables t0001..t%04d (type string len 32, size 1k, expire 1h, store gpc0).", n, n),
 			fmt.Sprintf("initial resync: from the nodes' start, both links established and both sections' resync finished (`show peers` flags 0x1|0x2) within BOUND (%s); then 10 entries written on A in each of t%04d..t%04d reach B.", p.Duration("BOUND"), n-9, n),
-			"a fresh node learns: B restarted afresh; it must hold all 100 entries with their gpc0 and report its resync finished within BOUND.",
+			"a fresh node learns: B restarted afresh; it must hold all 100 entries with their gpc0 and report its resync finished within BOUND (entries it lacks say nothing, INCONCLUSIVE, when its link to A came up past HAProxy's 5 s resync timeout, by show proc's uptime and show peers' last_hdshk: B asks no one again after it).",
 			"a reload teaches: SIGUSR2 to A's master; the new worker must hold all 100 entries and report its resync finished within BOUND.",
 			"Each check records how long it took (in the notes and evidence).",
 		}
