@@ -18,10 +18,15 @@ type Sender struct {
 }
 
 // Session is the kept session while it is open (fresh false), else a new
-// one (fresh true): accepted (status 200) within accept, shown established
-// by show peers within established, then made ready by ready. A session
-// only half ready is closed, for the next call to dial again; the error
-// says which step failed.
+// one (fresh true): dialled once HAProxy's own attempts to connect to the
+// remote peer settled (Settled, quiet 0, within 15 s), accepted (status
+// 200) within accept, shown established by show peers within established,
+// then made ready by ready. One that collided with an attempt of
+// HAProxy's anyway (coll up across it) is closed and dialled again, up to
+// three times: the superseded attempt's release would clear its alive
+// flag (#3519) and HAProxy's next reconnect check drop it, for no reason
+// of the messages a trial sends. A session only half ready is closed, for
+// the next call to dial again; the error says which step failed.
 func (s *Sender) Session(ctx context.Context, o peers.Options, accept, established time.Duration, ready func(*peers.Conn) error) (c *peers.Conn, fresh bool, err error) {
 	if s.conn != nil {
 		if !s.conn.WaitClosed(0) {
@@ -29,20 +34,52 @@ func (s *Sender) Session(ctx context.Context, o peers.Options, accept, establish
 		}
 		s.conn = nil
 	}
-	if c, err = s.Accepted(ctx, o, accept); err != nil {
-		return nil, false, fmt.Errorf("harp's peers client was never accepted by %s (handshake status 200) within %g s", s.Node.Name, accept.Seconds())
+	for range 3 {
+		var collided bool
+		if c, collided, err = s.dial(ctx, o, accept, established); err != nil || !collided {
+			break
+		}
+		c.Close()
+		err = fmt.Errorf("every session harp dialled collided with HAProxy's own attempt to connect to %s", s.Remote)
 	}
-	if _, err = s.Established(ctx, established); err != nil {
-		err = fmt.Errorf("%s never showed harp's session established", s.Node.Name)
-	} else {
+	if err == nil {
 		err = ready(c)
 	}
 	if err != nil {
-		c.Close()
+		if c != nil {
+			c.Close()
+		}
 		return nil, false, err
 	}
 	s.conn = c
 	return c, true, nil
+}
+
+// dial makes one session and says whether it collided (coll up in show
+// peers across it).
+func (s *Sender) dial(ctx context.Context, o peers.Options, accept, established time.Duration) (*peers.Conn, bool, error) {
+	if _, err := s.Settled(ctx, 0, 15*time.Second, false); err != nil {
+		return nil, false, fmt.Errorf("HAProxy's own attempt to connect to %s never ended: %w", s.Remote, err)
+	}
+	before, err := s.State(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	c, err := s.Accepted(ctx, o, accept)
+	if err != nil {
+		return nil, false, fmt.Errorf("harp's peers client was never accepted by %s (handshake status 200) within %g s", s.Node.Name, accept.Seconds())
+	}
+	after, err := s.Established(ctx, established)
+	if err == nil {
+		return c, after.Int("coll") != before.Int("coll"), nil
+	}
+	// A session that collided may be gone already, dropped by the check
+	// after the superseded attempt's release: dialled again too.
+	if after, serr := s.State(ctx); serr == nil && after.Int("coll") != before.Int("coll") {
+		return c, true, nil
+	}
+	c.Close()
+	return nil, false, fmt.Errorf("%s never showed harp's session established", s.Node.Name)
 }
 
 // Close closes the kept session, if any.

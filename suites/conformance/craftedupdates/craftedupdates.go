@@ -14,8 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/remotepeer"
 	"github.com/harp-project/harp/harness/scenario"
@@ -63,6 +65,9 @@ type setup struct {
 	// def is the node's definition of crafted/t as HAProxy sends it (with
 	// harp's table id), read when the session starts.
 	def peers.TableDef
+	// before is HAProxy's show peers line for harp's peer as a check
+	// starts: its counters tell a drop by the reconnect check.
+	before obs.Of[cliout.Peer]
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -91,6 +96,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		f := &ev.Facts
 		var err error
 		if conn := s.session(ctx, f); conn != nil {
+			s.before = obs.From(s.peer.State(ctx))
 			err = k.check(ctx, s, t, f, conn)
 		}
 		if seen := f.Seen(); len(seen) > 0 {
@@ -189,15 +195,21 @@ func (s *setup) alive(ctx context.Context, f *judge.Facts, conn *peers.Conn, key
 	default:
 		f.Held("a correct update sent right after was applied")
 	}
-	if conn.WaitClosed(0) {
-		ended(f, conn, "after the messages")
-		return
-	}
-	if p, err := s.peer.State(ctx); err != nil {
+	applied := ok && e.Data["gpc0"] == fmt.Sprint(value)
+	closed := conn.WaitClosed(0)
+	p, err := s.peer.State(ctx)
+	b, known := s.before.Get()
+	switch {
+	case !closed && err != nil:
 		f.Unmet = "reading the node's show peers failed: " + err.Error()
-	} else if !p.Established() && silent(conn) != "" {
-		f.NotRead("the node no longer shows harp's session established, but %s", silent(conn))
-	} else if !p.Established() {
+	case !closed && p.Established():
+	case silent(conn) != "":
+		f.NotRead("the node dropped harp's session after the messages, but %s", silent(conn))
+	case err == nil && known && applied && judge.HeartbeatDrop(b, p) != "":
+		f.NotRead("the node dropped harp's session after the messages, but %s", judge.HeartbeatDrop(b, p))
+	case closed:
+		ended(f, conn, "after the messages")
+	default:
 		f.Violated("the node no longer shows harp's session established")
 	}
 }
