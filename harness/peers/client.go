@@ -179,6 +179,17 @@ func (c *Conn) SendRaw(b []byte) error {
 	return err
 }
 
+// Starved is why HAProxy dropping the session says nothing ("" when it
+// does): harp sent nothing on it (its heartbeats are due every 3 s) for
+// long enough, 4 s, that HAProxy's 5 s reconnect check may have found it
+// silent.
+func (c *Conn) Starved() string {
+	if g := c.SendGap(); g >= 4*time.Second {
+		return fmt.Sprintf("harp sent nothing on it for %s (a loaded machine?): HAProxy may have dropped it as silent", g.Round(time.Millisecond))
+	}
+	return ""
+}
+
 // SendGap is harp's longest silence on the session: between two of its
 // writes, or from the last to the session's end (or now). HAProxy drops a
 // peer it heard nothing from between two reconnect checks (5 s apart,

@@ -258,8 +258,8 @@ func TestSendGap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := c.SendGap(); g > 100*time.Millisecond {
-		t.Errorf("right after the handshake: gap %s", g)
+	if g := c.SendGap(); g > 100*time.Millisecond || c.Starved() != "" {
+		t.Errorf("right after the handshake: gap %s, %q", g, c.Starved())
 	}
 	time.Sleep(150 * time.Millisecond) // a silence of harp's, measured
 	if err := c.Send(Control(CtrlHeartbeat)); err != nil {

@@ -152,22 +152,11 @@ func ended(f *judge.Facts, conn *peers.Conn, when string) {
 	switch byPeer, why := conn.Ended(); {
 	case !byPeer:
 		f.NotRead("harp's session with the node ended on harp's side %s: %v", when, why)
-	case silent(conn) != "":
-		f.NotRead("the node closed harp's session %s, but %s", when, silent(conn))
+	case conn.Starved() != "":
+		f.NotRead("the node closed harp's session %s, but %s", when, conn.Starved())
 	default:
 		f.Violated("the node closed harp's session %s", when)
 	}
-}
-
-// silent is why the node's dropping harp's session says nothing ("" when
-// it does): harp, starved, sent nothing (its heartbeats are due every 3 s)
-// for long enough that HAProxy's 5 s reconnect check may have found the
-// session silent.
-func silent(conn *peers.Conn) string {
-	if g := conn.SendGap(); g >= 4*time.Second {
-		return fmt.Sprintf("harp sent nothing on it for %s (a loaded machine?): HAProxy may have dropped it as silent", g.Round(time.Millisecond))
-	}
-	return ""
 }
 
 func update(d peers.TableDef, key []byte, values map[int]peers.Value, timed bool, expire uint32) peers.Message {
@@ -203,8 +192,8 @@ func (s *setup) alive(ctx context.Context, f *judge.Facts, conn *peers.Conn, key
 	case !closed && err != nil:
 		f.Unmet = "reading the node's show peers failed: " + err.Error()
 	case !closed && p.Established():
-	case silent(conn) != "":
-		f.NotRead("the node dropped harp's session after the messages, but %s", silent(conn))
+	case conn.Starved() != "":
+		f.NotRead("the node dropped harp's session after the messages, but %s", conn.Starved())
 	case err == nil && known && applied && judge.HeartbeatDrop(b, p) != "":
 		f.NotRead("the node dropped harp's session after the messages, but %s", judge.HeartbeatDrop(b, p))
 	case closed:
