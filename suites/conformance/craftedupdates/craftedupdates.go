@@ -194,7 +194,10 @@ func (s *setup) alive(ctx context.Context, f *judge.Facts, conn *peers.Conn, key
 	case !closed && p.Established():
 	case conn.Starved() != "":
 		f.NotRead("the node dropped harp's session after the messages, but %s", conn.Starved())
-	case err == nil && known && applied && judge.HeartbeatDrop(b, p) != "":
+	case applied && (err != nil || !known):
+		// Whether the reconnect check dropped it is unknown, not "no".
+		f.NotRead("the node dropped harp's session after the messages; show peers before or after could not be read (%v; before: %s), so whether HAProxy's reconnect check did is unknown", err, s.before.Unknown())
+	case applied && judge.HeartbeatDrop(b, p) != "":
 		f.NotRead("the node dropped harp's session after the messages, but %s", judge.HeartbeatDrop(b, p))
 	case closed:
 		ended(f, conn, "after the messages")
