@@ -11,13 +11,10 @@ package craftedupdates
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/remotepeer"
 	"github.com/harp-project/harp/harness/scenario"
@@ -35,23 +32,19 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Noun:     "checks",
 	Steps: []string{
 		"Setup: one node whose peers section `crafted` holds its local peer `harp` and a remote peer `remote` that harp's peers client plays (handshake status 200, session established); its table `t` is type string len 32, expire 10s, store gpc0. Precondition: the section's initial resync finished. harp reads the node's own definition of `t` from an update it pushes (after `set table crafted/t key harp-def`); crafted messages differ from it only where a check says so.",
-		"Kinds, one per trial (TRIALS=8 runs each twice): " + scenario.List(Kinds, func(k Kind) string { return k.Name }, ", ") + ".",
+		"Kinds, one per trial (TRIALS=8 runs each twice): " + scenario.KindNames(Kinds) + ".",
 		"Expectations: a timed update with a 2^31-1 ms expiry gets exp <= 10000; an update after a definition of a table the node lacks, or of `t` with an integer key, is not applied (to `t` or any table), and a correct update right after is; an update carrying gpt0, gpc0, conn_rate, http_req_cnt and gpc1 stores gpc0 exactly. After every crafted message the session is still established; a session harp's own side ended decides nothing, nor does one HAProxy's reconnect check dropped (no_hbt up, proto_err not) after it applied the update sent after the messages, or while harp had sent nothing for 4 s. harp dials its session once HAProxy's own attempts to connect to `remote` settled, and again (3 tries) when it collided with one anyway (coll up): the superseded attempt's release would clear its alive flag (#3519).",
 	},
 	Run: run,
 })
 
-// Kind is one check, in trial order, on an established session.
-type Kind struct {
-	Name  string
-	check func(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error
-}
-
-var Kinds = []Kind{
-	{Name: "huge expiry", check: craftedExpiry},
-	{Name: "unknown table", check: craftedUnknownTable},
-	{Name: "wrong key type", check: craftedWrongKey},
-	{Name: "data types the receiver lacks", check: craftedTypes},
+// Kinds are the checks, in trial order, each a turn on an established
+// session.
+var Kinds = []scenario.Kind[*turn]{
+	{Name: "huge expiry", Check: craftedExpiry},
+	{Name: "unknown table", Check: craftedUnknownTable},
+	{Name: "wrong key type", Check: craftedWrongKey},
+	{Name: "data types the receiver lacks", Check: craftedTypes},
 }
 
 const (
@@ -65,9 +58,13 @@ type setup struct {
 	// def is the node's definition of crafted/t as HAProxy sends it (with
 	// harp's table id), read when the session starts.
 	def peers.TableDef
-	// before is HAProxy's show peers line for harp's peer as a check
-	// starts: its counters tell a drop by the reconnect check.
-	before obs.Of[cliout.Peer]
+}
+
+// turn is one check's: the setup, and its turn on harp's session with the
+// node (its messages, and whether the node kept the session through them).
+type turn struct {
+	*setup
+	*remotepeer.Turn
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
@@ -75,50 +72,30 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	s := &setup{}
-	var unmet string
-	if s.n, unmet, err = env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"10000/tcp"}}, 1); s.n == nil {
-		return verdict.Outcome{Unmet: unmet, Err: err}
+	n, addr, out := env.StartServing(ctx, node.Options{Config: cfg, Ports: []string{"10000/tcp"}}, 1, "10000/tcp")
+	if n == nil {
+		return out
 	}
-	addr, err := s.n.Addr(ctx, "10000/tcp")
-	if err != nil {
-		return verdict.Outcome{Err: err}
-	}
-	s.peer = &remotepeer.Sender{Probe: &remotepeer.Probe{Node: s.n, Addr: addr, Section: "crafted", Local: "harp", Remote: "remote"}}
+	s := &setup{n: n, peer: &remotepeer.Sender{Probe: &remotepeer.Probe{Node: n, Addr: addr, Section: "crafted", Local: "harp", Remote: "remote"}}}
 	if unmet := s.peer.WaitResync(ctx, 20*time.Second); unmet != "" {
 		return verdict.Outcome{Unmet: unmet}
 	}
 	defer s.peer.Close()
-	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
-		k := Kinds[(t.N-1)%len(Kinds)]
-		ev := &judge.Evidence{Kind: k.Name, Facts: judge.Facts{Kind: k.Name}}
-		t.Evidence = ev
-		f := &ev.Facts
-		var err error
-		if conn := s.session(ctx, f); conn != nil {
-			s.before = obs.From(s.peer.State(ctx))
-			err = k.check(ctx, s, t, f, conn)
-		}
-		if seen := f.Seen(); len(seen) > 0 {
-			t.Notef("%s", strings.Join(seen, "; "))
-		}
-		t.Violation, t.Unmet = judge.Check(*f)
-		return err
-	})
+	return scenario.RunKinds(ctx, env, Kinds, judge.Check, s.begin)
 }
 
-// session is the established session of harp's peer with the node, dialled
-// again when the last one ended (else the check is unmet).
-func (s *setup) session(ctx context.Context, f *judge.Facts) *peers.Conn {
-	conn, fresh, err := s.peer.Session(ctx, peers.DefaultOptions, 10*time.Second, 5*time.Second, func(c *peers.Conn) error { return s.readDef(ctx, c) })
-	if err != nil {
-		f.Unmet = err.Error()
-		return nil
+// begin starts a check's turn on the established session of harp's peer
+// with the node, dialled again when the last one ended (else the check is
+// unmet).
+func (s *setup) begin(ctx context.Context, f *judge.Facts) (*turn, bool) {
+	t, fresh := s.peer.Turn(ctx, &f.Record, peers.DefaultOptions, 10*time.Second, 5*time.Second, func(c *peers.Conn) error { return s.readDef(ctx, c) })
+	if t == nil {
+		return nil, false
 	}
 	if fresh {
 		f.Held("the node defines crafted/t on the wire as name %q, key type %d, key length %d, expire %d ms", s.def.Name, s.def.KeyType, s.def.KeyLen, s.def.Expire)
 	}
-	return conn
+	return &turn{s, t}, true
 }
 
 // readDef reads the node's own definition of crafted/t from an update it
@@ -136,43 +113,12 @@ func (s *setup) readDef(ctx context.Context, c *peers.Conn) error {
 	return nil
 }
 
-// send writes crafted messages; false when the session ended.
-func send(f *judge.Facts, conn *peers.Conn, what string, ms ...peers.Message) bool {
-	if err := conn.Send(ms...); err != nil {
-		ended(f, conn, fmt.Sprintf("during %s (%v)", what, err))
-		return false
-	}
-	return true
-}
-
-// ended records a session that ended: the node's doing only when it closed
-// or reset it; harp's own decoder giving up, or harp closing it, is harp's
-// and decides nothing.
-func ended(f *judge.Facts, conn *peers.Conn, when string) {
-	switch byPeer, why := conn.Ended(); {
-	case !byPeer:
-		f.NotRead("harp's session with the node ended on harp's side %s: %v", when, why)
-	case conn.Starved() != "":
-		f.NotRead("the node closed harp's session %s, but %s", when, conn.Starved())
-	default:
-		f.Violated("the node closed harp's session %s", when)
-	}
-}
-
-func update(d peers.TableDef, key []byte, values map[int]peers.Value, timed bool, expire uint32) peers.Message {
-	m, err := peers.Update{Key: key, Values: values, Timed: timed, Expire: expire}.Encode(d)
-	if err != nil {
-		panic(err) // cannot happen: string keys of any length, integer keys of 4 bytes
-	}
-	return m
-}
-
 func gpc0(v uint64) map[int]peers.Value { return map[int]peers.Value{2: {Ints: []uint64{v}}} }
 
 // alive checks, after crafted messages, that a correct update right after
-// is applied and that the session is still established.
-func (s *setup) alive(ctx context.Context, f *judge.Facts, conn *peers.Conn, key string, value uint64) {
-	if !send(f, conn, "a correct update", s.def.Encode(), update(s.def, []byte(key), gpc0(value), false, 0)) {
+// is applied and that the session is still established (Turn.Kept).
+func (s *turn) alive(ctx context.Context, f *judge.Facts, key string, value uint64) {
+	if !s.Send("a correct update", s.def.Encode(), peers.Update{Key: []byte(key), Values: gpc0(value)}.MustEncode(s.def)) {
 		return
 	}
 	e, ok := s.n.EntryOrUnmet(ctx, &f.Record, "crafted/t", key, bound)
@@ -185,31 +131,13 @@ func (s *setup) alive(ctx context.Context, f *judge.Facts, conn *peers.Conn, key
 		f.Held("a correct update sent right after was applied")
 	}
 	applied := ok && e.Data["gpc0"] == fmt.Sprint(value)
-	closed := conn.WaitClosed(0)
-	p, err := s.peer.State(ctx)
-	b, known := s.before.Get()
-	switch {
-	case !closed && err != nil:
-		f.Unmet = "reading the node's show peers failed: " + err.Error()
-	case !closed && p.Established():
-	case conn.Starved() != "":
-		f.NotRead("the node dropped harp's session after the messages, but %s", conn.Starved())
-	case applied && (err != nil || !known):
-		// Whether the reconnect check dropped it is unknown, not "no".
-		f.NotRead("the node dropped harp's session after the messages; show peers before or after could not be read (%v; before: %s), so whether HAProxy's reconnect check did is unknown", err, s.before.Unknown())
-	case applied && judge.HeartbeatDrop(b, p) != "":
-		f.NotRead("the node dropped harp's session after the messages, but %s", judge.HeartbeatDrop(b, p))
-	case closed:
-		ended(f, conn, "after the messages")
-	default:
-		f.Violated("the node no longer shows harp's session established")
-	}
+	s.Kept(ctx, applied)
 }
 
-func craftedExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error {
+func craftedExpiry(ctx context.Context, s *turn, t *verdict.Trial, f *judge.Facts) error {
 	key := fmt.Sprintf("ce-%03d", t.N)
 	huge := uint32(1<<31 - 1)
-	if !send(f, conn, "a timed update", s.def.Encode(), update(s.def, []byte(key), gpc0(4), true, huge)) {
+	if !s.Send("a timed update", s.def.Encode(), peers.Update{Key: []byte(key), Values: gpc0(4), Timed: true, Expire: huge}.MustEncode(s.def)) {
 		return nil
 	}
 	e, ok := s.n.EntryOrUnmet(ctx, &f.Record, "crafted/t", key, bound)
@@ -221,22 +149,22 @@ func craftedExpiry(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fac
 	default:
 		f.Held("a timed update with expire %d ms made %s expire in %d ms (gpc0=%s)", huge, key, e.Exp, e.Data["gpc0"])
 	}
-	s.alive(ctx, f, conn, key+"-after", 6)
+	s.alive(ctx, f, key+"-after", 6)
 	return nil
 }
 
-func craftedUnknownTable(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error {
+func craftedUnknownTable(ctx context.Context, s *turn, t *verdict.Trial, f *judge.Facts) error {
 	key := fmt.Sprintf("cu-%03d", t.N)
 	nosuch := s.def
 	nosuch.ID, nosuch.Name = 2, "nosuch"
 	// t is defined first: were the unknown definition ignored without
 	// resetting the current table, its update would land in t.
-	msgs := []peers.Message{s.def.Encode(), nosuch.Encode(), update(nosuch, []byte(key), gpc0(9), false, 0),
-		peers.Ack{TableID: 2, UpdateID: 1}.Encode(), peers.Switch{TableID: 77}.Encode(), update(nosuch, []byte(key+"-sw"), gpc0(9), false, 0)}
-	if !send(f, conn, "updates for a table the node lacks", msgs...) {
+	msgs := []peers.Message{s.def.Encode(), nosuch.Encode(), peers.Update{Key: []byte(key), Values: gpc0(9)}.MustEncode(nosuch),
+		peers.Ack{TableID: 2, UpdateID: 1}.Encode(), peers.Switch{TableID: 77}.Encode(), peers.Update{Key: []byte(key + "-sw"), Values: gpc0(9)}.MustEncode(nosuch)}
+	if !s.Send("updates for a table the node lacks", msgs...) {
 		return nil
 	}
-	s.alive(ctx, f, conn, key+"-after", 7)
+	s.alive(ctx, f, key+"-after", 7)
 	if _, ok, err := s.n.Entry(ctx, node.StatsSocket, "crafted/t", key); err == nil && ok {
 		f.Violated("an update for table `nosuch` (which the node lacks) was stored in `t`")
 	}
@@ -246,7 +174,7 @@ func craftedUnknownTable(ctx context.Context, s *setup, t *verdict.Trial, f *jud
 	return nil
 }
 
-func craftedWrongKey(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error {
+func craftedWrongKey(ctx context.Context, s *turn, t *verdict.Trial, f *judge.Facts) error {
 	wrong := s.def
 	wrong.ID, wrong.KeyType, wrong.KeyLen = 3, peers.KeySInt, 4
 	before, err := s.n.Table(ctx, node.StatsSocket, "crafted/t")
@@ -254,10 +182,10 @@ func craftedWrongKey(ctx context.Context, s *setup, t *verdict.Trial, f *judge.F
 		return err
 	}
 	key := []byte{0x63, 0x77, 0x2d, byte('0' + t.N%10)} // "cw-N" if read as a string
-	if !send(f, conn, "an integer-keyed definition of `t`", s.def.Encode(), wrong.Encode(), update(wrong, key, gpc0(88), false, 0)) {
+	if !s.Send("an integer-keyed definition of `t`", s.def.Encode(), wrong.Encode(), peers.Update{Key: key, Values: gpc0(88)}.MustEncode(wrong)) {
 		return nil
 	}
-	s.alive(ctx, f, conn, fmt.Sprintf("cw-%03d-after", t.N), 8)
+	s.alive(ctx, f, fmt.Sprintf("cw-%03d-after", t.N), 8)
 	after, err := s.n.Table(ctx, node.StatsSocket, "crafted/t")
 	if err != nil {
 		return err
@@ -270,7 +198,7 @@ func craftedWrongKey(ctx context.Context, s *setup, t *verdict.Trial, f *judge.F
 	return nil
 }
 
-func craftedTypes(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts, conn *peers.Conn) error {
+func craftedTypes(ctx context.Context, s *turn, t *verdict.Trial, f *judge.Facts) error {
 	rich := s.def
 	rich.ID = 4
 	rich.Types = []int{1, 2, 5, 9, 17} // gpt0, gpc0, conn_rate, http_req_cnt, gpc1
@@ -278,7 +206,7 @@ func craftedTypes(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fact
 	key := fmt.Sprintf("ct-%03d", t.N)
 	values := map[int]peers.Value{1: {Ints: []uint64{11}}, 2: {Ints: []uint64{7}}, 5: {Freq: [][3]uint64{{100, 3, 2}}},
 		9: {Ints: []uint64{900}}, 17: {Ints: []uint64{8}}}
-	if !send(f, conn, "an update with data types the node lacks", rich.Encode(), update(rich, []byte(key), values, false, 0)) {
+	if !s.Send("an update with data types the node lacks", rich.Encode(), peers.Update{Key: []byte(key), Values: values}.MustEncode(rich)) {
 		return nil
 	}
 	e, ok := s.n.EntryOrUnmet(ctx, &f.Record, "crafted/t", key, bound)
@@ -290,6 +218,6 @@ func craftedTypes(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fact
 	default:
 		f.Held("an update carrying five data types was stored as gpc0=7 only")
 	}
-	s.alive(ctx, f, conn, key+"-after", 9)
+	s.alive(ctx, f, key+"-after", 9)
 	return nil
 }

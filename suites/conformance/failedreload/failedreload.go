@@ -7,7 +7,6 @@ package failedreload
 import (
 	"context"
 	"fmt"
-	"strings"
 	"syscall"
 	"time"
 
@@ -71,7 +70,7 @@ var Breaks = []Break{
 }
 
 // unbindable is in TEST-NET-1 (RFC 5737): no interface has it.
-const unbindable = "192.0.2.10:8081"
+const unbindableHost, unbindable = "192.0.2.10", unbindableHost + ":8081"
 
 func breakID(b Break) string { return b.ID }
 
@@ -166,7 +165,7 @@ func (c *cycle) before(ctx context.Context) (bool, error) {
 	}
 	c.old = old
 	if code, ok := load.Status(ctx, c.web, 5*time.Second).Get(); !ok || code != 200 {
-		f.Setup = fmt.Sprintf("before the cycle the worker answered HTTP %s", judge.CodeText(code))
+		f.Setup = fmt.Sprintf("before the cycle the worker answered HTTP %s", text.HTTPCode(code))
 		return false, nil
 	}
 	if err := c.n.SetEntry(ctx, old, "tbl", c.key, "data.gpc0 "+c.val); err != nil {
@@ -185,56 +184,33 @@ func (c *cycle) before(ctx context.Context) (bool, error) {
 // worker after it would be HAProxy's doing, not a break that does not
 // break; an unbindable address is accepted by -c and fails when started.
 func (c *cycle) refused(ctx context.Context) (bool, error) {
-	f, b := &c.ev.Facts, c.b
-	broken, err := BrokenConfig(b)
+	broken, err := BrokenConfig(c.b)
 	if err != nil {
 		return false, err
 	}
 	c.ev.Broken = broken
-	const brokenPath = "/etc/harp/broken.cfg"
-	ok, out, err := c.n.WriteCheck(ctx, brokenPath, broken)
-	if err != nil {
-		return false, err
+	bind := ""
+	if c.b.Unbindable {
+		bind = unbindableHost
 	}
-	switch {
-	case b.Unbindable && !ok:
-		f.Setup = fmt.Sprintf("haproxy -c refuses the config with %s on this build, which must fail only when started: %s", b.Name, text.FirstAlert(out))
-	case b.Unbindable:
-		// Precondition: started alone, the config fails on that bind (a
-		// node that could take the address would start a worker).
-		code, out, err := c.n.StartAlone(ctx, brokenPath, c.bound)
-		if err != nil || code == 0 || !strings.Contains(out, strings.Split(unbindable, ":")[0]) {
-			f.Setup = fmt.Sprintf("the config with %s, started alone, did not fail on that bind (exit %d, %v): %s", b.Name, code, err, text.FirstAlert(out))
-		} else {
-			c.t.Notef("haproxy -c accepts the broken config, and started alone it fails on its bind: %s", text.FirstAlert(out))
-		}
-	case ok:
-		f.Setup = fmt.Sprintf("haproxy -c accepts the config with %s on this build: it is no break here", b.Name)
-	default:
-		c.t.Notef("haproxy -c refuses the broken config: %s", text.FirstAlert(out))
+	unmet, note, err := c.n.CannotLoad(ctx, "/etc/harp/broken.cfg", broken, "the config with "+c.b.Name, bind, c.bound)
+	if c.ev.Facts.Setup = unmet; note != "" {
+		c.t.Note(note)
 	}
-	return f.Setup == "", nil // an unmet precondition ends the cycle
+	return unmet == "" && err == nil, err // an unmet precondition ends the cycle
 }
 
 // fail: the broken config in place, SIGUSR2, and show proc until it
 // counts the failure (observed, not waited out).
 func (c *cycle) fail(ctx context.Context) (bool, error) {
-	f, old := &c.ev.Facts, c.old
-	seen, master, err := c.n.FailingReload(ctx, c.ev.Broken, f.FailedBefore, c.bound)
-	if f.Master = master; err != nil || obs.Gone(master) {
+	f := &c.ev.Facts
+	r, err := c.n.FailReload(ctx, c.ev.Broken, f.FailedBefore, c.old, c.bound)
+	if f.Master = r.Master; err != nil || obs.Gone(r.Master) {
 		return false, err
 	}
-	f.OldPID = old
-	f.Procs = obs.Failure[judge.ProcsAfter]("%s", seen.Unknown())
-	if p, ok := seen.Get(); ok {
-		a := p.AfterFailure(f.FailedBefore, old)
-		if _, current := p.Current(); !current && a.OldListed {
-			c.t.Notef("show proc lists the worker that keeps serving, %d, among the old workers (as 3.1 and later do after a failed reload)", old)
-		}
-		f.Procs = obs.Value(a)
-		if !a.OldListed {
-			f.OldWorker = obs.Opt(obs.Value(obs.Exit{Process: fmt.Sprintf("old worker %d", old)}))
-		}
+	f.OldPID, f.Procs, f.OldWorker = c.old, r.Procs, r.OldGone
+	if r.Demoted {
+		c.t.Notef("show proc lists the worker that keeps serving, %d, among the old workers (as 3.1 and later do after a failed reload)", c.old)
 	}
 	return true, nil
 }
@@ -255,7 +231,7 @@ func (c *cycle) observe(ctx context.Context) {
 	}
 	a, _ := f.Procs.Get()
 	t.Notef("%s: show proc failed %d -> %s, worker %d listed: %v, new worker: %d, HTTP %s, %s gpc0=%s", c.b.Name, f.FailedBefore, obs.Text(f.Procs, func(a judge.ProcsAfter) string { return fmt.Sprint(a.Failed) }), old, a.OldListed, a.NewWorker,
-		obs.Text(f.HTTP, judge.CodeText), c.key, obs.Text(f.Entry, nil))
+		obs.Text(f.HTTP, text.HTTPCode), c.key, obs.Text(f.Entry, nil))
 	if logs, err := n.Logs(ctx); err == nil {
 		t.Show("master output after the failed reload (last lines)", text.LastLines(logs, 8))
 	}
@@ -269,23 +245,20 @@ func (c *cycle) recover(ctx context.Context) error {
 		return err
 	}
 	r, err := n.ReloadBy(ctx, how, c.bound)
-	c.ev.Reload = r
-	if err != nil && !node.IsReloadFailed(err) {
+	switch c.ev.Reload = r; {
+	case err != nil && !node.IsReloadFailed(err):
 		// Not HAProxy's answer: harp could not ask, or show proc kept
 		// failing while it watched.
 		f.HarnessErr = "the recovery reload could not be observed: " + err.Error()
-		return nil
-	}
-	if err != nil {
-		f.Recovery = string(how)
+	case err != nil:
 		f.RecoveryErr = err.Error()
 		if st, serr := n.MasterStatus(ctx); serr == nil {
 			c.t.Notef("master after the recovery %s: %s", how, st.SignalText())
 		}
-		return nil
+	default:
+		f.Recovered = true
+		f.HTTPRecovered = obs.Opt(n.HTTPStatus(ctx, r.NewPID, c.web, 10*time.Second))
+		c.t.Notef("recovery by %s: new worker %d listed %s after it, HTTP %s", how, r.NewPID, r.NewUp.Round(time.Millisecond), obs.Text(f.HTTPRecovered.Of, text.HTTPCode))
 	}
-	f.Recovered = true
-	f.HTTPRecovered = obs.Opt(n.HTTPStatus(ctx, r.NewPID, c.web, 10*time.Second))
-	c.t.Notef("recovery by %s: new worker %d listed %s after it, HTTP %s", how, r.NewPID, r.NewUp.Round(time.Millisecond), obs.Text(f.HTTPRecovered.Of, judge.CodeText))
 	return nil
 }

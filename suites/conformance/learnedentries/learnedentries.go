@@ -9,7 +9,6 @@
 package learnedentries
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/resync"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/verdict"
 	"github.com/harp-project/harp/suites/conformance/learnedentries/judge"
@@ -34,25 +32,20 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Noun:     "checks",
 	Steps: []string{
 		"Setup: A (node1) and B (node2) in one peers section; tables differ: `exp` expires after 1h on A and 4s on B; `keys` is type string on A and integer on B; `types` stores gpc0,http_req_cnt on A and gpc0,gpc1 on B; `onlya` exists on A only. Wait until both links are established and both resyncs finished.",
-		"Kinds, one per trial (TRIALS=10 runs each twice): " + scenario.List(Kinds, func(k Kind) string { return k.Name }, ", ") + ".",
+		"Kinds, one per trial (TRIALS=10 runs each twice): " + scenario.KindNames(Kinds) + ".",
 		"Expectations: B's `exp` entries have exp <= 4000 ms when learnt (at runtime and by a resync after B restarts afresh) and are gone from B within 4 s + 4 s while A keeps them (a restarted B that lacks the entry violates this only if its link to A came up within HAProxy's 5 s resync timeout, else its resync may have ended untaught, and only if harp read B's table within 4 s of B's worker starting and never paused 4 s between reads, else the entry may have come and gone unseen: INCONCLUSIVE otherwise); B's integer `keys` table never gets A's string keys, and replication of `exp` keeps working; B's `types` entry has A's gpc0 and gpc1 0; A writing `onlya` does not stop B learning `exp`.",
 	},
 	Run: run,
 })
 
-// Kind is one check, in trial order, of the two nodes once they are
+// Kinds are the checks, in trial order, of the two nodes once they are
 // meshed (else unmet).
-type Kind struct {
-	Name  string
-	check func(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error
-}
-
-var Kinds = []Kind{
-	{Name: "expire, learnt at runtime", check: expireRuntime},
-	{Name: "expire, learnt by resync", check: expireResync},
-	{Name: "key type differs", check: keyTypeDiffers},
-	{Name: "stored types differ", check: typesDiffer},
-	{Name: "table the receiver lacks", check: tableMissing},
+var Kinds = []scenario.Kind[*setup]{
+	{Name: "expire, learnt at runtime", Check: expireRuntime},
+	{Name: "expire, learnt by resync", Check: expireResync},
+	{Name: "key type differs", Check: keyTypeDiffers},
+	{Name: "stored types differ", Check: typesDiffer},
+	{Name: "table the receiver lacks", Check: tableMissing},
 }
 
 const (
@@ -83,33 +76,15 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
 	s := &setup{c: c, a: c.Members[0], b: c.Members[1]}
-	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
-		k := Kinds[(t.N-1)%len(Kinds)]
-		ev := &judge.Evidence{Kind: k.Name, Facts: judge.Facts{Kind: k.Name}}
-		t.Evidence = ev
-		f := &ev.Facts
-		var err error
-		if s.mesh(ctx, f) {
-			err = k.check(ctx, s, t, f)
-		}
-		if seen := f.Seen(); len(seen) > 0 {
-			t.Notef("%s", strings.Join(seen, "; "))
-		}
-		t.Violation, t.Unmet = judge.Check(*f)
-		return err
+	return scenario.RunKinds(ctx, env, Kinds, judge.Check, func(ctx context.Context, f *judge.Facts) (*setup, bool) {
+		return s, s.mesh(ctx, f)
 	})
 }
 
 // writeA writes the keys on A in turn; false when it could not (the check
 // is then unmet).
 func (s *setup) writeA(ctx context.Context, f *judge.Facts, table, data string, keys ...string) bool {
-	for _, key := range keys {
-		if err := s.a.Node.SetEntry(ctx, node.StatsSocket, table, key, data); err != nil {
-			f.Unmet = "writing on A: " + err.Error()
-			return false
-		}
-	}
-	return true
+	return s.a.Node.SetOrUnmet(ctx, &f.Record, "A", table, data, keys...)
 }
 
 // thenExp writes keys to table on A, then probe to `exp`, which both
@@ -190,7 +165,9 @@ func expireResync(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fact
 		if !s.mesh(ctx, f) {
 			return nil
 		}
-		if late := s.lateLink(ctx, w); late != "" {
+		// B's link to A may have come up too late for its resync request,
+		// or harp looked too late or too seldom to see an entry of 4 s.
+		if late := s.b.Node.Untaught(ctx, w, "cluster/exp", expireB, s.c.Section, s.a.Name, "B", "A"); late != "" {
 			f.Unmet = late
 			return nil
 		}
@@ -199,22 +176,6 @@ func expireResync(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fact
 	}
 	s.checkExpiry(ctx, f, key, e, time.Now())
 	return nil
-}
-
-// lateLink is why B's missing entry says nothing ("" when it does): B's
-// link to A came up too late for its resync request (resync.LateLink), or
-// harp looked at B's table too late or too seldom to see an entry that
-// lives B's expire (judge.Unseen).
-func (s *setup) lateLink(ctx context.Context, w node.Watch) string {
-	if w.First.IsZero() {
-		return "harp never read B's cluster/exp after the restart: whether B learnt the entry is unknown"
-	}
-	sinceFirst := time.Since(w.First) // before the uptime read: errs towards unseen
-	uptime, hdshk, err := s.b.Node.LinkAge(ctx, s.c.Section, s.a.Name)
-	if err != nil {
-		return "whether B's link to A came up before its resync timeout is unknown: B's " + err.Error()
-	}
-	return cmp.Or(resync.LateLink("B", "A", uptime, hdshk), judge.Unseen(uptime, sinceFirst, w.Gap, expireB))
 }
 
 func keyTypeDiffers(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Facts) error {

@@ -80,24 +80,13 @@ const (
 
 // Config renders a kind's config.
 func Config(k Kind) (string, error) {
-	type section struct {
-		Name string
-		Port int
-	}
-	var secs []section
-	for i := 1; i <= k.Sections; i++ {
-		secs = append(secs, section{fmt.Sprintf("s%d", i), peerPort + i - 1})
-	}
+	secs := config.Sections(sections(k), peerPort)
 	return config.Render("conf-reload-keeps-entries.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": localPeer, "Sections": secs, "Remote": k.Remote != "", "RemotePeer": remotePeer})
 }
 
-func tables(k Kind) (ts, secs []string) {
-	for i := 1; i <= k.Sections; i++ {
-		secs = append(secs, fmt.Sprintf("s%d", i))
-		ts = append(ts, fmt.Sprintf("s%d/t", i))
-	}
-	return ts, secs
-}
+// sections are a kind's peers sections, s1, s2, ...; tables their table t.
+func sections(k Kind) []string { return text.Numbered("s%d", k.Sections) }
+func tables(k Kind) []string   { return text.Numbered("s%d/t", k.Sections) }
 
 // Evidence is what one reload recorded.
 type Evidence struct {
@@ -107,12 +96,8 @@ type Evidence struct {
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
-	ks, err := Selected(env.Params.String("KINDS"))
-	if err != nil {
-		return verdict.Outcome{Err: err}
-	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
-		return trial(ctx, env, t, ks[(t.N-1)%len(ks)])
+	return scenario.RunPicked(ctx, env, "KINDS", Selected, func(ctx context.Context, t *verdict.Trial, k Kind) error {
+		return trial(ctx, env, t, k)
 	})
 }
 
@@ -168,7 +153,6 @@ func trial(ctx context.Context, env *scenario.Env, t *verdict.Trial, k Kind) err
 // after start", and every entry written and read back. False when a
 // precondition was not met (recorded in f).
 func before(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts) (bool, error) {
-	ts, secs := tables(k)
 	if atOnce(k) {
 		// With no remote peer a correct build finishes its resync at once
 		// (upstream 4b1a7ea66), so right after start that is part of the
@@ -183,7 +167,7 @@ func before(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts) 
 		// Elsewhere a correct build always meets it: a remote peer up
 		// answers at once, one down leaves the 5 s timeout, and "long
 		// after start" is past it.
-		_, unmet, err := n.WaitResync(ctx, old, waitResync, secs...)
+		_, unmet, err := n.WaitResync(ctx, old, waitResync, sections(k)...)
 		if err != nil {
 			return false, err
 		}
@@ -198,20 +182,15 @@ func before(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts) 
 		}
 	}
 	keys, vals := entries(k.Entries)
-	for _, tb := range ts { // on the stats socket: only one worker runs, the reload comes after
-		if err := n.SetEntries(ctx, node.StatsSocket, tb, "gpc0", keys, vals); node.IsRefused(err) {
-			f.Setup = err.Error()
-			return false, nil
-		} else if err != nil {
-			return false, err
-		}
+	back, err := n.SetAndReadBack(ctx, node.StatsSocket, old, tables(k), "gpc0", keys, vals) // on the stats socket: only one worker runs, the reload comes after
+	if err = node.RefusalUnmet(err, &f.Setup); err != nil || f.Setup != "" {
+		return false, err
 	}
-	back := n.TableLoss(ctx, old, ts, "gpc0", keys, vals)
 	c, ok := back.Get()
 	if !ok {
 		return false, fmt.Errorf("reading back the entries before the reload: %s", back.Why)
 	}
-	f.WrittenBefore = k.Entries*k.Sections - text.Sum(c.Lost) - text.Sum(c.Wrong)
+	f.WrittenBefore = k.Entries*k.Sections - c.Bad()
 	return true, nil
 }
 
@@ -244,28 +223,24 @@ func reload(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts, 
 // (a new worker that died, an old one that crashed teaching), and every
 // entry in the new worker's tables.
 func after(ctx context.Context, n *node.Node, r node.Reload, k Kind, f *judge.Facts, t *verdict.Trial) error {
-	ts, secs := tables(k)
-	w := n.WaitResyncFor(ctx, r.NewPID, waitResync, secs...)
+	w := n.WaitResyncFor(ctx, r.NewPID, waitResync, sections(k)...)
 	if w.Err != nil {
 		return w.Err
 	}
 	f.ResyncAfter = obs.Opt(w.Observed())
-	for _, s := range w.Sections {
-		t.Notef("new worker, section %s: flags=0x%x", s.Name, s.Flags)
-	}
+	t.Note(cliout.FlagNotes("new worker", w.Sections)...)
 	if exits, err := n.Exits(ctx); err == nil {
-		for _, e := range exits {
-			switch {
-			case e.Current: // explains the reads that fail after it
-				f.Died = obs.Opt(obs.Value(obs.Exit{Process: fmt.Sprintf("the new worker %d", e.PID), Code: e.Code, Signal: e.Reason}))
-			case e.PID == r.OldPID && e.Code >= 128:
-				f.OldCrash = e.Ended() + " during soft-stop"
-				t.Notef("the old worker %d %s", e.PID, f.OldCrash)
-			}
+		died, crash := cliout.ReloadExits(exits, r.OldPID)
+		if died != nil { // explains the reads that fail after it
+			f.Died = obs.Opt(obs.Value(obs.Exit{Process: fmt.Sprintf("the new worker %d", died.PID), Code: died.Code, Signal: died.Reason}))
+		}
+		if crash != nil {
+			f.OldCrash = crash.Ended() + " during soft-stop"
+			t.Notef("the old worker %d %s", crash.PID, f.OldCrash)
 		}
 	}
 	keys, vals := entries(k.Entries)
-	f.Loss = obs.Opt(n.TableLoss(ctx, r.NewPID, ts, "gpc0", keys, vals))
+	f.Loss = obs.Opt(n.TableLoss(ctx, r.NewPID, tables(k), "gpc0", keys, vals))
 	return nil
 }
 

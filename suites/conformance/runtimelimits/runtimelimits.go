@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/clicall"
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/load"
@@ -86,211 +87,152 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		k := Kinds[(t.N-1)%len(Kinds)]
 		ev := &Evidence{Facts: judge.Facts{Kind: k.Name, Cycles: cycles, CLIBound: bound}}
 		t.Evidence = ev
-		err := trial(ctx, n, web, t, k, bound, cycles, ev)
+		r := &round{n: n, web: web, t: t, k: k, bound: bound, ev: ev, f: &ev.Facts}
+		r.run(ctx, cycles)
 		t.Violation, t.Unmet = judge.Round(ev.Facts)
-		return scenario.StopIfGone(ctx, n, err)
+		return scenario.StopIfGone(ctx, n, nil)
 	})
 }
 
-// trial is one round: under load, the limit set and lifted cycles times
+// round is one trial, and what its steps share.
+type round struct {
+	n     *node.Node
+	web   string // frontend web's address
+	t     *verdict.Trial
+	k     Kind
+	bound time.Duration // CLI_BOUND
+	ev    *Evidence
+	f     *judge.Facts // &ev.Facts
+}
+
+// run is the round: under load, the limit set and lifted cycles times
 // by the CLI, each command timed against the master's CLI as control,
 // then what the worker's output and the master's log say of it.
-func trial(ctx context.Context, n *node.Node, web string, t *verdict.Trial, k Kind, bound time.Duration, cycles int, ev *Evidence) error {
-	f := &ev.Facts
-	before, err := n.CurrentWorker(ctx)
-	if err != nil {
-		f.Setup = "before the round: " + err.Error()
-		return nil
-	}
-	f.WorkerBefore = before
-	logsBefore, err := n.Logs(ctx)
-	if err != nil {
-		// Without it, earlier rounds' watchdog lines would read as this one's.
-		f.Setup = "the worker's output before the round could not be read: " + err.Error()
-		return nil
+func (r *round) run(ctx context.Context, cycles int) {
+	// Without the output before, earlier rounds' watchdog lines would
+	// read as this one's.
+	before, err := r.n.Before(ctx, "the round")
+	if r.f.WorkerBefore = before.Worker; err != nil {
+		r.f.Setup = err.Error()
+		return
 	}
 	// The load runs for the whole round.
-	stopLoad := load.Background(ctx, load.Options{URL: "http://" + web + "/", Rate: 100, Duration: 10 * time.Minute, Timeout: 10 * time.Second})
-	defer func() { ev.Load = stopLoad() }()
-	if f.Setup = slowServer(ctx, web, f); f.Setup != "" {
-		return nil
+	stopLoad := load.Background(ctx, load.Options{URL: "http://" + r.web + "/", Rate: 100, Duration: 10 * time.Minute, Timeout: 10 * time.Second})
+	defer func() { r.ev.Load = stopLoad() }()
+	if r.f.Setup = r.slowServer(ctx); r.f.Setup != "" {
+		return
 	}
-	for c := 1; c <= cycles && ctx.Err() == nil; c++ {
-		limitCycle(ctx, n, t, k, bound, c, f)
-		if f.Stuck() != "" {
-			break
-		}
-		f.Resumed = append(f.Resumed, resumed(ctx, n, web, bound))
-		if r := f.Resumed[len(f.Resumed)-1]; r.State != obs.Seen || r.Value > judge.ResumeBound {
-			t.Notef("cycle %d: no request served within %s of `%s` (%s)", c, judge.ResumeBound, k.Up, resumedText(r))
+	stuck := false // a command not answered in time: what follows is the watchdog's
+	for c := 1; c <= cycles && ctx.Err() == nil && !stuck; c++ {
+		if stuck = r.limitCycle(ctx, c); !stuck {
+			r.resumed(ctx, c)
 		}
 	}
-	ev.Load = stopLoad()
-	t.Notef("load during the round: %s", ev.Load)
+	r.ev.Load = stopLoad()
+	r.t.Notef("load during the round: %s", r.ev.Load)
 	// Precondition: the traffic met the limit. A correct build holds or
 	// refuses connections while it is down, so some request waited
 	// through a hold or failed; a load that never did (harp's load
 	// starved of CPU) tested nothing.
-	f.MetLimit = ev.Load.Max >= metLimitLatency || ev.Load.Success < 1
-	f.Requests = ev.Load.Requests
-	afterRound(ctx, n, t, before, logsBefore, f)
-	slow := f.Slowest()
-	t.Notef("%s: %d cycles, slowest CLI answer %s (%q), %d watchdog warnings, %d panics", k.Name, len(f.Resumed), slow.Took.Round(time.Millisecond), slow.Command, len(f.Stalls), len(f.Panics))
-	return nil
+	r.f.MetLimit = r.ev.Load.Max >= metLimitLatency || r.ev.Load.Success < 1
+	r.f.Requests = r.ev.Load.Requests
+	r.afterRound(ctx, before, stuck)
+	slow := clicall.Slowest(r.f.CLI)
+	r.t.Notef("%s: %d cycles, slowest CLI answer %s (%q), %d watchdog warnings, %d panics", r.k.Name, len(r.f.Resumed), slow.Took.Round(time.Millisecond), slow.Command, len(r.f.Stalls), len(r.f.Panics))
 }
 
 // slowServer is why the round cannot test the limit ("" when it can): the
 // frontend serves, and the server really is slow, or nothing queues and
 // the limit is never reached.
-func slowServer(ctx context.Context, web string, f *judge.Facts) string {
-	if !load.WaitServed(ctx, web, 10*time.Second) {
+func (r *round) slowServer(ctx context.Context) string {
+	if !load.WaitServed(ctx, r.web, 10*time.Second) {
 		return "the frontend never served a request before the round (10 s)"
 	}
-	probed, took := load.Probe(ctx, web, 3)
-	if f.ProbeTook = took; !probed {
+	probed, took := load.Probe(ctx, r.web, 3)
+	if r.f.ProbeTook = took; !probed {
 		return "a probe request was not served before the round (3 tries)"
 	}
-	if f.ProbeTook < 90*time.Millisecond {
-		return fmt.Sprintf("the slow server answered a request in %s, not the 100 ms it must hold it: nothing would queue", f.ProbeTook.Round(time.Millisecond))
+	if r.f.ProbeTook < 90*time.Millisecond {
+		return fmt.Sprintf("the slow server answered a request in %s, not the 100 ms it must hold it: nothing would queue", r.f.ProbeTook.Round(time.Millisecond))
 	}
 	return ""
 }
 
 // limitCycle sets the limit and lifts it: each command waited for well
 // past the bound (a slow machine answers late, a hung worker never, or
-// its watchdog kills it), a late one checked against the master's CLI.
-func limitCycle(ctx context.Context, n *node.Node, t *verdict.Trial, k Kind, bound time.Duration, c int, f *judge.Facts) {
-	for _, cmd := range []string{k.Down, k.Up} {
-		call := ask(ctx, n, cmd, judge.HangBound(bound))
-		if strings.HasPrefix(call.Err, judge.NotSent) {
-			call.Control = obs.Opt(obs.Failure[bool]("%q %s", cmd, call.Err))
-			f.CLI = append(f.CLI, call)
-			return
+// its watchdog kills it), a late one checked against the master's CLI
+// (node.AskTimed). Stuck when one was not answered within the bound.
+func (r *round) limitCycle(ctx context.Context, c int) (stuck bool) {
+	for _, cmd := range []string{r.k.Down, r.k.Up} {
+		call := r.n.AskTimed(ctx, node.StatsSocket, cmd, r.bound, judge.HangBound(r.bound))
+		r.f.CLI = append(r.f.CLI, call)
+		if call.NotSent() {
+			return true
 		}
-		late := call.Err != "" || call.Took > bound
-		if late {
-			t.Notef("cycle %d: %q did not answer within %s: took %s %s", c, cmd, bound, call.Took.Round(time.Millisecond), call.Err)
-			// The control: the master's CLI, another process on the
-			// same node and path, answers while the worker does not.
-			merr := n.MasterAnswers(ctx, bound)
-			call.Control = obs.Opt(obs.Value(merr == nil))
-			if merr != nil && call.Err != "" {
-				call.Control = obs.Opt(obs.Failure[bool]("the master's CLI did not answer either (%s): the node, not the worker, is out of reach", merr))
-			}
+		if call.Late(r.bound) {
+			r.t.Notef("cycle %d: %q did not answer within %s: took %s %s", c, cmd, r.bound, call.Took.Round(time.Millisecond), call.Err)
+			return true
 		}
-		f.CLI = append(f.CLI, call)
-		if late {
-			return
-		}
-		if cmd == k.Down {
-			if got, ok := applied(ctx, n, k); !ok && f.NotApplied == "" {
-				f.NotApplied = fmt.Sprintf("after %q the admin socket shows %s", cmd, got)
+		if cmd == r.k.Down {
+			if got, ok := r.applied(ctx); !ok && r.f.NotApplied == "" {
+				r.f.NotApplied = fmt.Sprintf("after %q the admin socket shows %s", cmd, got)
 			}
 			node.Hold(ctx, 500*time.Millisecond) // connections queue meanwhile
 		}
 	}
+	return false
 }
 
-// ask runs one command on the stats socket within bound, as the judge
-// reads it (a stuck CLI is evidence, not a harness error).
-func ask(ctx context.Context, n *node.Node, cmd string, bound time.Duration) judge.CLICall {
-	a := n.AskWithin(ctx, node.StatsSocket, cmd, bound)
-	call := judge.CLICall{Command: cmd, Took: a.Took, Answer: a.Answer}
-	switch {
-	case a.Ended:
-		call.Answer, call.Err = "", "the run ended"
-	case a.NotSent():
-		call.Err = judge.NotSent + a.Err.Error()
-	case a.Err != nil:
-		call.Err = a.Err.Error()
+// applied says whether the limit the round sets shows on the admin
+// socket (read again for up to a second), and what it shows.
+func (r *round) applied(ctx context.Context) (string, bool) {
+	if strings.Contains(r.k.Down, "global") {
+		i, ok := node.Until(ctx, time.Second, 50*time.Millisecond, func() (map[string]string, error) { return r.n.Info(ctx, node.StatsSocket) },
+			func(i map[string]string) bool { return i["Maxconn"] == "1" })
+		return "Maxconn=" + i["Maxconn"], ok
 	}
-	return call
-}
-
-// afterRound reads what the round left: the watchdog's lines in the
-// worker's output since logsBefore, the master's log of worker exits,
-// the current worker, and whether the master exited.
-func afterRound(ctx context.Context, n *node.Node, t *verdict.Trial, before int, logsBefore string, f *judge.Facts) {
-	if f.Stuck() != "" {
-		// A stuck CLI is evidence already; HAProxy's watchdog says more
-		// within seconds (a warning, then a panic and the worker's exit).
-		n.WaitLogsAfter(ctx, logsBefore, 10*time.Second, 200*time.Millisecond, func(fresh string) bool {
-			return len(cliout.ParsePanics(fresh)) > 0
-		})
-	}
-	if fresh, err := n.LogsAfter(ctx, logsBefore); err != nil {
-		f.MarkUnread("the worker's output after the round: %v", err)
-	} else {
-		f.Stalls, f.Panics = cliout.ParseStalls(fresh), cliout.ParsePanics(fresh)
-		if len(f.Stalls) > 0 || len(f.Panics) > 0 {
-			t.Show("worker output with the watchdog's lines", text.LastLines(fresh, 60))
+	fe, ok := r.n.WaitStatRow(ctx, node.StatsSocket, "web", "FRONTEND", time.Second, 50*time.Millisecond, func(fe cliout.StatRow) bool {
+		if strings.HasPrefix(r.k.Down, "disable") { // STOP or PAUSED, by version
+			return fe.Fields["status"] != "" && fe.Fields["status"] != "OPEN"
 		}
-	}
-	if exits, err := n.Exits(ctx); err != nil {
-		f.MarkUnread("the master's log of worker exits: %v", err)
-	} else if e, ok := cliout.ExitOf(exits, before); ok {
-		f.Died = fmt.Sprintf("worker %d %s", e.PID, e.Ended())
-	}
-	if cur, err := n.CurrentWorker(ctx); err != nil {
-		f.MarkUnread("the current worker after the round: %v", err) // explained if the master is gone
-	} else {
-		f.WorkerAfter = cur
-	}
-	// A master that exited (2.6 leaves with its worker when the watchdog
-	// kills it) is HAProxy's answer, and explains every read that failed
-	// after it, the master-CLI control included.
-	f.Master = obs.Opt(n.MasterExit(ctx))
+		return fe.Fields["slim"] == "0"
+	})
+	return fe.Columns("slim", "status"), ok
 }
 
-// applied says whether the limit a round sets shows on the admin socket.
-func applied(ctx context.Context, n *node.Node, k Kind) (string, bool) {
-	var got string
-	ok := node.Poll(ctx, time.Second, 50*time.Millisecond, func() (bool, error) {
-		if strings.Contains(k.Down, "global") {
-			i, err := n.Info(ctx, node.StatsSocket)
-			if err != nil {
-				return false, nil
-			}
-			got = "Maxconn=" + i["Maxconn"]
-			return i["Maxconn"] == "1", nil
-		}
-		rows, err := n.Stat(ctx, node.StatsSocket)
-		if err != nil {
-			return false, nil
-		}
-		r, _ := cliout.FindStat(rows, "web", "FRONTEND")
-		got = r.Columns("slim", "status")
-		if strings.HasPrefix(k.Down, "disable") { // STOP or PAUSED, by version
-			return r.Fields["status"] != "" && r.Fields["status"] != "OPEN", nil
-		}
-		return r.Fields["slim"] == "0", nil
-	}) == nil
-	return got, ok
+// resumed records how long the first request served after the limit was
+// raised took to come, waited for up to judge.HangBound; judge.Unserved
+// says what a request never served means, from frontend web's count of
+// 2xx responses (read within bound) at the raise and after the wait.
+func (r *round) resumed(ctx context.Context, c int) {
+	hang := judge.HangBound(r.bound)
+	w := load.WaitResumed(ctx, r.web, hang, func() obs.Of[int64] {
+		return obs.From(r.n.StatInt(ctx, node.StatsSocket, "web", "FRONTEND", "hrsp_2xx", r.bound))
+	})
+	res := obs.Value(w.Took)
+	if !w.Served {
+		res = judge.Unserved(hang, w.Before, w.After)
+	}
+	r.f.Resumed = append(r.f.Resumed, res)
+	if v, ok := res.Get(); !ok || v > judge.ResumeBound {
+		r.t.Notef("cycle %d: no request served within %s of `%s` (%s)", c, judge.ResumeBound, r.k.Up, obs.Text(res, resumedText))
+	}
 }
 
-// resumed is how long the first request served after the limit was raised
-// took to come, waited for up to judge.HangBound; judge.Unserved says what
-// a request never served means, from frontend web's count of 2xx
-// responses (read within bound) at the raise and after the wait.
-func resumed(ctx context.Context, n *node.Node, web string, bound time.Duration) obs.Of[time.Duration] {
-	served := func() obs.Of[int64] {
-		return obs.From(n.StatInt(ctx, node.StatsSocket, "web", "FRONTEND", "hrsp_2xx", bound))
-	}
-	t0 := time.Now()
-	before := served()
-	if load.WaitServed(ctx, web, judge.HangBound(bound)) {
-		return obs.Value(time.Since(t0))
-	}
-	return judge.Unserved(judge.HangBound(bound), before, served())
-}
-
-func resumedText(r obs.Of[time.Duration]) string {
-	switch v, ok := r.Get(); {
-	case !ok:
-		return "unknown: " + r.Unknown()
-	case v == judge.Never:
+func resumedText(v time.Duration) string {
+	if v == judge.Never {
 		return "never, while the CLI answered"
-	default:
-		return "after " + v.Round(time.Millisecond).String()
+	}
+	return "after " + v.Round(time.Millisecond).String()
+}
+
+// afterRound reads what the round left (node.Aftermath): the watchdog's
+// lines in the worker's output since before, the master's log of worker
+// exits, the current worker, and whether the master exited; after a stuck
+// CLI, the watchdog's panic is waited for.
+func (r *round) afterRound(ctx context.Context, before node.Before, stuck bool) {
+	r.f.Aftermath = r.n.Aftermath(ctx, before, "the round", stuck)
+	if len(r.f.Stalls) > 0 || len(r.f.Panics) > 0 {
+		r.t.Show("worker output with the watchdog's lines", text.LastLines(r.f.Fresh, 60))
 	}
 }

@@ -5,11 +5,11 @@ package judge
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
 )
 
@@ -81,51 +81,52 @@ func CycleChecks(f Facts) (cs verdict.Checks, violation, unmet string) {
 		if ok {
 			cs.Hold(CheckMasterSurvives)
 		}
-		if p, ok := f.Procs.Get(); ok {
-			cs.Expect(CheckCounted, p.Counted, fmt.Sprintf("show proc never counted the failed reload within %s (failed: %d -> %d)", f.Bound, f.FailedBefore, p.Failed))
-			cs.Expect(CheckOldWorkerKept, p.OldListed, fmt.Sprintf("the old worker %d is gone after the failed reload", f.OldPID))
-			cs.Expect(CheckNoNewWorker, p.NewWorker == 0, fmt.Sprintf("a new worker %d started although the config could not load", p.NewWorker))
-		}
-		if code, ok := f.HTTP.Get(); ok {
-			cs.Expect(CheckOldWorkerServes, code == 200, fmt.Sprintf("the old worker answered HTTP %s after the failed reload", CodeText(code)))
-		}
-		if e, ok := f.Entry.Get(); ok {
-			cs.Expect(CheckTableKept, e == f.EntryWant, fmt.Sprintf("the old worker's table entry is %s after the failed reload, want gpc0=%s", e, f.EntryWant))
-		}
-		if s, ok := f.Signals.Get(); ok {
-			switch {
-			case s.Blocked:
-				cs.Fail(CheckTakesSignals, "the master blocks SIGUSR2 after the failed reload")
-			case s.Pending:
-				cs.Fail(CheckTakesSignals, "SIGUSR2 is left pending on the master after the failed reload")
-			default:
-				cs.Hold(CheckTakesSignals)
-			}
-		}
-		switch {
-		case !f.Recovered && f.HarnessErr == "":
-			cs.Fail(CheckNextReload, fmt.Sprintf("the next reload (%s, good config) did not take: %s", f.Recovery, f.RecoveryErr))
-		case f.Recovered:
-			cs.Hold(CheckNextReload)
-			if code, ok := f.HTTPRecovered.Get(); ok {
-				cs.Expect(CheckNewWorkerServes, code == 200, fmt.Sprintf("after the next reload the new worker answered HTTP %s", CodeText(code)))
-			}
-		}
+		nothingChanged(&cs, f)
+		nextReloadWorks(&cs, f)
 	}
-	v := cs.Failed()
-	switch {
-	case len(v) == 0 && f.HarnessErr != "":
+	if violation = cs.Violation(fmt.Sprintf("%s, recovery by %s", f.Break, f.Recovery)); violation == "" && f.HarnessErr != "" {
 		return cs, "", f.Break + ": " + f.HarnessErr
-	case len(v) == 0:
-		return cs, "", ""
 	}
-	return cs, fmt.Sprintf("%s, recovery by %s: %s", f.Break, f.Recovery, strings.Join(v, "; ")), ""
+	return cs, violation, ""
 }
 
-// CodeText is an HTTP status for a message (0: no answer).
-func CodeText(code int) string {
-	if code == 0 {
-		return "no answer"
+// nothingChanged: after the failed reload show proc counts it and lists
+// the worker from before and no new one, that worker serves and holds
+// its entry, and the master takes SIGUSR2.
+func nothingChanged(cs *verdict.Checks, f Facts) {
+	if p, ok := f.Procs.Get(); ok {
+		cs.Expect(CheckCounted, p.Counted, fmt.Sprintf("show proc never counted the failed reload within %s (failed: %d -> %d)", f.Bound, f.FailedBefore, p.Failed))
+		cs.Expect(CheckOldWorkerKept, p.OldListed, fmt.Sprintf("the old worker %d is gone after the failed reload", f.OldPID))
+		cs.Expect(CheckNoNewWorker, p.NewWorker == 0, fmt.Sprintf("a new worker %d started although the config could not load", p.NewWorker))
 	}
-	return fmt.Sprint(code)
+	if code, ok := f.HTTP.Get(); ok {
+		cs.Expect(CheckOldWorkerServes, code == 200, fmt.Sprintf("the old worker answered HTTP %s after the failed reload", text.HTTPCode(code)))
+	}
+	if e, ok := f.Entry.Get(); ok {
+		cs.Expect(CheckTableKept, e == f.EntryWant, fmt.Sprintf("the old worker's table entry is %s after the failed reload, want gpc0=%s", e, f.EntryWant))
+	}
+	if s, ok := f.Signals.Get(); ok {
+		switch {
+		case s.Blocked:
+			cs.Fail(CheckTakesSignals, "the master blocks SIGUSR2 after the failed reload")
+		case s.Pending:
+			cs.Fail(CheckTakesSignals, "SIGUSR2 is left pending on the master after the failed reload")
+		default:
+			cs.Hold(CheckTakesSignals)
+		}
+	}
+}
+
+// nextReloadWorks: with the good config back, the next reload starts a
+// worker that serves (a reload harp could not observe decides nothing).
+func nextReloadWorks(cs *verdict.Checks, f Facts) {
+	switch {
+	case !f.Recovered && f.HarnessErr == "":
+		cs.Fail(CheckNextReload, fmt.Sprintf("the next reload (%s, good config) did not take: %s", f.Recovery, f.RecoveryErr))
+	case f.Recovered:
+		cs.Hold(CheckNextReload)
+		if code, ok := f.HTTPRecovered.Get(); ok {
+			cs.Expect(CheckNewWorkerServes, code == 200, fmt.Sprintf("after the next reload the new worker answered HTTP %s", text.HTTPCode(code)))
+		}
+	}
 }

@@ -2,7 +2,6 @@ package judge
 
 import (
 	"testing"
-	"time"
 
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/verdict"
@@ -45,25 +44,5 @@ func TestUnreadDecidesNothing(t *testing.T) {
 	}
 	if obs.Unknowns(Facts{Kind: "x"}) != nil {
 		t.Fatal("a check that read everything has nothing unknown")
-	}
-}
-
-// A correct build drops a learnt entry after B's own expire (4 s): harp
-// must have looked within that of B's start, and never paused as long.
-func TestUnseen(t *testing.T) {
-	const expire = 4 * time.Second
-	for _, c := range []struct {
-		uptime, sinceFirst, gap time.Duration
-		unseen                  bool
-	}{
-		{31 * time.Second, 30 * time.Second, 20 * time.Millisecond, false},          // first read within 2 s of the start
-		{31 * time.Second, 28500 * time.Millisecond, 100 * time.Millisecond, false}, // within 3.5 s
-		{31 * time.Second, 28 * time.Second, 20 * time.Millisecond, true},           // maybe 4 s: it may have come and gone
-		{31 * time.Second, 30 * time.Second, 4 * time.Second, true},                 // a 4 s pause between reads
-		{31 * time.Second, 30 * time.Second, 3900 * time.Millisecond, false},        // a shorter one
-	} {
-		if got := Unseen(c.uptime, c.sinceFirst, c.gap, expire) != ""; got != c.unseen {
-			t.Errorf("uptime %s, first read %s ago, pause %s: unseen %v, want %v (%q)", c.uptime, c.sinceFirst, c.gap, got, c.unseen, Unseen(c.uptime, c.sinceFirst, c.gap, expire))
-		}
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
 )
 
@@ -69,12 +68,7 @@ func Reload(f Facts) (violation, unmet, remark string) {
 		v = append(v, fmt.Sprintf("%s exited with code %d (%s)", d.Process, d.Code, d.Signal))
 	}
 	l, _ := f.Loss.Get()
-	if lost := text.Sum(l.Lost); lost > 0 {
-		v = append(v, fmt.Sprintf("%d of %d entries lost (%s)", lost, want, text.Counts(l.Lost, "", 0, "")))
-	}
-	if wrong := text.Sum(l.Wrong); wrong > 0 {
-		v = append(v, fmt.Sprintf("%d of %d entries hold other data (%s)", wrong, want, text.Counts(l.Wrong, "", 0, "")))
-	}
+	v = append(v, l.Texts(want)...)
 	if r, _ := f.ResyncAfter.Get(); r != "" {
 		v = append(v, "the new worker's "+r)
 	}
@@ -111,8 +105,7 @@ func ReloadChecks(f Facts, slug string) (cs verdict.Checks, violation, unmet, re
 		cs.Fail(CheckNewWorkerLives, fmt.Sprintf("%s exited with code %d (%s)", d.Process, d.Code, d.Signal))
 	}
 	if l, ok := f.Loss.Get(); ok {
-		bad := text.Sum(l.Lost) + text.Sum(l.Wrong)
-		cs.Expect(CheckEntriesKept, bad == 0, fmt.Sprintf("%d of %d entries lost or changed", bad, f.Entries*f.Sections))
+		cs.Expect(CheckEntriesKept, l.Bad() == 0, fmt.Sprintf("%d of %d entries lost or changed", l.Bad(), f.Entries*f.Sections))
 	}
 	if r, ok := f.ResyncAfter.Get(); ok {
 		cs.Expect(CheckResyncFinished, r == "", "the new worker's "+r)

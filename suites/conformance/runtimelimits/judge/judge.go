@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/clicall"
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/obs"
 )
@@ -15,10 +16,6 @@ import (
 // ResumeBound is how soon traffic must be served again once the limit is
 // raised before the round calls it late.
 const ResumeBound = 5 * time.Second
-
-// NotSent begins the error of a command that never reached the socket
-// (even when sent again): HAProxy never saw it, so it says nothing.
-const NotSent = "never reached the socket: "
 
 // HangBound is how long a command is waited for before it counts as
 // never answered: a hung worker never answers (HAProxy's watchdog kills it
@@ -49,87 +46,26 @@ func Unserved(waited time.Duration, before, after obs.Of[int64]) obs.Of[time.Dur
 	return obs.Value(Never)
 }
 
-// CLICall is one runtime command and how it went.
-type CLICall struct {
-	Command string        `json:"command"`
-	Took    time.Duration `json:"took_ns"`
-	Answer  string        `json:"answer,omitempty"`
-	Err     string        `json:"error,omitempty"`
-	// Control, for a command not answered within the bound: whether the
-	// master's CLI answered meanwhile (unknown when harp reached neither).
-	Control obs.Optional[bool] `json:"control"`
-}
-
 // Facts are what one round observed.
 type Facts struct {
-	Kind         string        `json:"kind"`
-	Cycles       int           `json:"cycles"`
-	CLIBound     time.Duration `json:"cli_bound_ns"`
-	Setup        string        `json:"setup,omitempty"`
-	ProbeTook    time.Duration `json:"probe_took_ns"` // one request through the slow server
-	WorkerBefore int           `json:"worker_before"`
-	WorkerAfter  int           `json:"worker_after"`
-	CLI          []CLICall     `json:"cli"`
+	Kind      string        `json:"kind"`
+	Cycles    int           `json:"cycles"`
+	CLIBound  time.Duration `json:"cli_bound_ns"`
+	Setup     string        `json:"setup,omitempty"`
+	ProbeTook time.Duration `json:"probe_took_ns"` // one request through the slow server
+	// The workers before and after, the watchdog's lines, the master's
+	// exit, and the first reading at the end of the round harp could not
+	// make (the round then says nothing, unless the master is seen gone
+	// beside the violation).
+	cliout.Aftermath
+	CLI []clicall.Call `json:"cli"`
 	// Resumed: per cycle, how long until a request was served after the
 	// limit was raised (Never: not within HangBound while the CLI answered).
 	Resumed  []obs.Of[time.Duration] `json:"resumed"`
 	MetLimit bool                    `json:"met_limit"` // some request waited on, or was refused by, the limit
-	// Master at the end of the round: gone or not.
-	Master obs.Optional[obs.Exit] `json:"master"`
-	// Unread is the first reading at the end of the round harp could not
-	// make (output, exits, current worker): the round then says nothing,
-	// unless the master is seen gone beside the violation.
-	Unread   obs.Optional[string] `json:"unread"`
-	Requests uint64               `json:"requests"`
-	Stalls   []cliout.Stall       `json:"stalls,omitempty"`
-	Panics   []cliout.Panic       `json:"panics,omitempty"`
-	Died     string               `json:"died,omitempty"`
+	Requests uint64                  `json:"requests"`
 	// NotApplied: the limit never showed on the admin socket.
 	NotApplied string `json:"not_applied,omitempty"`
-}
-
-// MarkUnread records a failed reading (the first one is kept).
-func (f *Facts) MarkUnread(format string, args ...any) {
-	if f.Unread.State == "" {
-		f.Unread = obs.Opt(obs.Failure[string](format, args...))
-	}
-}
-
-// Stuck is the first command not answered within the bound, said as it
-// went ("" when every command answered in time).
-func (f Facts) Stuck() string {
-	s, _ := f.late()
-	return s
-}
-
-// late is the first command not answered within the bound: how it went,
-// and whether it was answered at all (late is slow, not stuck).
-func (f Facts) late() (what string, answered bool) {
-	for _, c := range f.CLI {
-		switch {
-		case c.Err == "" && c.Took <= f.CLIBound:
-			continue
-		case c.Err == "":
-			return fmt.Sprintf("%q answered after %s, beyond %s", c.Command, c.Took.Round(time.Millisecond), f.CLIBound), true
-		case strings.Contains(c.Err, "closed without an answer"):
-			// A worker the watchdog kills closes the connection without
-			// a byte: no answer either, said as it was.
-			return fmt.Sprintf("%q was not answered: the connection closed %s after it was sent", c.Command, c.Took.Round(10*time.Millisecond)), false
-		}
-		return fmt.Sprintf("%q did not answer within %s (%s)", c.Command, HangBound(f.CLIBound), c.Err), false
-	}
-	return "", false
-}
-
-// Slowest is the command that took longest to answer.
-func (f Facts) Slowest() CLICall {
-	var s CLICall
-	for _, c := range f.CLI {
-		if c.Took > s.Took {
-			s = c
-		}
-	}
-	return s
 }
 
 // Round decides one round. A command the build refuses (its answer is
@@ -141,36 +77,18 @@ func Round(f Facts) (violation, unmet string) {
 		return "", f.Kind + ": " + f.Setup
 	}
 	var v []string
-	watchdog := len(f.Panics) > 0 || len(f.Stalls) > 0 || f.Died != ""
-	if s, answered := f.late(); s != "" {
-		if answered && !watchdog {
+	if s, answered := clicall.FirstLate(f.CLI, f.CLIBound, HangBound(f.CLIBound)); s != "" {
+		if answered && !f.Watchdog() {
 			return "", f.Kind + ": " + s + ": slow, not stuck (a loaded machine?)"
 		}
 		v = append(v, s)
 	}
-	if len(f.Panics) > 0 {
-		v = append(v, fmt.Sprintf("the watchdog killed the worker (%s)", f.Panics[0].Line))
-	}
-	if len(f.Stalls) > 0 {
-		v = append(v, fmt.Sprintf("%d watchdog warnings (longest %d ms)", len(f.Stalls), cliout.MaxStall(f.Stalls)))
-	}
-	if m, _ := f.Master.Get(); m.Process != "" {
-		v = append(v, m.String())
-	}
-	if f.Died != "" {
-		v = append(v, f.Died)
-	} else if f.WorkerAfter != 0 && f.WorkerAfter != f.WorkerBefore { // 0: show proc unread
-		v = append(v, fmt.Sprintf("the current worker changed from %d to %d", f.WorkerBefore, f.WorkerAfter))
-	}
+	v = append(v, f.Violations()...) // the watchdog's lines, the master's exit, a dead or replaced worker
 	if len(v) == 0 && f.NotApplied != "" {
 		return "", f.Kind + ": the limit did not take effect: " + f.NotApplied
 	}
-	if len(v) == 0 {
-		for _, c := range f.CLI {
-			if c.Answer != "" && !strings.HasPrefix(c.Answer, "Done") {
-				return "", fmt.Sprintf("%s: this build answers %q with %q: the round cannot pause the listeners that way", f.Kind, c.Command, c.Answer)
-			}
-		}
+	if c, refused := clicall.Refused(f.CLI); len(v) == 0 && refused {
+		return "", fmt.Sprintf("%s: this build answers %q with %q: the round cannot pause the listeners that way", f.Kind, c.Command, c.Answer)
 	}
 	lost, slow := 0, 0
 	for _, r := range f.Resumed {
