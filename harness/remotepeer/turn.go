@@ -15,7 +15,7 @@ import (
 // session through them, all recorded in the check's obs.Record. A session
 // that ended is the node's doing only when the node closed it while harp
 // kept talking (Ended), and a drop by HAProxy's reconnect check after the
-// correct update was applied is not the messages' (HeartbeatDrop): the
+// correct update was applied is not the messages' (cliout.HeartbeatDrop): the
 // rules of a suite that plays a remote peer sending messages a correct
 // peer could.
 type Turn struct {
@@ -53,7 +53,7 @@ func (t *Turn) Send(what string, ms ...peers.Message) bool {
 // messages; applied says that the node applied the correct update sent
 // after them. A session still established holds; one the node dropped is
 // a violation unless harp starved it (peers.Conn.Starved), or after the
-// update was applied the reconnect check dropped it (HeartbeatDrop) or
+// update was applied the reconnect check dropped it (cliout.HeartbeatDrop) or
 // show peers could not tell whether it did (unknown, not "no"); one that
 // ended is as Ended says.
 func (t *Turn) Kept(ctx context.Context, applied bool) {
@@ -69,8 +69,8 @@ func (t *Turn) Kept(ctx context.Context, applied bool) {
 	case applied && (err != nil || !known):
 		// Whether the reconnect check dropped it is unknown, not "no".
 		t.r.NotRead("the node dropped harp's session after the messages; show peers before or after could not be read (%v; before: %s), so whether HAProxy's reconnect check did is unknown", err, t.Before.Unknown())
-	case applied && HeartbeatDrop(b, p) != "":
-		t.r.NotRead("the node dropped harp's session after the messages, but %s", HeartbeatDrop(b, p))
+	case applied && cliout.HeartbeatDrop(b, p) != "":
+		t.r.NotRead("the node dropped harp's session after the messages, but %s", cliout.HeartbeatDrop(b, p))
 	case closed:
 		Ended(t.r, t.Conn, "after the messages")
 	default:

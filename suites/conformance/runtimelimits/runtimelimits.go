@@ -1,10 +1,6 @@
 // Package runtimelimits: changing connection limits at runtime under load
-// never hangs a worker. With traffic queueing in front of a slow backend
-// and two threads sharing the listener and proxy locks, the frontend's
-// and the process's maxconn go to 0 and back, and the frontend is
-// disabled and enabled, repeatedly: every CLI command answers within a
-// bound, no watchdog warning or panic appears, the worker stays, and
-// connections are served again once the limit is raised.
+// never hangs a worker (the rounds and what each expects are the suite's
+// steps).
 package runtimelimits
 
 import (

@@ -1,12 +1,10 @@
-package remotepeer
+package cliout
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/harp-project/harp/harness/cliout"
 )
 
 // From a nemesis run (seed 2, harp starved 1.5 s) of
@@ -16,17 +14,17 @@ import (
 // applied the update sent after the unknown table's messages. The check
 // was REPRODUCED; it says nothing of the messages.
 func TestHeartbeatDrop(t *testing.T) {
-	peer := func(file string) cliout.Peer {
+	peer := func(file string) Peer {
 		t.Helper()
 		raw, err := os.ReadFile(filepath.Join("testdata", file))
 		if err != nil {
 			t.Fatal(err)
 		}
-		secs, err := cliout.ParsePeers(string(raw))
+		secs, err := ParsePeers(string(raw))
 		if err != nil {
 			t.Fatal(err)
 		}
-		sec, _ := cliout.FindSection(secs, "crafted")
+		sec, _ := FindSection(secs, "crafted")
 		p, ok := sec.Peer("remote")
 		if !ok {
 			t.Fatalf("%s: no peer remote", file)

@@ -1,9 +1,7 @@
-package remotepeer
+package cliout
 
 import (
 	"fmt"
-
-	"github.com/harp-project/harp/harness/cliout"
 )
 
 // HeartbeatDrop is why a session the node dropped after it had applied
@@ -14,8 +12,8 @@ import (
 // cleared (#3519, in 3.0.11 and later until fixed). The messages had been
 // read past: the session did not choke on them. before and after are
 // HAProxy's counters for harp's peer at the turn's start and once it
-// ended. Turn.Kept applies it.
-func HeartbeatDrop(before, after cliout.Peer) string {
+// ended. remotepeer.Turn.Kept applies it.
+func HeartbeatDrop(before, after Peer) string {
 	nb, na := before.Int("no_hbt"), after.Int("no_hbt")
 	if na <= nb || after.Int("proto_err") != before.Int("proto_err") {
 		return ""
