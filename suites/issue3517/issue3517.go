@@ -66,10 +66,7 @@ func Config() (string, error) { return ConfigFor(2) }
 // ConfigFor renders the configuration with n sections, each on its own
 // loopback port from 10000.
 func ConfigFor(n int) (string, error) {
-	var ss []map[string]any
-	for i, name := range judge.Sections(n) {
-		ss = append(ss, map[string]any{"Name": name, "Port": 10000 + i})
-	}
+	ss := config.Sections(judge.Sections(n), 10000)
 	return config.Render("3517.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": "harp", "Sections": ss})
 }
 
@@ -112,11 +109,8 @@ func trial(ctx context.Context, n *node.Node, t *verdict.Trial, sections, tables
 		return w.Err
 	}
 	for _, tb := range tables { // setup: the marker in every table, checked
-		if err := n.SetEntry(ctx, old, tb, key, "data.gpc0 1"); node.IsRefused(err) {
-			t.Unmet = err.Error()
-			return nil
-		} else if err != nil {
-			return err
+		if err := node.RefusalUnmet(n.SetEntry(ctx, old, tb, key, "data.gpc0 1"), &t.Unmet); err != nil || t.Unmet != "" {
+			return err // a refusal is unmet, any other error harp's
 		}
 		if bad := judge.Bad(ReadMarker(ctx, n, old, tb)); bad != "" {
 			t.Unmet = fmt.Sprintf("before reload: %s: %s", tb, bad)

@@ -6,7 +6,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
@@ -73,21 +72,6 @@ func ParamsOf(v scenario.Values) judge.Params {
 	return p
 }
 
-// machineUnmet says why this machine cannot show the livelock: fewer CPUs
-// for HAProxy than threads, or none left for the load generator, whose
-// own CPU starvation would otherwise look like HAProxy's stall.
-func machineUnmet(p judge.Params) string {
-	switch {
-	case len(cpus.Without(p.HAProxyCPUs, cpus.All())) > 0:
-		return fmt.Sprintf("CPUSET=%s names CPUs this machine does not have or harp may not use (it may use %s)", p.CPUSet, cpus.Format(cpus.All()))
-	case len(p.HAProxyCPUs) < p.Threads:
-		return fmt.Sprintf("%d CPUs < %d threads: this machine cannot show the livelock; run with THREADS=%d or on a larger machine", len(p.HAProxyCPUs), p.Threads, len(p.HAProxyCPUs))
-	case len(p.LoadCPUs) == 0:
-		return fmt.Sprintf("no CPU headroom for the load generator: HAProxy's %d threads take all %d CPUs (run on a machine with more CPUs than THREADS)", p.Threads, runtime.NumCPU())
-	}
-	return ""
-}
-
 // Config renders the node's configuration.
 func Config(p judge.Params) (string, error) {
 	return config.Render("livelock.cfg.tmpl", map[string]any{
@@ -104,8 +88,10 @@ func runLivelock(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		return verdict.Outcome{Err: err}
 	}
 	// Preconditions of the machine and the layout: without them no stall
-	// means anything, and on 2 CPUs no run can say REPRODUCED.
-	if u := cmp.Or(machineUnmet(p), p.LayoutUnmet()); u != "" {
+	// means anything, and on 2 CPUs no run can say REPRODUCED. HAProxy needs
+	// a CPU per thread, and the load generator CPUs of its own: its own
+	// starvation would otherwise look like HAProxy's stall.
+	if u := cmp.Or(cpus.SplitUnmet(p.CPUSet, p.HAProxyCPUs, p.LoadCPUs, p.Threads, "the livelock"), p.LayoutUnmet()); u != "" {
 		return verdict.Outcome{Unmet: u}
 	}
 	if env.Docker == nil {
@@ -179,25 +165,9 @@ func attack(ctx context.Context, env *scenario.Env, n *node.Node, p judge.Params
 
 // round attacks url with vegeta pinned to the load CPUs while sampling
 // the limits, and collects the stalls logged meanwhile.
-func round(ctx context.Context, env *scenario.Env, n *node.Node, pid int, p judge.Params, url, what string) (r judge.Round, err error) {
-	// What the log held before this round is not this round's.
-	before, err := n.Logs(ctx)
-	if err != nil {
-		return r, err
-	}
-	restore, err := cpus.Pin(p.LoadCPUs)
-	if err != nil {
-		return r, err
-	}
-	stop := n.SampleConns(ctx, pid, "fe", 250*time.Millisecond)
+func round(ctx context.Context, env *scenario.Env, n *node.Node, pid int, p judge.Params, url, what string) (judge.Round, error) {
 	env.Logf("listener livelock on %s: %s, %d requests/s for %s against %s", env.Image.Name, what, p.Rate, p.Duration, url)
-	r.Load, err = load.Attack(ctx, load.Options{URL: url, Rate: p.Rate, Duration: p.Duration, Timeout: p.Timeout,
+	a, err := n.AttackSampled(ctx, pid, "fe", 250*time.Millisecond, p.LoadCPUs, load.Options{URL: url, Rate: p.Rate, Duration: p.Duration, Timeout: p.Timeout,
 		Progress: load.LogEvery(5, what, env.Logf)})
-	r.Peaks, r.Ran = stop(), true
-	restore()
-	if err != nil {
-		return r, err
-	}
-	r.Watchdog, err = n.WatchdogAfter(ctx, before)
-	return r, err
+	return judge.Round{Ran: a.Ran, Peaks: a.Peaks, Watchdog: a.Watchdog, Load: a.Load}, err
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harp-project/harp/harness/cpus"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/suites/listenerlivelock/judge"
 )
@@ -18,6 +19,11 @@ func params(t *testing.T, given map[string]string) judge.Params {
 		t.Fatal(err)
 	}
 	return ParamsOf(v)
+}
+
+// machineUnmet is the machine's precondition as runLivelock checks it.
+func machineUnmet(p judge.Params) string {
+	return cpus.SplitUnmet(p.CPUSet, p.HAProxyCPUs, p.LoadCPUs, p.Threads, "the livelock")
 }
 
 // On a machine without CPUs to spare for the load generator, or with a

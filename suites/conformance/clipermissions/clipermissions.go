@@ -78,7 +78,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	// Counters to clear, and a session to shut down.
 	for range 5 {
 		if code := load.Get(ctx, web); code != 200 {
-			return verdict.Outcome{Unmet: fmt.Sprintf("the frontend answered HTTP %d before the checks", code)}
+			return verdict.Outcome{Unmet: fmt.Sprintf("the frontend answered HTTP %s before the checks", text.HTTPCode(code))}
 		}
 	}
 	conn, err := net.DialTimeout("tcp", web, 5*time.Second)

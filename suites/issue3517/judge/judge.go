@@ -13,6 +13,7 @@ import (
 
 	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/text"
 )
 
 // ReloadTimeout bounds the wait for the old worker to leave after SIGUSR2.
@@ -20,11 +21,9 @@ const ReloadTimeout = 20 * time.Second
 
 // Sections names n peers sections: first, second, then s3, s4, ...
 func Sections(n int) []string {
-	names := []string{"first", "second"}
-	for i := 3; i <= n; i++ {
-		names = append(names, fmt.Sprintf("s%d", i))
-	}
-	return names[:n]
+	names := text.Numbered("s%d", n)
+	copy(names, []string{"first", "second"}) // the issue's own two
+	return names
 }
 
 // TablesFor is the marker table of each of n sections.

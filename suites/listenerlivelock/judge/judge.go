@@ -71,15 +71,7 @@ func WorkerUnmet(f Facts) string {
 	if p.Layout == "groups" {
 		want = p.Groups
 	}
-	switch {
-	case f.Groups != p.Groups:
-		return fmt.Sprintf("the worker runs %d thread groups, the config asks %d", f.Groups, p.Groups)
-	case f.Threads != int64(p.Threads):
-		return fmt.Sprintf("the worker runs %d threads, the config asks %d", f.Threads, p.Threads)
-	case f.Listeners != want:
-		return fmt.Sprintf("the frontend has %d listeners, the layout %q wants %d", f.Listeners, p.Layout, want)
-	}
-	return ""
+	return f.WorkerLayout.Differs(cliout.WorkerLayout{Threads: int64(p.Threads), Groups: p.Groups, Listeners: want}, p.Layout)
 }
 
 // Attack decides an attack from its facts. Every precondition comes first:

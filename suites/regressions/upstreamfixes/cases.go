@@ -32,11 +32,10 @@ func truncatedThenClose(ctx context.Context, p PeerRun) (string, error) {
 	tcp.CloseWrite()
 	select {
 	case <-c.Closed():
-		if c.ClosedByPeer() {
-			return "closed by haproxy", nil
+		if byPeer, why := c.Ended(); !byPeer {
+			return "", fmt.Errorf("harp's client ended the session itself: %v", why)
 		}
-		_, why := c.ClosedAt()
-		return "", fmt.Errorf("harp's client ended the session itself: %v", why)
+		return "closed by haproxy", nil
 	case <-time.After(answerWait):
 		// Neither the fix's close nor the bug's spin (that worker dies):
 		// run then finds the worker answering, and this decides nothing.
@@ -64,10 +63,7 @@ func unknownTableOnly(ctx context.Context, p PeerRun) (string, error) {
 			return "", fmt.Errorf("harp sent nothing for %s between two updates: too slow to judge", gap.Round(100*time.Millisecond))
 		}
 		last = time.Now()
-		m, err := peers.Update{HasID: true, ID: uint32(i), Key: []byte{10, 0, 0, byte(i)}, Values: map[int]peers.Value{2: {Ints: []uint64{1}}}}.Encode(def)
-		if err != nil {
-			return "", err
-		}
+		m := peers.Update{HasID: true, ID: uint32(i), Key: []byte{10, 0, 0, byte(i)}, Values: map[int]peers.Value{2: {Ints: []uint64{1}}}}.MustEncode(def)
 		if err := c.SendRaw(m.Encode()); err != nil {
 			select {
 			case <-c.Closed():
@@ -76,8 +72,7 @@ func unknownTableOnly(ctx context.Context, p PeerRun) (string, error) {
 		}
 		select {
 		case <-c.Closed():
-			if !c.ClosedByPeer() {
-				_, why := c.ClosedAt()
+			if byPeer, why := c.Ended(); !byPeer {
 				return "", fmt.Errorf("harp's client ended the session itself: %v", why)
 			}
 			return fmt.Sprintf("closed by haproxy after %s", time.Since(t0).Round(100*time.Millisecond)), nil

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strings"
 	"time"
@@ -131,14 +130,9 @@ func execute(ctx context.Context, n *node.Node, c Case) (string, error) {
 
 // connect opens one TCP connection to 8081 and sends a byte.
 func connect(ctx context.Context, n *node.Node, _ Case) (string, error) {
-	conn, err := n.Dial(ctx, "8081/tcp")
-	if err != nil {
+	if err := n.Poke(ctx, "8081/tcp", "x", time.Second); err != nil {
 		return "", err
 	}
-	conn.Write([]byte("x"))
-	conn.SetReadDeadline(time.Now().Add(time.Second))
-	conn.Read(make([]byte, 16)) // whatever comes, or the deadline
-	conn.Close()
 	return "connected", nil
 }
 
@@ -157,14 +151,11 @@ func request(ctx context.Context, n *node.Node, c Case) (string, error) {
 
 // halfClosedPeer connects to the peers bind, sends nothing and half-closes.
 func halfClosedPeer(ctx context.Context, n *node.Node, _ Case) (string, error) {
-	conn, err := n.Dial(ctx, "10000/tcp")
-	if err != nil {
+	closed, err := n.HalfClosed(ctx, "10000/tcp", answerWait)
+	switch {
+	case err != nil:
 		return "", err
-	}
-	defer conn.Close()
-	conn.CloseWrite()
-	conn.SetReadDeadline(time.Now().Add(answerWait))
-	if _, err := io.Copy(io.Discard, conn); err != nil {
+	case !closed:
 		return "still open after " + answerWait.String(), nil
 	}
 	return "closed by haproxy", nil

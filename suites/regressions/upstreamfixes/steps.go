@@ -1,12 +1,10 @@
 package upstreamfixes
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -73,13 +71,8 @@ func purge(ctx context.Context, n *node.Node) (string, error) {
 	used := func() (int, error) {
 		// The list of tables, never a dump of tpurge: a dump kills the
 		// expired entries it walks, orphans included.
-		ts, err := n.Tables(ctx, node.StatsSocket)
-		for _, t := range ts {
-			if t.Name == "tpurge" {
-				return t.Used, nil
-			}
-		}
-		return 0, cmp.Or(err, fmt.Errorf("no table tpurge in show table"))
+		t, err := n.ListedTable(ctx, node.StatsSocket, "tpurge")
+		return t.Used, err
 	}
 	filled, err := used()
 	if err != nil {
@@ -92,12 +85,7 @@ func purge(ctx context.Context, n *node.Node) (string, error) {
 	if _, err := n.Raw(ctx, node.StatsPort, "expert-mode on; debug dev delay 8500\n", cli.RawOptions{Wait: answerWait}); err != nil {
 		return "", fmt.Errorf("debug dev delay: %w", err)
 	}
-	left := filled
-	err = node.Poll(ctx, 10*time.Second, 200*time.Millisecond, func() (bool, error) {
-		var err error
-		left, err = used()
-		return err == nil && left == 0, err
-	})
+	left, err := node.UntilErr(ctx, 10*time.Second, 200*time.Millisecond, used, func(left int) bool { return left == 0 })
 	if err != nil && !errors.Is(err, node.ErrDeadline) {
 		return "", fmt.Errorf("reading tpurge after the delay: %w", err)
 	}
@@ -115,13 +103,11 @@ func idleClose(ctx context.Context, n *node.Node) (string, error) {
 		return "", fmt.Errorf("sending: %w", err)
 	}
 	start := time.Now()
-	conn.SetReadDeadline(start.Add(6 * time.Second))
-	got, err := io.ReadAll(conn)
-	var ne net.Error
+	got, err := cli.ReadToClose(conn, 6*time.Second)
 	switch {
-	case errors.As(err, &ne) && ne.Timeout() && len(got) == 0:
+	case cli.Timeout(err) && len(got) == 0:
 		return "", fmt.Errorf("no answer to prompt within 6s")
-	case errors.As(err, &ne) && ne.Timeout():
+	case cli.Timeout(err):
 		return fmt.Sprintf("still open after 6s (answered %q)", got), nil
 	}
 	return fmt.Sprintf("closed by haproxy after %.1fs", time.Since(start).Seconds()), nil
@@ -261,10 +247,7 @@ func fullThenLimited(ctx context.Context, n *node.Node) (string, error) {
 		}
 		return fe.Int("scur"), nil
 	}
-	if err := node.Poll(ctx, 5*time.Second, 50*time.Millisecond, func() (bool, error) {
-		c, err := conns()
-		return c == 1, err
-	}); err != nil {
+	if _, err := node.UntilErr(ctx, 5*time.Second, 50*time.Millisecond, conns, func(c int64) bool { return c == 1 }); err != nil {
 		return "", fmt.Errorf("A was never accepted: %w", err)
 	}
 	b, err := n.Dial(ctx, "8084/tcp")
@@ -278,8 +261,7 @@ func fullThenLimited(ctx context.Context, n *node.Node) (string, error) {
 	time.Sleep(100 * time.Millisecond) // B reaches the listener, which stops accepting: the trigger's order
 	a.Close()
 	start := time.Now()
-	b.SetReadDeadline(start.Add(6 * time.Second))
-	got, _ := io.ReadAll(b)
+	got, _ := cli.ReadToClose(b, 6*time.Second)
 	if strings.HasPrefix(string(got), "HTTP/1.") {
 		return fmt.Sprintf("answered after %.1fs", time.Since(start).Seconds()), nil
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/scenario"
@@ -80,11 +81,11 @@ func trial(ctx context.Context, env *scenario.Env, n *node.Node, t *verdict.Tria
 			t.Remark = "not applicable: " + f.Skip
 		}
 	}()
-	if judge.Older(env.Image.Version, c.Since) {
+	if cliout.Older(env.Image.Version, c.Since) {
 		f.Skip = fmt.Sprintf("%s needs HAProxy %s", c.ID, c.Since)
 		return nil
 	}
-	if c.Until != "" && !judge.Older(env.Image.Version, c.Until) {
+	if c.Until != "" && !cliout.Older(env.Image.Version, c.Until) {
 		f.Skip = fmt.Sprintf("%s uses what HAProxy %s removed", c.ID, c.Until)
 		return nil
 	}

@@ -108,12 +108,11 @@ func SocketChecks(f Facts) (cs verdict.Checks, violation, unmet string) {
 			cs.Hold(id)
 		}
 	}
-	v := cs.Failed()
 	// A violation seen stands: each command's check had its preconditions
 	// met when it ran, whatever a later one lacked (Setup) or could not
 	// read.
-	if len(v) > 0 {
-		return cs, f.Socket + " socket: " + strings.Join(v, "; "), ""
+	if violation = cs.Violation(f.Socket + " socket"); violation != "" {
+		return cs, violation, ""
 	}
 	if f.Setup != "" {
 		return cs, "", f.Socket + " socket: " + f.Setup

@@ -4,7 +4,6 @@
 package judge
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -36,23 +35,17 @@ type Facts struct {
 // stops it: both nodes run and reach each other, which the cluster suites
 // check).
 func Check(f Facts) (violation, unmet string) {
-	if f.Setup != "" {
-		return "", f.Kind + ": " + f.Setup
-	}
-	var v []string
+	r := obs.Record{Unmet: f.Setup} // unmet: says nothing, whatever was seen
 	if down, ok := f.Mesh.Get(); ok && len(down) > 0 {
-		v = append(v, fmt.Sprintf("with %d tables the nodes did not mesh and finish their initial resync within %s: %s", f.Tables, f.Bound, strings.Join(down, ", ")))
+		r.Violated("with %d tables the nodes did not mesh and finish their initial resync within %s: %s", f.Tables, f.Bound, strings.Join(down, ", "))
 	}
 	if m, ok := f.Missing.Get(); ok && text.Sum(m) > 0 {
-		v = append(v, fmt.Sprintf("%d of %d entries missing or wrong after %s (%s)", text.Sum(m), f.Entries, f.Bound, PerTableText(m)))
+		r.Violated("%d of %d entries missing or wrong after %s (%s)", text.Sum(m), f.Entries, f.Bound, PerTableText(m))
 	}
-	if r, ok := f.Resync.Get(); ok && r != "" {
-		v = append(v, r)
+	if unfinished, ok := f.Resync.Get(); ok && unfinished != "" {
+		r.Violated("%s", unfinished)
 	}
-	if len(v) == 0 {
-		return "", ""
-	}
-	return f.Kind + ": " + strings.Join(v, "; "), ""
+	return r.Decide(f.Kind)
 }
 
 // PerTableText names the tables short and by how many entries, the first

@@ -7,12 +7,10 @@ package judge
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
-	"strings"
 
 	"github.com/harp-project/harp/fixtures"
 	"github.com/harp-project/harp/harness/fixcase"
+	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
 )
 
@@ -94,31 +92,5 @@ func byID(id string) (Case, bool) {
 	return Case{}, false
 }
 
-// Older says whether version (haproxy -vv's, "2.6.12-1", "3.5-dev5") is
-// older than since ("2.7").
-func Older(ver, since string) bool {
-	if since == "" {
-		return false
-	}
-	parse := func(s string) (int, int, bool) {
-		m := regexp.MustCompile(`^(\d+)\.(\d+)`).FindStringSubmatch(s)
-		if m == nil {
-			return 0, 0, false
-		}
-		a, _ := strconv.Atoi(m[1])
-		b, _ := strconv.Atoi(m[2])
-		return a, b, true
-	}
-	a1, b1, ok1 := parse(ver)
-	a2, b2, ok2 := parse(since)
-	return ok1 && ok2 && (a1 < a2 || a1 == a2 && b1 < b2)
-}
-
 // OneLine is s on one line, cut at 200 bytes.
-func OneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
-}
+func OneLine(s string) string { return text.OneLine(s, 200) }
