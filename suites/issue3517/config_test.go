@@ -16,7 +16,7 @@ func TestConfig(t *testing.T) {
 			t.Errorf("config lacks %q:\n%s", want, cfg)
 		}
 	}
-	if two, _ := Config(); !strings.Contains(two, "peers second\n    peer harp 127.0.0.1:10001") || strings.Contains(two, "s3") {
+	if two, _ := ConfigFor(2); !strings.Contains(two, "peers second\n    peer harp 127.0.0.1:10001") || strings.Contains(two, "s3") {
 		t.Errorf("the issue's config changed:\n%s", two)
 	}
 }

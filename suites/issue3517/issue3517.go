@@ -59,10 +59,6 @@ func sectionsText(n int) string {
 	return fmt.Sprintf("%d peers sections (`first`, `second`, `s3` ... `s%d`)", n, n)
 }
 
-// Config renders the suite's configuration with the issue's two sections
-// (also recorded by `harp capture`).
-func Config() (string, error) { return ConfigFor(2) }
-
 // ConfigFor renders the configuration with n sections, each on its own
 // loopback port from 10000.
 func ConfigFor(n int) (string, error) {
