@@ -115,7 +115,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	}
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		b := breaks[(t.N-1)%len(breaks)]
-		c := &cycle{n: n, web: web, t: t, b: b, how: node.BySignal, good: good, bound: env.Params.Duration("BOUND"),
+		c := &trial{n: n, web: web, t: t, b: b, how: node.BySignal, good: good, bound: env.Params.Duration("BOUND"),
 			key: fmt.Sprintf("keep-%d", t.N), val: fmt.Sprint(t.N)}
 		if (t.N-1)/len(breaks)%2 == 1 {
 			c.how = node.ByMasterCLI
@@ -128,9 +128,9 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	})
 }
 
-// cycle is one trial: a break, the reload it fails, what the master and
+// trial is one cycle: a break, the reload it fails, what the master and
 // the worker from before show after it, and the recovery.
-type cycle struct {
+type trial struct {
 	n        *node.Node
 	web      string // the worker's HTTP address
 	t        *verdict.Trial
@@ -144,7 +144,7 @@ type cycle struct {
 }
 
 // run runs the steps in order; a step that returns false ends the cycle.
-func (c *cycle) run(ctx context.Context) error {
+func (c *trial) run(ctx context.Context) error {
 	for _, step := range []func(context.Context) (bool, error){c.before, c.refused, c.fail} {
 		if next, err := step(ctx); !next || err != nil {
 			return err
@@ -156,7 +156,7 @@ func (c *cycle) run(ctx context.Context) error {
 
 // before: the worker answers HTTP and holds an entry, and the master's
 // count of failed reloads is read.
-func (c *cycle) before(ctx context.Context) (bool, error) {
+func (c *trial) before(ctx context.Context) (bool, error) {
 	f := &c.ev.Facts
 	old, err := c.n.CurrentWorker(ctx)
 	if err != nil {
@@ -183,7 +183,7 @@ func (c *cycle) before(ctx context.Context) (bool, error) {
 // refused: this build refuses the broken config (haproxy -c), so a new
 // worker after it would be HAProxy's doing, not a break that does not
 // break; an unbindable address is accepted by -c and fails when started.
-func (c *cycle) refused(ctx context.Context) (bool, error) {
+func (c *trial) refused(ctx context.Context) (bool, error) {
 	broken, err := BrokenConfig(c.b)
 	if err != nil {
 		return false, err
@@ -202,7 +202,7 @@ func (c *cycle) refused(ctx context.Context) (bool, error) {
 
 // fail: the broken config in place, SIGUSR2, and show proc until it
 // counts the failure (observed, not waited out).
-func (c *cycle) fail(ctx context.Context) (bool, error) {
+func (c *trial) fail(ctx context.Context) (bool, error) {
 	f := &c.ev.Facts
 	r, err := c.n.FailReload(ctx, c.ev.Broken, f.FailedBefore, c.old, c.bound)
 	if f.Master = r.Master; err != nil || obs.Gone(r.Master) {
@@ -217,7 +217,7 @@ func (c *cycle) fail(ctx context.Context) (bool, error) {
 
 // observe: after the failed reload the worker from before still serves
 // HTTP and holds its entry, and the master takes signals.
-func (c *cycle) observe(ctx context.Context) {
+func (c *trial) observe(ctx context.Context) {
 	f, n, old, t := &c.ev.Facts, c.n, c.old, c.t
 	f.HTTP = n.HTTPStatus(ctx, old, c.web, 10*time.Second)
 	f.Entry = n.EntryField(ctx, old, "tbl", c.key, "gpc0")
@@ -239,7 +239,7 @@ func (c *cycle) observe(ctx context.Context) {
 
 // recover: the good config back, then the next reload starts a worker
 // that serves.
-func (c *cycle) recover(ctx context.Context) error {
+func (c *trial) recover(ctx context.Context) error {
 	f, n, how := &c.ev.Facts, c.n, c.how
 	if err := n.WriteFile(ctx, node.ConfigPath, []byte(c.good)); err != nil {
 		return err

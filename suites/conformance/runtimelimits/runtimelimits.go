@@ -83,15 +83,15 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		k := Kinds[(t.N-1)%len(Kinds)]
 		ev := &Evidence{Facts: judge.Facts{Kind: k.Name, Cycles: cycles, CLIBound: bound}}
 		t.Evidence = ev
-		r := &round{n: n, web: web, t: t, k: k, bound: bound, ev: ev, f: &ev.Facts}
+		r := &trial{n: n, web: web, t: t, k: k, bound: bound, ev: ev, f: &ev.Facts}
 		r.run(ctx, cycles)
 		t.Violation, t.Unmet = judge.Round(ev.Facts)
 		return scenario.StopIfGone(ctx, n, nil)
 	})
 }
 
-// round is one trial, and what its steps share.
-type round struct {
+// trial is one round, and what its steps share.
+type trial struct {
 	n     *node.Node
 	web   string // frontend web's address
 	t     *verdict.Trial
@@ -104,7 +104,7 @@ type round struct {
 // run is the round: under load, the limit set and lifted cycles times
 // by the CLI, each command timed against the master's CLI as control,
 // then what the worker's output and the master's log say of it.
-func (r *round) run(ctx context.Context, cycles int) {
+func (r *trial) run(ctx context.Context, cycles int) {
 	// Without the output before, earlier rounds' watchdog lines would
 	// read as this one's.
 	before, err := r.n.Before(ctx, "the round")
@@ -140,7 +140,7 @@ func (r *round) run(ctx context.Context, cycles int) {
 // slowServer is why the round cannot test the limit ("" when it can): the
 // frontend serves, and the server really is slow, or nothing queues and
 // the limit is never reached.
-func (r *round) slowServer(ctx context.Context) string {
+func (r *trial) slowServer(ctx context.Context) string {
 	if !load.WaitServed(ctx, r.web, 10*time.Second) {
 		return "the frontend never served a request before the round (10 s)"
 	}
@@ -158,7 +158,7 @@ func (r *round) slowServer(ctx context.Context) string {
 // past the bound (a slow machine answers late, a hung worker never, or
 // its watchdog kills it), a late one checked against the master's CLI
 // (node.AskTimed). Stuck when one was not answered within the bound.
-func (r *round) limitCycle(ctx context.Context, c int) (stuck bool) {
+func (r *trial) limitCycle(ctx context.Context, c int) (stuck bool) {
 	for _, cmd := range []string{r.k.Down, r.k.Up} {
 		call := r.n.AskTimed(ctx, node.StatsSocket, cmd, r.bound, judge.HangBound(r.bound))
 		r.f.CLI = append(r.f.CLI, call)
@@ -181,7 +181,7 @@ func (r *round) limitCycle(ctx context.Context, c int) (stuck bool) {
 
 // applied says whether the limit the round sets shows on the admin
 // socket (read again for up to a second), and what it shows.
-func (r *round) applied(ctx context.Context) (string, bool) {
+func (r *trial) applied(ctx context.Context) (string, bool) {
 	if strings.Contains(r.k.Down, "global") {
 		i, ok := node.Until(ctx, time.Second, 50*time.Millisecond, func() (map[string]string, error) { return r.n.Info(ctx, node.StatsSocket) },
 			func(i map[string]string) bool { return i["Maxconn"] == "1" })
@@ -200,7 +200,7 @@ func (r *round) applied(ctx context.Context) (string, bool) {
 // raised took to come, waited for up to judge.HangBound; judge.Unserved
 // says what a request never served means, from frontend web's count of
 // 2xx responses (read within bound) at the raise and after the wait.
-func (r *round) resumed(ctx context.Context, c int) {
+func (r *trial) resumed(ctx context.Context, c int) {
 	hang := judge.HangBound(r.bound)
 	w := load.WaitResumed(ctx, r.web, hang, func() obs.Of[int64] {
 		return obs.From(r.n.StatInt(ctx, node.StatsSocket, "web", "FRONTEND", "hrsp_2xx", r.bound))
@@ -226,7 +226,7 @@ func resumedText(v time.Duration) string {
 // lines in the worker's output since before, the master's log of worker
 // exits, the current worker, and whether the master exited; after a stuck
 // CLI, the watchdog's panic is waited for.
-func (r *round) afterRound(ctx context.Context, before node.Before, stuck bool) {
+func (r *trial) afterRound(ctx context.Context, before node.Before, stuck bool) {
 	r.f.Aftermath = r.n.Aftermath(ctx, before, "the round", stuck)
 	if len(r.f.Stalls) > 0 || len(r.f.Panics) > 0 {
 		r.t.Show("worker output with the watchdog's lines", text.LastLines(r.f.Fresh, 60))
