@@ -98,22 +98,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if probes == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	positive := scenario.Beside(func() (string, error) {
-		if lanes == 1 {
-			return probes[0].KillControl(ctx, cleanTries, release)
-		}
-		o.Name = "node-3519-positive"
-		n, unmet, err := env.StartNode(ctx, o, 1)
-		if n == nil {
-			return unmet, err
-		}
-		defer env.StopNode(ctx, n) // its stop overlaps the trials
-		check, unmet, err := prepare(ctx, n)
-		if check == nil {
-			return unmet, err
-		}
-		return check.KillControl(ctx, cleanTries, release)
-	})
+	positive := scenario.Beside(func() (string, error) { return positiveControl(ctx, env, o, probes, lanes) })
 	if lanes == 1 {
 		if u, err := positive(); err != nil || u != "" {
 			return verdict.Outcome{Unmet: u, Err: err}
@@ -150,6 +135,26 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		out.ControlFailed = fmt.Sprintf("control (one connection, no replacement) closed early in %d of %d trials", failed, len(out.Trials))
 	}
 	return out
+}
+
+// positiveControl: a replacement HAProxy is told to kill is seen closed
+// (KillControl), on the only node before its trials, else on a node of
+// its own (o, named apart) started once the trials' nodes are up.
+func positiveControl(ctx context.Context, env *scenario.Env, o node.Options, probes []*peerProbe, lanes int) (unmet string, err error) {
+	if lanes == 1 {
+		return probes[0].KillControl(ctx, cleanTries, release)
+	}
+	o.Name = "node-3519-positive"
+	n, unmet, err := env.StartNode(ctx, o, 1)
+	if n == nil {
+		return unmet, err
+	}
+	defer env.StopNode(ctx, n) // its stop overlaps the trials
+	check, unmet, err := prepare(ctx, n)
+	if check == nil {
+		return unmet, err
+	}
+	return check.KillControl(ctx, cleanTries, release)
 }
 
 // peerProbe plays the remote peer against one node.
