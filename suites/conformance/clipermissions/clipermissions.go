@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -77,8 +78,11 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	}
 	// Counters to clear, and a session to shut down.
 	for range 5 {
-		if code := load.Get(ctx, web); code != 200 {
-			return verdict.Outcome{Unmet: fmt.Sprintf("the frontend answered HTTP %s before the checks", text.HTTPCode(code))}
+		// A request harp could not send or that got no answer is asked
+		// again (load.Status): only HAProxy's own status decides.
+		code := load.Status(ctx, web, 10*time.Second)
+		if c, ok := code.Get(); !ok || c != 200 {
+			return verdict.Outcome{Unmet: "the frontend answered HTTP " + obs.Text(code, strconv.Itoa) + " before the checks"}
 		}
 	}
 	conn, err := net.DialTimeout("tcp", web, 5*time.Second)
