@@ -16,3 +16,23 @@ func TestReloadEnds(t *testing.T) {
 		t.Errorf("an old worker leaving cleanly: %q, %q", crash, died)
 	}
 }
+
+func TestReloadExits(t *testing.T) {
+	exits := []WorkerExit{
+		{PID: 7, Code: 0, Reason: "Exit"},
+		{PID: 8, Code: 139, Reason: "Segmentation fault"},
+		{PID: 9, Code: 134, Reason: "Aborted", Current: true},
+	}
+	died, crash := ReloadExits(exits, 8)
+	if died == nil || died.PID != 9 || crash == nil || crash.PID != 8 || crash.Ended() != "exited with code 139 (Segmentation fault)" {
+		t.Errorf("ReloadExits = %+v, %+v", died, crash)
+	}
+	// An old worker that left cleanly, or exited with an error code: no crash.
+	if died, crash := ReloadExits([]WorkerExit{exits[0], {PID: 7, Code: 1, Reason: "Exit"}}, 7); died != nil || crash != nil {
+		t.Errorf("an old worker leaving without a signal: %+v, %+v", died, crash)
+	}
+	// The same reading as ReloadEnds'.
+	if oldCrash, newDied := ReloadEnds(exits, 8); oldCrash != "old worker 8 "+crash.Ended()+" during soft-stop" || newDied != "current worker 9 "+died.Ended() {
+		t.Errorf("ReloadEnds reads otherwise: %q, %q", oldCrash, newDied)
+	}
+}
