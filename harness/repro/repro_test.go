@@ -69,13 +69,13 @@ peers p
 // (missing map) held, cycle 2 (syntax error) the master died.
 func failedReloadResult(t *testing.T) (findings.Finding, report.Result) {
 	t.Helper()
-	good, err := failedreload.Config("")
+	good, err := failedreload.Config(failedreload.Break{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var trials []verdict.Trial
 	for i, b := range failedreload.Breaks[:2] {
-		broken, err := failedreload.BrokenConfig(b)
+		broken, err := failedreload.Config(b)
 		if err != nil {
 			t.Fatal(err)
 		}

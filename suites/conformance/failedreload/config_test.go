@@ -6,12 +6,12 @@ import (
 )
 
 func TestConfigs(t *testing.T) {
-	good, err := Config("")
+	good, err := Config(Break{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, b := range Breaks {
-		bad, err := BrokenConfig(b)
+		bad, err := Config(b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +32,7 @@ func TestSelectBreaks(t *testing.T) {
 		t.Errorf("unknown: %v", err)
 	}
 	b, _ := SelectBreaks("syntax-error-after-peers")
-	cfg, err := BrokenConfig(b[0])
+	cfg, err := Config(b[0])
 	if err != nil || !strings.Contains(cfg, "localpeer harp") || !strings.Contains(cfg, "peers harp\n    peer harp 127.0.0.1:10000") ||
 		strings.Index(cfg, "peers harp") > strings.Index(cfg, `"unterminated`) {
 		t.Errorf("the peers break's config has no peers section before its error: %v\n%s", err, cfg)

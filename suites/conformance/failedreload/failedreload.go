@@ -77,19 +77,14 @@ func breakID(b Break) string { return b.ID }
 // SelectBreaks are the breaks a BREAKS value names, in cycle order.
 func SelectBreaks(v string) ([]Break, error) { return scenario.Pick(v, Breaks, breakID, "break") }
 
-// Config renders the good config, or a broken one with line added to the
-// frontend.
-func Config(line string) (string, error) { return render(line, false) }
-
-// BrokenConfig is the config a break makes.
-func BrokenConfig(b Break) (string, error) { return render(b.Line, b.Peers) }
-
-func render(line string, peers bool) (string, error) {
+// Config renders the config a break makes (Break{}: the good one): its
+// line added to the frontend, after a peers section when it has one.
+func Config(b Break) (string, error) {
 	local := ""
-	if peers {
+	if b.Peers {
 		local = "harp"
 	}
-	return config.Render(judge.SuiteID+".cfg.tmpl", map[string]any{"Threads": 2, "LocalPeer": local, "Line": line, "Peers": peers})
+	return config.Render(judge.SuiteID+".cfg.tmpl", map[string]any{"Threads": 2, "LocalPeer": local, "Line": b.Line, "Peers": b.Peers})
 }
 
 // Evidence is what one cycle recorded.
@@ -101,7 +96,7 @@ type Evidence struct {
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
-	good, err := Config("")
+	good, err := Config(Break{})
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
@@ -184,7 +179,7 @@ func (c *trial) before(ctx context.Context) (bool, error) {
 // worker after it would be HAProxy's doing, not a break that does not
 // break; an unbindable address is accepted by -c and fails when started.
 func (c *trial) refused(ctx context.Context) (bool, error) {
-	broken, err := BrokenConfig(c.b)
+	broken, err := Config(c.b)
 	if err != nil {
 		return false, err
 	}
