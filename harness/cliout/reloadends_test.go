@@ -2,12 +2,16 @@ package cliout
 
 import "testing"
 
+// reloadExits: the old worker 7 left cleanly, 8 crashed while leaving, and
+// the current worker 9 died.
+var reloadExits = []WorkerExit{
+	{PID: 7, Code: 0, Reason: "Exit"},
+	{PID: 8, Code: 139, Reason: "Segmentation fault"},
+	{PID: 9, Code: 134, Reason: "Aborted", Current: true},
+}
+
 func TestReloadEnds(t *testing.T) {
-	exits := []WorkerExit{
-		{PID: 7, Code: 0, Reason: "Exit"},
-		{PID: 8, Code: 139, Reason: "Segmentation fault"},
-		{PID: 9, Code: 134, Reason: "Aborted", Current: true},
-	}
+	exits := reloadExits
 	crash, died := ReloadEnds(exits, 8)
 	if crash != "old worker 8 exited with code 139 (Segmentation fault) during soft-stop" || died != "current worker 9 exited with code 134 (Aborted)" {
 		t.Errorf("ReloadEnds = %q, %q", crash, died)
@@ -18,11 +22,7 @@ func TestReloadEnds(t *testing.T) {
 }
 
 func TestReloadExits(t *testing.T) {
-	exits := []WorkerExit{
-		{PID: 7, Code: 0, Reason: "Exit"},
-		{PID: 8, Code: 139, Reason: "Segmentation fault"},
-		{PID: 9, Code: 134, Reason: "Aborted", Current: true},
-	}
+	exits := reloadExits
 	died, crash := ReloadExits(exits, 8)
 	if died == nil || died.PID != 9 || crash == nil || crash.PID != 8 || crash.Ended() != "exited with code 139 (Segmentation fault)" {
 		t.Errorf("ReloadExits = %+v, %+v", died, crash)
