@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 
-	"github.com/harp-project/harp/harness/text"
 	"github.com/harp-project/harp/harness/verdict"
 )
 
@@ -19,8 +18,6 @@ func ShowMasterLogs(ctx context.Context, t *verdict.Trial, members []*Member, li
 				}
 			}
 		}
-		if logs, err := m.Node.Logs(ctx); err == nil {
-			t.Show(m.Name+" master log (last lines)", text.LastLines(logs, lines))
-		}
+		m.Node.ShowLogs(ctx, t, m.Name+" master log (last lines)", lines)
 	}
 }

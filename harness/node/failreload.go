@@ -13,7 +13,10 @@ import (
 // (FailReload), typed for a judge: a show proc harp could not read is
 // unknown, never "not counted" or "old worker gone".
 type AfterFailedReload struct {
-	Master obs.Of[obs.Exit] // the master gone, or running
+	// FailedBefore is show proc's count of failed reloads just before it.
+	FailedBefore int
+	Old          int              // the worker that served before it
+	Master       obs.Of[obs.Exit] // the master gone, or running
 	// Procs is show proc at the moment it counted one more failed reload,
 	// or at the end of the wait.
 	Procs obs.Of[cliout.AfterFailure]
@@ -26,15 +29,21 @@ type AfterFailedReload struct {
 	Demoted bool
 }
 
-// FailReload reloads the node with cfg, a config that cannot load, and
-// watches show proc until it counts one more failed reload than
-// failedBefore or timeout passes (FailingReload), then reads what it says
-// of old, the worker that served before. err is harp failing to ask for
-// the reload; only Master is read then, and when the master is gone.
-func (n *Node) FailReload(ctx context.Context, cfg string, failedBefore, old int, timeout time.Duration) (AfterFailedReload, error) {
+// FailReload reads show proc's count of failed reloads, reloads the node
+// with cfg, a config that cannot load, and watches show proc until it
+// counts one more or timeout passes (FailingReload), then reads what it
+// says of old, the worker that served before. err is harp failing to
+// read the count or to ask for the reload; only Master is read then, and
+// when the master is gone.
+func (n *Node) FailReload(ctx context.Context, cfg string, old int, timeout time.Duration) (AfterFailedReload, error) {
+	before, err := n.Procs(ctx)
+	if err != nil {
+		return AfterFailedReload{Old: old}, err
+	}
+	failedBefore := before.Master.Failed
 	procs, master, err := n.FailingReload(ctx, cfg, failedBefore, timeout)
 	if err != nil || obs.Gone(master) {
-		return AfterFailedReload{Master: master}, err
+		return AfterFailedReload{FailedBefore: failedBefore, Old: old, Master: master}, err
 	}
 	return afterFailedReload(procs, master, failedBefore, old), nil
 }
@@ -43,7 +52,7 @@ func (n *Node) FailReload(ctx context.Context, cfg string, failedBefore, old int
 // AfterFailure), given the master's failed count before and the worker
 // from before.
 func afterFailedReload(procs obs.Of[cliout.Procs], master obs.Of[obs.Exit], failedBefore, old int) AfterFailedReload {
-	r := AfterFailedReload{Master: master, Procs: obs.Failure[cliout.AfterFailure]("%s", procs.Unknown())}
+	r := AfterFailedReload{FailedBefore: failedBefore, Old: old, Master: master, Procs: obs.Failure[cliout.AfterFailure]("%s", procs.Unknown())}
 	p, ok := procs.Get()
 	if !ok {
 		return r
@@ -55,4 +64,13 @@ func afterFailedReload(procs obs.Of[cliout.Procs], master obs.Of[obs.Exit], fail
 		r.OldGone = obs.Opt(obs.Value(obs.Exit{Process: fmt.Sprintf("old worker %d", old)}))
 	}
 	return r
+}
+
+// Notes are what the failed reload showed besides its facts, for a
+// trial's notes: the worker that keeps serving listed among the old ones.
+func (r AfterFailedReload) Notes() []string {
+	if !r.Demoted {
+		return nil
+	}
+	return []string{fmt.Sprintf("show proc lists the worker that keeps serving, %d, among the old workers (as 3.1 and later do after a failed reload)", r.Old)}
 }

@@ -2,6 +2,7 @@ package remotepeer
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/harp-project/harp/harness/node"
@@ -11,14 +12,18 @@ import (
 // KeepUpOn plays the remote peer remote of section on n, whose local peer
 // local listens on the node's published port (KeepUp, with the default
 // options), and waits up to timeout for show peers to show it established.
-// stop ends it (a no-op when the port could not be read: err says why).
-func KeepUpOn(ctx context.Context, n *node.Node, port, section, local, remote string, timeout time.Duration) (stop func(), established bool, err error) {
+// unmet says why it is not up ("" when it is): the port could not be read,
+// or it was never established, a precondition of whatever needs it up.
+// stop ends it (a no-op when the port could not be read).
+func KeepUpOn(ctx context.Context, n *node.Node, port, section, local, remote string, timeout time.Duration) (stop func(), unmet string) {
 	addr, err := n.Addr(ctx, port)
 	if err != nil {
-		return func() {}, false, err
+		return func() {}, err.Error()
 	}
 	p := &Probe{Node: n, Addr: addr, Section: section, Local: local, Remote: remote}
 	stop = p.KeepUp(ctx, peers.DefaultOptions)
-	_, err = p.Established(ctx, timeout)
-	return stop, err == nil, nil
+	if _, err := p.Established(ctx, timeout); err != nil {
+		return stop, fmt.Sprintf("the remote peer played by harp was never established (%s)", timeout)
+	}
+	return stop, ""
 }

@@ -7,7 +7,6 @@ package failedreload
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
@@ -51,22 +50,23 @@ type Break struct {
 	// Peers: the broken config also has a peers section (its local peer
 	// and a table), parsed before the error.
 	Peers bool
-	// Unbindable: the config parses (haproxy -c accepts it) and fails only
-	// when started, on a bind no address of the node's can take.
-	Unbindable bool
+	// FailsOnBind: the config parses (haproxy -c accepts it) and fails
+	// only when started, on a bind to this host, which no address of the
+	// node's is ("": it does not parse).
+	FailsOnBind string
 }
 
 // Breaks in cycle order.
 var Breaks = []Break{
-	{"missing-map", "a missing map file", "http-request set-header x-m %[req.hdr(host),map(/etc/harp/absent.map)]", false, false},
-	{"syntax-error", "a syntax error", `http-request set-header x-a "unterminated`, false, false},
-	{"unknown-keyword", "an unknown keyword", "frobnicate yes", false, false},
+	{"missing-map", "a missing map file", "http-request set-header x-m %[req.hdr(host),map(/etc/harp/absent.map)]", false, ""},
+	{"syntax-error", "a syntax error", `http-request set-header x-a "unterminated`, false, ""},
+	{"unknown-keyword", "an unknown keyword", "frobnicate yes", false, ""},
 	// Upstream 035058e8bfe4: the master crashed when a reload failed
 	// after a peers section was parsed.
-	{"syntax-error-after-peers", "a syntax error after a peers section", `http-request set-header x-a "unterminated`, true, false},
+	{"syntax-error-after-peers", "a syntax error after a peers section", `http-request set-header x-a "unterminated`, true, ""},
 	// Upstream d76fa37534b7: a reload failing on a bind error made the
 	// master exit.
-	{"unbindable-address", "a bind to an address the node does not have", "bind " + unbindable, false, true},
+	{"unbindable-address", "a bind to an address the node does not have", "bind " + unbindable, false, unbindableHost},
 }
 
 // unbindable is in TEST-NET-1 (RFC 5737): no interface has it.
@@ -100,79 +100,50 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	breaks, err := SelectBreaks(env.Params.String("BREAKS"))
-	if err != nil {
-		return verdict.Outcome{Err: err}
-	}
 	n, web, out := env.StartServing(ctx, node.Options{Config: good, Ports: []string{"8080/tcp"}}, 2, "8080/tcp")
 	if n == nil {
 		return out
 	}
-	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
-		b := breaks[(t.N-1)%len(breaks)]
-		c := &trial{n: n, web: web, t: t, b: b, how: node.BySignal, good: good, bound: env.Params.Duration("BOUND"),
-			key: fmt.Sprintf("keep-%d", t.N), val: fmt.Sprint(t.N)}
-		if (t.N-1)/len(breaks)%2 == 1 {
-			c.how = node.ByMasterCLI
-		}
+	return scenario.RunPicked(ctx, env, "BREAKS", SelectBreaks, func(ctx context.Context, t *verdict.Trial, b Break, round int) error {
+		// The recovery is by SIGUSR2 in the first round of breaks, by the
+		// master CLI in the second, and so on.
+		how := []node.How{node.BySignal, node.ByMasterCLI}[round%2]
+		c := &trial{n: n, web: web, t: t, b: b, how: how, good: good, key: fmt.Sprintf("keep-%d", t.N)}
 		t.Evidence = &c.ev
-		c.ev.Facts = judge.Facts{Break: b.Name, BreakID: b.ID, Recovery: string(c.how), Bound: c.bound}
-		err := c.run(ctx)
+		c.ev.Facts = judge.Facts{Break: b.Name, BreakID: b.ID, Recovery: string(how), Bound: env.Params.Duration("BOUND"), EntryWant: fmt.Sprint(t.N)}
+		err := scenario.RunSteps(ctx, c.before, c.refused, c.fail, c.observe, c.recover)
 		t.Checks, t.Violation, t.Unmet = judge.CycleChecks(c.ev.Facts)
 		return scenario.StopIfGone(ctx, n, err)
 	})
 }
 
-// trial is one cycle: a break, the reload it fails, what the master and
-// the worker from before show after it, and the recovery.
+// trial is one cycle, its steps in order: before the break, the break
+// refused, the reload it fails, what the master and the worker from
+// before show after it, and the recovery.
 type trial struct {
-	n        *node.Node
-	web      string // the worker's HTTP address
-	t        *verdict.Trial
-	b        Break
-	how      node.How // how the recovery reload is asked for
-	good     string   // the config to go back to
-	ev       Evidence
-	bound    time.Duration
-	old      int // the worker from before the break
-	key, val string
+	n    *node.Node
+	web  string // the worker's HTTP address
+	t    *verdict.Trial
+	b    Break
+	how  node.How // how the recovery reload is asked for
+	good string   // the config to go back to
+	ev   Evidence // its facts hold the bound and the entry's gpc0
+	old  int      // the worker from before the break
+	key  string   // the entry it holds
 }
 
-// run runs the steps in order; a step that returns false ends the cycle.
-func (c *trial) run(ctx context.Context) error {
-	for _, step := range []func(context.Context) (bool, error){c.before, c.refused, c.fail} {
-		if next, err := step(ctx); !next || err != nil {
-			return err
-		}
-	}
-	c.observe(ctx)
-	return c.recover(ctx)
-}
-
-// before: the worker answers HTTP and holds an entry, and the master's
-// count of failed reloads is read.
+// before: the worker answers HTTP and holds an entry.
 func (c *trial) before(ctx context.Context) (bool, error) {
 	f := &c.ev.Facts
-	old, err := c.n.CurrentWorker(ctx)
-	if err != nil {
+	var err error
+	if c.old, err = c.n.CurrentWorker(ctx); err != nil {
 		f.Setup = "before the cycle: " + err.Error()
-		return false, nil
-	}
-	c.old = old
-	if code, ok := load.Status(ctx, c.web, 5*time.Second).Get(); !ok || code != 200 {
+	} else if code, ok := load.Status(ctx, c.web, 5*time.Second).Get(); !ok || code != 200 {
 		f.Setup = fmt.Sprintf("before the cycle the worker answered HTTP %s", text.HTTPCode(code))
-		return false, nil
-	}
-	if err := c.n.SetEntry(ctx, old, "tbl", c.key, "data.gpc0 "+c.val); err != nil {
+	} else if err = c.n.SetEntry(ctx, c.old, "tbl", c.key, "data.gpc0 "+f.EntryWant); err != nil {
 		f.Setup = "before the cycle: " + err.Error()
-		return false, nil
 	}
-	procs, err := c.n.Procs(ctx)
-	if err != nil {
-		return false, err
-	}
-	f.FailedBefore = procs.Master.Failed
-	return true, nil
+	return f.Setup == "", nil // an unmet precondition ends the cycle
 }
 
 // refused: this build refuses the broken config (haproxy -c), so a new
@@ -184,62 +155,55 @@ func (c *trial) refused(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	c.ev.Broken = broken
-	bind := ""
-	if c.b.Unbindable {
-		bind = unbindableHost
-	}
-	unmet, note, err := c.n.CannotLoad(ctx, "/etc/harp/broken.cfg", broken, "the config with "+c.b.Name, bind, c.bound)
+	unmet, note, err := c.n.CannotLoad(ctx, "/etc/harp/broken.cfg", broken, "the config with "+c.b.Name, c.b.FailsOnBind, c.ev.Facts.Bound)
 	if c.ev.Facts.Setup = unmet; note != "" {
 		c.t.Note(note)
 	}
 	return unmet == "" && err == nil, err // an unmet precondition ends the cycle
 }
 
-// fail: the broken config in place, SIGUSR2, and show proc until it
-// counts the failure (observed, not waited out).
+// fail: the master's count of failed reloads read, the broken config in
+// place, SIGUSR2, and show proc until it counts the failure (observed,
+// not waited out).
 func (c *trial) fail(ctx context.Context) (bool, error) {
 	f := &c.ev.Facts
-	r, err := c.n.FailReload(ctx, c.ev.Broken, f.FailedBefore, c.old, c.bound)
-	if f.Master = r.Master; err != nil || obs.Gone(r.Master) {
+	r, err := c.n.FailReload(ctx, c.ev.Broken, c.old, f.Bound)
+	if f.FailedBefore, f.Master = r.FailedBefore, r.Master; err != nil || obs.Gone(r.Master) {
 		return false, err
 	}
 	f.OldPID, f.Procs, f.OldWorker = c.old, r.Procs, r.OldGone
-	if r.Demoted {
-		c.t.Notef("show proc lists the worker that keeps serving, %d, among the old workers (as 3.1 and later do after a failed reload)", c.old)
-	}
+	c.t.Note(r.Notes()...)
 	return true, nil
 }
 
 // observe: after the failed reload the worker from before still serves
-// HTTP and holds its entry, and the master takes signals.
-func (c *trial) observe(ctx context.Context) {
+// HTTP and holds its entry, and the master takes signals. What it cannot
+// read is unknown: the cycle goes on.
+func (c *trial) observe(ctx context.Context) (bool, error) {
 	f, n, old, t := &c.ev.Facts, c.n, c.old, c.t
 	f.HTTP = n.HTTPStatus(ctx, old, c.web, 10*time.Second)
 	f.Entry = n.EntryField(ctx, old, "tbl", c.key, "gpc0")
-	f.EntryWant = c.val
-	st := obs.From(n.MasterStatus(ctx))
-	f.Signals = obs.Failure[judge.Signals]("the master's signal state: %s", st.Unknown())
-	if st, ok := st.Get(); ok {
+	st, err := n.MasterStatus(ctx)
+	f.Signals = obs.Map(obs.From(st, err), cliout.ProcStatus.ReloadSignal)
+	if err == nil {
 		c.ev.Status = st
-		f.Signals = obs.Value(judge.Signals{Blocked: st.Blocks(syscall.SIGUSR2), Pending: st.Pends(syscall.SIGUSR2)})
 		t.Notef("master after the failed reload: %s", st.SignalText())
 	}
 	a, _ := f.Procs.Get()
 	t.Notef("%s: show proc failed %d -> %s, worker %d listed: %v, new worker: %d, HTTP %s, %s gpc0=%s", c.b.Name, f.FailedBefore, obs.Text(f.Procs, func(a judge.ProcsAfter) string { return fmt.Sprint(a.Failed) }), old, a.OldListed, a.NewWorker,
 		obs.Text(f.HTTP, text.HTTPCode), c.key, obs.Text(f.Entry, nil))
-	if logs, err := n.Logs(ctx); err == nil {
-		t.Show("master output after the failed reload (last lines)", text.LastLines(logs, 8))
-	}
+	n.ShowLogs(ctx, t, "master output after the failed reload (last lines)", 8)
+	return true, nil
 }
 
 // recover: the good config back, then the next reload starts a worker
 // that serves.
-func (c *trial) recover(ctx context.Context) error {
+func (c *trial) recover(ctx context.Context) (bool, error) {
 	f, n, how := &c.ev.Facts, c.n, c.how
 	if err := n.WriteFile(ctx, node.ConfigPath, []byte(c.good)); err != nil {
-		return err
+		return false, err
 	}
-	r, err := n.ReloadBy(ctx, how, c.bound)
+	r, err := n.ReloadBy(ctx, how, f.Bound)
 	switch c.ev.Reload = r; {
 	case err != nil && !node.IsReloadFailed(err):
 		// Not HAProxy's answer: harp could not ask, or show proc kept
@@ -255,5 +219,5 @@ func (c *trial) recover(ctx context.Context) error {
 		f.HTTPRecovered = obs.Opt(n.HTTPStatus(ctx, r.NewPID, c.web, 10*time.Second))
 		c.t.Notef("recovery by %s: new worker %d listed %s after it, HTTP %s", how, r.NewPID, r.NewUp.Round(time.Millisecond), obs.Text(f.HTTPRecovered.Of, text.HTTPCode))
 	}
-	return nil
+	return true, nil
 }

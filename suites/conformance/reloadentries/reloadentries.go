@@ -96,7 +96,7 @@ type Evidence struct {
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
-	return scenario.RunPicked(ctx, env, "KINDS", Selected, func(ctx context.Context, t *verdict.Trial, k Kind) error {
+	return scenario.RunPicked(ctx, env, "KINDS", Selected, func(ctx context.Context, t *verdict.Trial, k Kind, _ int) error {
 		return trial(ctx, env, t, k)
 	})
 }
@@ -128,14 +128,9 @@ func trial(ctx context.Context, env *scenario.Env, t *verdict.Trial, k Kind) err
 		return err
 	}
 	if k.Remote == "up" { // harp's peers client plays it, a session kept up throughout
-		stop, up, err := remotepeer.KeepUpOn(ctx, n, fmt.Sprintf("%d/tcp", peerPort), "s1", localPeer, remotePeer, 10*time.Second)
+		stop, unmet := remotepeer.KeepUpOn(ctx, n, fmt.Sprintf("%d/tcp", peerPort), "s1", localPeer, remotePeer, 10*time.Second)
 		defer stop()
-		switch {
-		case err != nil:
-			f.RemoteBefore = err.Error()
-		case !up:
-			f.RemoteBefore = "the remote peer played by harp was never established on the old worker (10 s)"
-		}
+		f.RemoteBefore = unmet
 	}
 	if ready, err := before(ctx, n, old, k, f); !ready || err != nil {
 		return err
@@ -153,7 +148,7 @@ func trial(ctx context.Context, env *scenario.Env, t *verdict.Trial, k Kind) err
 // after start", and every entry written and read back. False when a
 // precondition was not met (recorded in f).
 func before(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts) (bool, error) {
-	if atOnce(k) {
+	if k.MaxAge > 0 && k.Remote == "" {
 		// With no remote peer a correct build finishes its resync at once
 		// (upstream 4b1a7ea66), so right after start that is part of the
 		// property, not a precondition: the reload comes while the worker
@@ -176,21 +171,15 @@ func before(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts) 
 	if f.ResyncBefore != "" || f.RemoteBefore != "" {
 		return false, nil
 	}
-	if k.MinAge > 0 {
-		if err := n.WaitWorkerAge(ctx, old, k.MinAge); err != nil {
-			return false, err
-		}
-	}
-	keys, vals := entries(k.Entries)
-	back, err := n.SetAndReadBack(ctx, node.StatsSocket, old, tables(k), "gpc0", keys, vals) // on the stats socket: only one worker runs, the reload comes after
-	if err = node.RefusalUnmet(err, &f.Setup); err != nil || f.Setup != "" {
+	if err := n.WaitWorkerAge(ctx, old, k.MinAge); err != nil { // "long after start" only
 		return false, err
 	}
-	c, ok := back.Get()
-	if !ok {
-		return false, fmt.Errorf("reading back the entries before the reload: %s", back.Why)
+	keys, vals := entries(k.Entries)
+	back, unmet, err := n.SetAndReadBack(ctx, node.StatsSocket, old, tables(k), "gpc0", keys, vals) // on the stats socket: only one worker runs, the reload comes after
+	if f.Setup = unmet; err != nil || unmet != "" {
+		return false, err
 	}
-	f.WrittenBefore = k.Entries*k.Sections - c.Bad()
+	f.WrittenBefore = k.Entries*k.Sections - back.Bad()
 	return true, nil
 }
 
@@ -230,23 +219,15 @@ func after(ctx context.Context, n *node.Node, r node.Reload, k Kind, f *judge.Fa
 	f.ResyncAfter = obs.Opt(w.Observed())
 	t.Note(cliout.FlagNotes("new worker", w.Sections)...)
 	if exits, err := n.Exits(ctx); err == nil {
-		died, crash := cliout.ReloadExits(exits, r.OldPID)
-		if died != nil { // explains the reads that fail after it
-			f.Died = obs.Opt(obs.Value(obs.Exit{Process: fmt.Sprintf("the new worker %d", died.PID), Code: died.Code, Signal: died.Reason}))
-		}
-		if crash != nil {
-			f.OldCrash = crash.Ended() + " during soft-stop"
-			t.Notef("the old worker %d %s", crash.PID, f.OldCrash)
-		}
+		f.Died, f.OldCrash = cliout.ReloadDeaths(exits, r.OldPID)
+	}
+	if f.OldCrash != "" {
+		t.Notef("the old worker %d %s", r.OldPID, f.OldCrash)
 	}
 	keys, vals := entries(k.Entries)
 	f.Loss = obs.Opt(n.TableLoss(ctx, r.NewPID, tables(k), "gpc0", keys, vals))
 	return nil
 }
-
-// atOnce: a kind whose reload comes right after start, in sections with no
-// remote peer, where a correct build has nothing to wait for.
-func atOnce(k Kind) bool { return k.MaxAge > 0 && k.Remote == "" }
 
 // entries are the keys (k00000...) and gpc0 values (1 + index mod 997)
 // of entries 0..count-1.

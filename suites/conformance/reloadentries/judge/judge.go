@@ -40,52 +40,6 @@ type Facts struct {
 // data, and a sample of them.
 type Loss = cliout.TableLoss
 
-// Reload decides one reload: every precondition first (an unmet one makes
-// the reload say nothing), then the entries and the resync state. The old
-// worker crashing on its way out (2.6.12 does with several sections) is a
-// remark when the new worker learnt everything: it is another property.
-// Unknown readings are left to the one rule on observations.
-func Reload(f Facts) (violation, unmet, remark string) {
-	want := f.Entries * f.Sections
-	switch {
-	case f.Setup != "":
-		return "", f.Kind + ": " + f.Setup, ""
-	case f.RemoteBefore != "":
-		return "", f.Kind + ": " + f.RemoteBefore, ""
-	case f.ResyncBefore != "":
-		return "", f.Kind + ": before the reload: " + f.ResyncBefore, ""
-	case f.WrittenBefore != want:
-		return "", fmt.Sprintf("%s: before the reload only %d of %d entries written read back", f.Kind, f.WrittenBefore, want), ""
-	case f.MaxAge > 0 && f.AgeBound >= f.MaxAge:
-		return "", fmt.Sprintf("%s: the worker may have been %s old at the reload, not surely under %s", f.Kind, f.AgeBound.Round(100*time.Millisecond), f.MaxAge), ""
-	case f.MinAge > 0 && f.Age < f.MinAge:
-		return "", fmt.Sprintf("%s: the worker was %s old at the reload, not over %s", f.Kind, f.Age.Round(time.Millisecond), f.MinAge), ""
-	case f.ReloadErr != "":
-		return "", f.Kind + ": reload: " + f.ReloadErr, ""
-	}
-	var v []string
-	if d, ok := f.Died.Get(); ok {
-		v = append(v, fmt.Sprintf("%s exited with code %d (%s)", d.Process, d.Code, d.Signal))
-	}
-	l, _ := f.Loss.Get()
-	v = append(v, l.Texts(want)...)
-	if r, _ := f.ResyncAfter.Get(); r != "" {
-		v = append(v, "the new worker's "+r)
-	}
-	if done, ok := f.OldFinished.Get(); ok && !done && len(v) > 0 {
-		v = append(v, "the old worker had not finished its resync although its sections have no remote peer to wait for")
-	}
-	switch {
-	case len(v) == 0 && f.OldCrash != "":
-		return "", "", f.Kind + ": the old worker " + f.OldCrash + ", after teaching every entry"
-	case len(v) == 0:
-		return "", "", ""
-	case f.OldCrash != "":
-		v = append(v, "the old worker "+f.OldCrash)
-	}
-	return f.Kind + ": " + strings.Join(v, "; "), "", ""
-}
-
 // Check ids, each qualified by the kind's slug (entries-kept.early): a
 // finding names the kind of reload whose check failed.
 const (
@@ -94,21 +48,63 @@ const (
 	CheckNewWorkerLives = "new-worker-lives"
 )
 
-// ReloadChecks is Reload with the checks of a reload whose preconditions
-// held, each known fact one check (an unknown one is not listed).
+// ReloadChecks decides one reload: every precondition first (an unmet
+// one makes the reload say nothing, and lists no check), then the entries
+// and the resync state, each known fact one check (an unknown one is not
+// listed: it is left to the one rule on observations). The old worker
+// crashing on its way out (2.6.12 does with several sections) is a remark
+// when the new worker learnt everything: it is another property.
 func ReloadChecks(f Facts, slug string) (cs verdict.Checks, violation, unmet, remark string) {
-	violation, unmet, remark = Reload(f)
-	if unmet != "" {
-		return nil, violation, unmet, remark
+	want := f.Entries * f.Sections
+	switch {
+	case f.Setup != "":
+		return nil, "", f.Kind + ": " + f.Setup, ""
+	case f.RemoteBefore != "":
+		return nil, "", f.Kind + ": " + f.RemoteBefore, ""
+	case f.ResyncBefore != "":
+		return nil, "", f.Kind + ": before the reload: " + f.ResyncBefore, ""
+	case f.WrittenBefore != want:
+		return nil, "", fmt.Sprintf("%s: before the reload only %d of %d entries written read back", f.Kind, f.WrittenBefore, want), ""
+	case f.MaxAge > 0 && f.AgeBound >= f.MaxAge:
+		return nil, "", fmt.Sprintf("%s: the worker may have been %s old at the reload, not surely under %s", f.Kind, f.AgeBound.Round(100*time.Millisecond), f.MaxAge), ""
+	case f.MinAge > 0 && f.Age < f.MinAge:
+		return nil, "", fmt.Sprintf("%s: the worker was %s old at the reload, not over %s", f.Kind, f.Age.Round(time.Millisecond), f.MinAge), ""
+	case f.ReloadErr != "":
+		return nil, "", f.Kind + ": reload: " + f.ReloadErr, ""
 	}
+	var v []string
 	if d, ok := f.Died.Get(); ok { // only a death is recorded: this check can fail, not hold
-		cs.Fail(CheckNewWorkerLives, fmt.Sprintf("%s exited with code %d (%s)", d.Process, d.Code, d.Signal))
+		died := fmt.Sprintf("%s exited with code %d (%s)", d.Process, d.Code, d.Signal)
+		cs.Fail(CheckNewWorkerLives, died)
+		v = append(v, died)
 	}
 	if l, ok := f.Loss.Get(); ok {
-		cs.Expect(CheckEntriesKept, l.Bad() == 0, fmt.Sprintf("%d of %d entries lost or changed", l.Bad(), f.Entries*f.Sections))
+		cs.Expect(CheckEntriesKept, l.Bad() == 0, fmt.Sprintf("%d of %d entries lost or changed", l.Bad(), want))
+		v = append(v, l.Texts(want)...)
 	}
 	if r, ok := f.ResyncAfter.Get(); ok {
 		cs.Expect(CheckResyncFinished, r == "", "the new worker's "+r)
+		if r != "" {
+			v = append(v, "the new worker's "+r)
+		}
 	}
-	return cs.Qualified(slug), violation, unmet, remark
+	if done, ok := f.OldFinished.Get(); ok && !done && len(v) > 0 {
+		v = append(v, "the old worker had not finished its resync although its sections have no remote peer to wait for")
+	}
+	cs = cs.Qualified(slug)
+	switch {
+	case len(v) == 0 && f.OldCrash != "":
+		return cs, "", "", f.Kind + ": the old worker " + f.OldCrash + ", after teaching every entry"
+	case len(v) == 0:
+		return cs, "", "", ""
+	case f.OldCrash != "":
+		v = append(v, "the old worker "+f.OldCrash)
+	}
+	return cs, f.Kind + ": " + strings.Join(v, "; "), "", ""
+}
+
+// Reload is ReloadChecks' decision without the checks.
+func Reload(f Facts) (violation, unmet, remark string) {
+	_, violation, unmet, remark = ReloadChecks(f, "")
+	return violation, unmet, remark
 }
