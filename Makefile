@@ -10,7 +10,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches -type f)
 
-.PHONY: nemesis conformance report-property repeat test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture vet generate readme
+.PHONY: nemesis test-upstream-fixes conformance report-property repeat test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture vet generate readme
 
 build: $(HARP)
 
@@ -52,6 +52,12 @@ repeat: deps $(HARP)
 ## test-cluster: every peers-cluster suite (NODES nodes, default 3, on a private network)
 test-cluster: deps $(HARP)
 	$(HARP) run --label-filter 'area:peers-cluster' --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
+
+## test-upstream-fixes: every suite of upstream's fixed bugs (label
+## area:regressions: upstream-fixes-cli, -master, -config, -tables,
+## -listeners, -peers; make test-upstream-fixes-cli runs one)
+test-upstream-fixes: deps $(HARP)
+	$(HARP) run --label-filter 'area:regressions' --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
 
 ## conformance: every conformance property (label area:conformance) on HAPROXY, e.g.
 ##   make conformance HAPROXY='deb:bookworm deb:experimental'

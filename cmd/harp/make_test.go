@@ -22,6 +22,7 @@ var makeTargets = map[string][]string{
 	"test-conf-reload-keeps-entries": {`--label-filter="suite:conf-reload-keeps-entries"`},
 	"test-chaos":                     {`--label-filter="suite:chaos"`},
 	"test-cluster":                   {`--label-filter="area:peers-cluster"`},
+	"test-upstream-fixes":            {`--label-filter="area:regressions"`},
 	"conformance":                    {`--label-filter="area:conformance"`},
 	"matrix":                         {`--builds="deb:bookworm deb:trixie deb:sid deb:experimental"`, `--suites="area:peers"`, `--jobs="1"`, `--shard="1/1"`},
 	"nightly":                        {`--jobs="1"`, `--keep="14"`, `--bisect-budget="45m0s"`},

@@ -79,6 +79,16 @@ func SuiteOfCrash(rs []report.Result, sig string) map[string]bool {
 func Changes(prev, cur []report.Result) []Change {
 	before, _ := sightings(prev)
 	now, example := sightings(cur)
+	// A check last seen under the suite it was split from is the same
+	// finding now (report.SplitFrom): neither new nor gone.
+	for sig := range now {
+		suite := SuiteOf(sig)
+		former := report.SplitFrom[suite] + "/" + strings.TrimPrefix(sig, suite+"/")
+		if was, ok := before[former]; ok && report.SplitFrom[suite] != "" {
+			before[sig] = was
+			delete(before, former)
+		}
+	}
 	var out []Change
 	add := func(kind, sig string, builds []string, ex string) {
 		if len(builds) == 0 {

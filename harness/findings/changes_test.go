@@ -44,3 +44,25 @@ func TestChanges(t *testing.T) {
 		t.Errorf("inconclusive now: %+v", got)
 	}
 }
+
+// A check recorded under the suite it was split from (report.SplitFrom)
+// answers for its new suite: a bisect or history over old runs reads it,
+// and a nightly after the split sees no new or gone finding.
+func TestSplitSuiteKeepsItsChecks(t *testing.T) {
+	as := func(suite string, v verdict.Verdict, c verdict.Tally) report.Result {
+		r := result("", "2.6.12", v, c)
+		r.Suite = suite
+		return r
+	}
+	old := as("upstream-fixes", verdict.Reproduced, verdict.Tally{ID: "cli-too-many-args-refused", Failed: 1, Example: "x"})
+	now := as("upstream-fixes-cli", verdict.Reproduced, verdict.Tally{ID: "cli-too-many-args-refused", Failed: 1, Example: "x"})
+	if v, why := Verdict(old, "upstream-fixes-cli/cli-too-many-args-refused"); v != verdict.Reproduced {
+		t.Errorf("the check before the split: %s %s", v, why)
+	}
+	if v, _ := Verdict(as("conf-failed-reload", verdict.Reproduced, verdict.Tally{ID: "cli-too-many-args-refused", Failed: 1}), "upstream-fixes-cli/cli-too-many-args-refused"); v != verdict.Inconclusive {
+		t.Errorf("a suite it was not split from: %s", v)
+	}
+	if got := Changes([]report.Result{old}, []report.Result{now}); len(got) != 0 {
+		t.Errorf("the same finding under its new suite: %+v", got)
+	}
+}

@@ -76,6 +76,17 @@ type Observation struct {
 	Evidence                                      string
 }
 
+// Is says whether the observation is of the finding sig: the same
+// signature, or the same check seen by the suite sig's suite was split
+// from (report.SplitFrom), in a run recorded before the split.
+func (o Observation) Is(sig string) bool {
+	if o.Signature == sig {
+		return true
+	}
+	suite := SuiteOf(sig)
+	return o.Kind == KindCheck && suite != "" && report.Answers(o.Suite, suite) && o.Signature == o.Suite+"/"+strings.TrimPrefix(sig, suite+"/")
+}
+
 // Of lists what one result says: each failed check (or the property, for
 // a suite that names no checks) and each crash it met, as shown; each
 // check that held and was never failed, as absent. A result that decided

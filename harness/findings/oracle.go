@@ -42,7 +42,7 @@ func Verdict(r report.Result, sig string) (v verdict.Verdict, reason string) {
 		return verdict.Inconclusive, "the crash watch did not see every node; " + suite
 	}
 	for _, o := range Of(r) {
-		if o.Signature != sig {
+		if !o.Is(sig) {
 			continue
 		}
 		if o.Shows {

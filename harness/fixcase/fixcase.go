@@ -1,7 +1,8 @@
-// Package fixcase reads upstream-fix cases: one text file per fixed bug
-// (fixtures/upstream-fixes/<case-id>.case), saying which fix it checks,
-// how it reaches HAProxy and what its answer must be. Only the standard
-// library: a judge may import it.
+// Package fixcase reads upstream-fix cases, one text file per fixed bug
+// (fixtures/upstream-fixes/<area>/<case-id>.case), saying which fix it
+// checks, how it reaches HAProxy and what its answer must be; and judges a
+// case from what it observed (judge.go). Only the standard library and
+// harness/verdict: a suite's judge imports it, and `make unit` tests it.
 //
 // A file is lines of `key value`; blank lines and lines starting with `#`
 // are skipped. Values are of four sorts:

@@ -1,4 +1,4 @@
-package upstreamfixes
+package fixrun
 
 import (
 	"cmp"
@@ -15,32 +15,37 @@ import (
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/remotepeer"
-	"github.com/harp-project/harp/suites/regressions/upstreamfixes/judge"
 )
 
-// How a case reaches HAProxy.
+// How a case reaches HAProxy, by its kind.
+
+// Case is what reaching HAProxy needs of a case: its file.
+type Case = fixcase.Case
 
 // do runs one case and gives HAProxy's answer, or why harp could not.
-func do(ctx context.Context, n *node.Node, c Case) (answer, harpErr string) {
+func (a Area) do(ctx context.Context, n *node.Node, c fixcase.Judged) (answer, harpErr string) {
 	reach := map[fixcase.Kind]func(context.Context, *node.Node, Case) (string, error){
 		fixcase.Stats: stats, fixcase.Master: master, fixcase.Check: check, fixcase.Exec: execute,
-		fixcase.Connect: connect, fixcase.HTTP: request, fixcase.Peer: halfClosedPeer, fixcase.PeerSession: peerSession,
-		fixcase.Steps: func(ctx context.Context, n *node.Node, c Case) (string, error) { return drives[c.ID](ctx, n) },
+		fixcase.Connect: connect, fixcase.HTTP: request, fixcase.Peer: halfClosedPeer,
+		fixcase.PeerSession: func(ctx context.Context, n *node.Node, c Case) (string, error) {
+			return peerSession(ctx, n, a.Sessions[c.ID])
+		},
+		fixcase.Steps: func(ctx context.Context, n *node.Node, c Case) (string, error) { return a.Drives[c.ID](ctx, n) },
 	}[c.Kind]
 	if reach == nil {
 		return "", fmt.Sprintf("case %s: no kind %q", c.ID, c.Kind)
 	}
-	answer, err := reach(ctx, n, c)
+	answer, err := reach(ctx, n, c.Case)
 	if err != nil {
 		return answer, err.Error()
 	}
 	if c.Then != "" {
 		// The state after, polled until the case's expectation holds (an
-		// aborted connection takes a moment to go) or answerWait passed (a
+		// aborted connection takes a moment to go) or AnswerWait passed (a
 		// loaded machine is slow to reap).
 		var then string
 		var err error
-		node.Poll(ctx, answerWait, 100*time.Millisecond, func() (bool, error) {
+		node.Poll(ctx, AnswerWait, 100*time.Millisecond, func() (bool, error) {
 			then, err = n.Stats(ctx, c.Then)
 			ok, _ := c.Want(answer + fixcase.ThenMark + then)
 			return err == nil && ok, nil
@@ -64,7 +69,7 @@ func stats(ctx context.Context, n *node.Node, c Case) (answer string, err error)
 		return "", err
 	}
 	for range max(c.Times, 1) {
-		answer, err = cli.Raw(ctx, addr, c.Send, cli.RawOptions{Name: port, KeepOpen: c.KeepOpen, Abort: c.Abort, Wait: answerWait})
+		answer, err = cli.Raw(ctx, addr, c.Send, cli.RawOptions{Name: port, KeepOpen: c.KeepOpen, Abort: c.Abort, Wait: AnswerWait})
 		if c.Silent && errors.Is(err, cli.ErrNoAnswer) {
 			answer, err = "", nil // judged only if the worker answers right after (run)
 		}
@@ -76,7 +81,7 @@ func stats(ctx context.Context, n *node.Node, c Case) (answer string, err error)
 }
 
 func master(ctx context.Context, n *node.Node, c Case) (string, error) {
-	return n.Raw(ctx, node.MasterPort, c.Send, cli.RawOptions{Abort: c.Abort, Wait: answerWait})
+	return n.Raw(ctx, node.MasterPort, c.Send, cli.RawOptions{Abort: c.Abort, Wait: AnswerWait})
 }
 
 // check runs haproxy -c on the case's config, after the control.
@@ -119,7 +124,7 @@ func execute(ctx context.Context, n *node.Node, c Case) (string, error) {
 			args = append(args, strings.ReplaceAll(a, "{cfg}", path))
 		}
 	}
-	rctx, cancel := context.WithTimeout(ctx, answerWait)
+	rctx, cancel := context.WithTimeout(ctx, AnswerWait)
 	defer cancel()
 	code, out, err := n.RunBinary(rctx, args...)
 	if err != nil {
@@ -139,7 +144,7 @@ func connect(ctx context.Context, n *node.Node, _ Case) (string, error) {
 // request sends Send on the stats socket, then a request to 8082: its x-g
 // header is the answer.
 func request(ctx context.Context, n *node.Node, c Case) (string, error) {
-	if _, err := n.Raw(ctx, node.StatsPort, c.Send, cli.RawOptions{Wait: answerWait}); err != nil {
+	if _, err := n.Raw(ctx, node.StatsPort, c.Send, cli.RawOptions{Wait: AnswerWait}); err != nil {
 		return "", err
 	}
 	resp, err := n.Get(ctx, "8082/tcp", "/", 5*time.Second)
@@ -151,12 +156,12 @@ func request(ctx context.Context, n *node.Node, c Case) (string, error) {
 
 // halfClosedPeer connects to the peers bind, sends nothing and half-closes.
 func halfClosedPeer(ctx context.Context, n *node.Node, _ Case) (string, error) {
-	closed, err := n.HalfClosed(ctx, "10000/tcp", answerWait)
+	closed, err := n.HalfClosed(ctx, "10000/tcp", AnswerWait)
 	switch {
 	case err != nil:
 		return "", err
 	case !closed:
-		return "still open after " + answerWait.String(), nil
+		return "still open after " + AnswerWait.String(), nil
 	}
 	return "closed by haproxy", nil
 }
@@ -165,14 +170,14 @@ func halfClosedPeer(ctx context.Context, n *node.Node, _ Case) (string, error) {
 // on a session that is harp's alone (remotepeer's Session): one that
 // collided with HAProxy's own attempt to reach remote is run again, at
 // most collisionTries times.
-func peerSession(ctx context.Context, n *node.Node, c Case) (string, error) {
+func peerSession(ctx context.Context, n *node.Node, run Session) (string, error) {
 	addr, err := n.Addr(ctx, sessionPort)
 	if err != nil {
 		return "", err
 	}
 	p := &remotepeer.Probe{Node: n, Addr: addr, Section: "p2", Local: "harp", Remote: "remote"}
 	return p.Session(ctx, peers.Options{}, collisionTries, func(pc *peers.Conn, tcp *net.TCPConn) (string, error) {
-		return sessions[c.ID](ctx, PeerRun{C: pc, TCP: tcp})
+		return run(ctx, pc, tcp)
 	})
 }
 
@@ -198,7 +203,7 @@ func control(ctx context.Context, n *node.Node) error {
 		return fmt.Errorf("writing the control config: %w", err)
 	}
 	if ok, out, err := n.CheckConfig(ctx, path); err != nil || !ok {
-		return fmt.Errorf("the control config (without the case's lines) does not load: %v %s", err, judge.OneLine(out))
+		return fmt.Errorf("the control config (without the case's lines) does not load: %v %s", err, OneLine(out))
 	}
 	return nil
 }
@@ -209,6 +214,6 @@ func checkConfig(c Case) (string, error) {
 	return config.Render("upstream-fixes-check.cfg.tmpl", map[string]string{"Global": c.Global, "Frontend": c.Frontend, "Extra": c.Extra})
 }
 
-// answerWait bounds one exchange; a slower one is harp's failure to
+// AnswerWait bounds one exchange; a slower one is harp's failure to
 // observe, never HAProxy's answer.
-const answerWait = 10 * time.Second
+const AnswerWait = 10 * time.Second

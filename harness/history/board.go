@@ -173,7 +173,7 @@ func on(runs []findings.Scanned, catch string, build func(report.Result) bool) (
 			}
 			for _, sig := range sigs {
 				sig = strings.TrimSpace(sig)
-				if s := findings.SuiteOf(sig); s != "" && s != r.Suite {
+				if s := findings.SuiteOf(sig); s != "" && !report.Answers(r.Suite, s) {
 					continue
 				}
 				v, why := findings.Verdict(r, sig)

@@ -238,3 +238,17 @@ func TestMakeAtCommit(t *testing.T) {
 		}
 	}
 }
+
+// A fix caught by a check of a suite split from another (report.SplitFrom)
+// is judged by runs recorded before the split, under the old suite.
+func TestMakeReadsRunsFromBeforeASplit(t *testing.T) {
+	fixes := []Fix{{Commit: "d3f92894471daaaa", Subject: "BUG/MINOR: cli: too many args", Bad: "v2.9.0", Fixed: "v3.0.0"}}
+	js := map[string]Judgement{"d3f92894471d": {Observable: true, Catch: "upstream-fixes-cli/cli-too-many-args-refused"}}
+	runs := []findings.Scanned{{Dir: "m", Run: report.Run{Results: []report.Result{
+		result("upstream-fixes", "v2.9.0", verdict.Reproduced, verdict.Tally{ID: "cli-too-many-args-refused", Failed: 1, Example: "ran"}),
+		result("upstream-fixes", "v3.0.0", verdict.Pass, verdict.Tally{ID: "cli-too-many-args-refused", Held: 1}),
+	}}}}
+	if r := Make(fixes, js, runs).Rows[0]; r.Status != Caught || r.OnBad != "REPRODUCED" || r.OnFixed != "PASS" {
+		t.Errorf("%+v", r)
+	}
+}

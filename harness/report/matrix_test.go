@@ -132,6 +132,12 @@ func TestCompare(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("Compare:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// A suite split in parts (SplitFrom) did not vanish where they ran.
+	split := Compare([]Result{{Suite: "upstream-fixes", Name: "3.4.7-1", Verdict: verdict.Pass}},
+		[]Result{{Suite: "upstream-fixes-cli", Name: "3.4.7-1", Verdict: verdict.Pass}})
+	if len(split) != 1 || split[0].Kind != "new" {
+		t.Errorf("a split suite: %+v", split)
+	}
 	root := t.TempDir()
 	Write(root, Run{ID: "20260101T000000Z-0001", Results: prev})
 	Write(root, Run{ID: "20260102T000000Z-0001", Results: cur})

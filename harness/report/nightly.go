@@ -87,6 +87,12 @@ func Compare(prev, cur []Result) []Change {
 	}
 	// A cell the previous run had and this one lacks (a build the mirror
 	// stopped serving, a suite removed) is reported, never silently gone.
+	// A suite split in parts (SplitFrom) ran where any of its parts did.
+	for _, r := range cur {
+		if former := SplitFrom[r.Suite]; former != "" {
+			now[[2]string{former, key(r)[1]}] = true
+		}
+	}
 	for _, r := range prev {
 		if k := key(r); !now[k] {
 			out = append(out, Change{Kind: "vanished", Suite: k[0], Build: k[1], Before: r.Verdict})

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/scenario"
 	_ "github.com/harp-project/harp/suites/all"
 	"github.com/harp-project/harp/suites/internal/discover"
@@ -54,6 +55,20 @@ func TestEverySuiteIsComplete(t *testing.T) {
 			if err := p.Check(p.Default); p.Default != "" && err != nil {
 				t.Errorf("suite %s: its own default fails: %v", s.ID, err)
 			}
+		}
+	}
+}
+
+// report.SplitFrom names suites that exist and, as what they were split
+// from, ids no suite has any more: an id back in use would have its runs
+// read twice.
+func TestSplitFromNamesRealSuites(t *testing.T) {
+	for now, was := range report.SplitFrom {
+		if _, ok := scenario.ByID(now); !ok {
+			t.Errorf("SplitFrom: no suite %s", now)
+		}
+		if _, ok := scenario.ByID(was); ok {
+			t.Errorf("SplitFrom: %s was split, yet a suite has that id", was)
 		}
 	}
 }

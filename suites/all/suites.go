@@ -20,5 +20,10 @@ import (
 	_ "github.com/harp-project/harp/suites/issue3517"
 	_ "github.com/harp-project/harp/suites/issue3519"
 	_ "github.com/harp-project/harp/suites/listenerlivelock"
-	_ "github.com/harp-project/harp/suites/regressions/upstreamfixes"
+	_ "github.com/harp-project/harp/suites/regressions/clifixes"
+	_ "github.com/harp-project/harp/suites/regressions/configfixes"
+	_ "github.com/harp-project/harp/suites/regressions/listenerfixes"
+	_ "github.com/harp-project/harp/suites/regressions/masterfixes"
+	_ "github.com/harp-project/harp/suites/regressions/peerfixes"
+	_ "github.com/harp-project/harp/suites/regressions/tablefixes"
 )

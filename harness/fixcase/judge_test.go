@@ -1,0 +1,145 @@
+package fixcase
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/harp-project/harp/fixtures"
+)
+
+func TestLoadJudged(t *testing.T) {
+	files := fstest.MapFS{
+		"d/a.case": {Data: []byte("fix f\norder 1\ndoes d\nexpects e\nkind stats\nwant go\n")},
+		"d/b.case": {Data: []byte("fix f\norder 2\ndoes d\nexpects e\nkind stats\nwant is \"x\"\nwhy w\n")},
+	}
+	yes := func(string) (bool, string) { return true, "" }
+	cs, err := LoadJudged(files, "d", GoWants{"a": yes})
+	if err != nil || len(cs) != 2 {
+		t.Fatalf("%+v %v", cs, err)
+	}
+	if ok, _ := cs[0].Want("anything"); !ok {
+		t.Error("a is judged by its Go judge")
+	}
+	if ok, _ := cs[1].Want("y"); ok {
+		t.Error("b is judged by its file's rule")
+	}
+	if _, err := LoadJudged(files, "d", nil); err == nil || !strings.Contains(err.Error(), "a: the file says want go") {
+		t.Errorf("want go without a Go judge: %v", err)
+	}
+	if _, err := LoadJudged(files, "d", GoWants{"a": yes, "z": yes}); err == nil || !strings.Contains(err.Error(), "a Go judge of z") {
+		t.Errorf("a Go judge of no case: %v", err)
+	}
+}
+
+func TestJudgeRules(t *testing.T) {
+	cs := []Judged{{Case: Case{ID: "c", Fix: "0123456789ab", Does: "a thing"}, Want: func(a string) (bool, string) { return a == "ok", "said " + a }}}
+	for _, c := range []struct {
+		f                  Facts
+		failed, violation  bool
+		unmet, wantMessage string
+	}{
+		{f: Facts{Case: "c", Answer: "ok"}},
+		{f: Facts{Case: "c", Answer: "no"}, failed: true, violation: true, wantMessage: "c (upstream 0123456789ab): said no"},
+		{f: Facts{Case: "c", Answer: "ok", Died: true}, failed: true, violation: true, wantMessage: "the worker died on a thing"},
+		{f: Facts{Case: "c", Skip: "c needs HAProxy 2.7"}},
+		{f: Facts{Case: "c", HarpErr: "the control config does not load"}, unmet: "c: the control config does not load"},
+		{f: Facts{Case: "nosuch"}, unmet: "no case nosuch"},
+	} {
+		got, violation, unmet := Judge(cs, c.f)
+		if (len(got.Failed()) > 0) != c.failed || (violation != "") != c.violation || unmet != c.unmet || !strings.Contains(violation, c.wantMessage) {
+			t.Errorf("%+v: checks %+v, violation %q, unmet %q", c.f, got, violation, unmet)
+		}
+		if (c.f.Skip != "" || c.unmet != "") && len(got) != 0 {
+			t.Errorf("%+v: not applicable or unmet is no check: %+v", c.f, got)
+		}
+	}
+}
+
+func TestThenAndArrow(t *testing.T) {
+	if got := Then("a" + ThenMark + "b\n"); got != "b\n" {
+		t.Errorf("Then: %q", got)
+	}
+	if b, a, ok := Arrow("trash used 3 -> 203 after 200 quit", "trash used"); !ok || b != 3 || a != 203 {
+		t.Errorf("Arrow: %d %d %v", b, a, ok)
+	}
+	if _, _, ok := Arrow("tpurge used 3 -> 0", "trash used"); ok {
+		t.Error("Arrow read another label's counts")
+	}
+}
+
+// Every shipped case file parses, in a folder per suite; case IDs are
+// unique across folders (they are check IDs, and fixtures/upstream-bugs
+// names them), each with a 12-digit fix and its words; every case a
+// capture recorded and every case judgements.tsv names is a file there.
+func TestShippedCases(t *testing.T) {
+	names, _ := fs.Glob(fixtures.UpstreamFixes, "upstream-fixes/*/*.case")
+	if len(names) < 50 {
+		t.Fatalf("%d case files", len(names))
+	}
+	folder := map[string]string{}
+	for _, name := range names {
+		data, _ := fs.ReadFile(fixtures.UpstreamFixes, name)
+		c, err := Parse(name, data)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if f, ok := folder[c.ID]; ok {
+			t.Errorf("%s: in %s and %s", c.ID, f, path.Dir(name))
+		}
+		folder[c.ID] = path.Base(path.Dir(name))
+		if len(c.Fix) != 12 || c.Does == "" || c.Expects == "" {
+			t.Errorf("%s: a 12-digit fix and its words: %+v", name, c)
+		}
+	}
+	captures, _ := fs.Glob(os.DirFS("../../fixtures/upstream-fixes/captures"), "*.json")
+	if len(captures) == 0 {
+		t.Fatal("no captures")
+	}
+	for _, file := range captures {
+		data, _ := os.ReadFile("../../fixtures/upstream-fixes/captures/" + file)
+		var facts []Facts
+		if err := json.Unmarshal(data, &facts); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range facts {
+			if folder[f.Case] == "" {
+				t.Errorf("%s: case %s has no file", file, f.Case)
+			}
+		}
+	}
+	tsv, err := os.ReadFile("../../fixtures/upstream-bugs/judgements.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	catches := regexp.MustCompile(`upstream-fixes-([a-z]+)/([a-z0-9-]+)`).FindAllStringSubmatch(string(tsv), -1)
+	if len(catches) < 50 {
+		t.Errorf("judgements.tsv names %d cases", len(catches))
+	}
+	for _, m := range catches {
+		if folder[m[2]] != m[1] {
+			t.Errorf("judgements.tsv: %s, but the case's file is in %q", m[0], folder[m[2]])
+		}
+	}
+}
+
+func TestDiffCaptured(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(dir+"/facts-x.json", []byte(`[{"case":"c","answer":"no"},{"case":"other","answer":"?"}]`), 0o644)
+	cs := []Judged{{Case: Case{ID: "c"}, Want: func(a string) (bool, string) { return a == "ok", "said " + a }}}
+	if err := DiffCaptured(dir, cs, map[string][]string{"facts-x.json": {"c"}}); err != nil {
+		t.Errorf("the failed case as wanted: %v", err)
+	}
+	if err := DiffCaptured(dir, cs, map[string][]string{"facts-x.json": nil}); err == nil || !strings.Contains(err.Error(), "facts-x.json: failed [c], want []") {
+		t.Errorf("a failure not wanted: %v", err)
+	}
+	if err := DiffCaptured(dir, cs, map[string][]string{"facts-none.json": nil}); err == nil {
+		t.Error("a missing capture passed")
+	}
+}

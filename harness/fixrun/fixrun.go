@@ -1,0 +1,199 @@
+// Package fixrun runs upstream-fix cases (harness/fixcase) as a suite: one
+// shared node (fixtures/templates/upstream-fixes.cfg.tmpl) or a node of the
+// case's own, each case reached by its kind (reach.go), and after each
+// whether the worker still answers. A suite of fixes is an Area: its
+// words, its cases, and Go code only for the cases that need some.
+package fixrun
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/harp-project/harp/harness/cliout"
+	"github.com/harp-project/harp/harness/config"
+	"github.com/harp-project/harp/harness/fixcase"
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/peers"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/text"
+	"github.com/harp-project/harp/harness/verdict"
+)
+
+// Drive runs a steps case: several exchanges (counts before and after, a
+// connection's fate over time) composed into one answer; an error is
+// harp's failure to observe.
+type Drive func(context.Context, *node.Node) (string, error)
+
+// Session runs a peer-session case on a session harp's peers client
+// completed as the remote peer `remote` of section p2.
+type Session func(ctx context.Context, c *peers.Conn, tcp *net.TCPConn) (string, error)
+
+// Area is a suite of upstream fixes: the scenario's words, its cases (each
+// with its judge), and the Go code of its steps and peer-session cases.
+type Area struct {
+	ID, Upstream, Title, Summary string
+	Labels                       []string
+	Cases                        []fixcase.Judged
+	Drives                       map[string]Drive
+	Sessions                     map[string]Session
+}
+
+// Scenario is the area's suite, its Run, and its steps as users read
+// them: the shared node, every case in its words, the survival rule. An
+// area whose Go code and cases do not match panics (at registration, so
+// every test that imports the suite fails).
+func Scenario(a Area) *scenario.Scenario {
+	if err := a.check(); err != nil {
+		panic(fmt.Sprintf("suite %s: %v", a.ID, err))
+	}
+	return &scenario.Scenario{
+		ID: a.ID, Upstream: a.Upstream, Title: a.Title, Summary: a.Summary, Labels: a.Labels,
+		Trials: len(a.Cases),
+		Noun:   "cases",
+		StepsFor: func(scenario.Values) []string {
+			s := []string{setup}
+			for _, c := range a.Cases {
+				line := fmt.Sprintf("Case `%s` (upstream %s", c.ID, c.Fix)
+				if c.Since != "" {
+					line += ", from HAProxy " + c.Since
+				}
+				if c.Until != "" {
+					line += ", before HAProxy " + c.Until
+				}
+				s = append(s, line+"): "+c.Does+"; expected: "+c.Expects+".")
+			}
+			return append(s, "After each case the worker must still answer `show info` within 10s. One that does not fails the case when the master logged its death (the node is then started again for the next case); without that log line the case is INCONCLUSIVE.")
+		},
+		Run: a.run,
+	}
+}
+
+// check: every steps case has its drive and every peer-session case its
+// session, and each drive and session has its case.
+func (a Area) check() error {
+	ids := map[string]bool{}
+	for _, c := range a.Cases {
+		ids[c.ID] = true
+		_, drive := a.Drives[c.ID]
+		_, session := a.Sessions[c.ID]
+		if drive != (c.Kind == fixcase.Steps) || session != (c.Kind == fixcase.PeerSession) {
+			return fmt.Errorf("case %s (kind %s): a drive %v, a session %v", c.ID, c.Kind, drive, session)
+		}
+	}
+	for _, m := range []map[string]bool{keys(a.Drives), keys(a.Sessions)} {
+		for id := range m {
+			if !ids[id] {
+				return fmt.Errorf("Go code for %s, which is none of the suite's cases", id)
+			}
+		}
+	}
+	return nil
+}
+
+func keys[V any](m map[string]V) map[string]bool {
+	out := map[string]bool{}
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+const setup = "Setup: one node (nbthread 1) with an admin and a level user stats socket, a peers section `p` holding only the local peer `harp` (port 10000) and one `p2` with `harp` (port 10001) and a remote peer `remote` on a port where nothing listens, for harp's peers sessions, map " + mapFile + " (k0 v0), an ip table `tip` (gpc0), a string table `texp` whose entries expire after 1s, an ip table `tgpc` (gpc(1)), a TCP frontend on 8081 whose `tcp-request connection accept if { src_inc_gpc(0,tgpc) -m bool }` tracks nothing, an HTTP frontend on 8082 tracking int(97) in integer table `tint` and answering `sc0_get_gpc0(tstr)` in header x-g, an ip table `tpipe`, a string table `tpurge` (20k entries, expire 8s), an HTTP frontend on 8083 tracking `url_param(q),url_dec` in string table `tnul`, and an HTTP frontend on 8084 with `maxconn 1` and `rate-limit sessions 1`. A case on \"a node of its own\" starts one for itself (its config is in the run's report) and leaves the shared node alone."
+
+const mapFile = "/etc/harp/m.map"
+
+func (a Area) run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+	cfg, err := config.Render("upstream-fixes.cfg.tmpl", nil)
+	if err != nil {
+		return verdict.Outcome{Err: err}
+	}
+	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp", "8081/tcp", "8082/tcp", "8083/tcp", "8084/tcp", "10000/tcp", sessionPort, userPort}, Files: map[string]string{mapFile: "k0 v0\n"}}, 1)
+	if n == nil {
+		return verdict.Outcome{Unmet: unmet, Err: err}
+	}
+	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
+		return a.trial(ctx, env, n, t, a.Cases[(t.N-1)%len(a.Cases)])
+	})
+}
+
+// trial runs one case: not applicable to a build too old or too new for
+// it; else its answer, then whether the worker still answers, and a death
+// only when the master logged it (the node is then started again).
+func (a Area) trial(ctx context.Context, env *scenario.Env, n *node.Node, t *verdict.Trial, c fixcase.Judged) error {
+	f := &fixcase.Facts{Case: c.ID, Fix: c.Fix}
+	t.Evidence = f
+	defer func() {
+		t.Checks, t.Violation, t.Unmet = fixcase.Judge(a.Cases, *f)
+		if f.Skip != "" {
+			t.Remark = "not applicable: " + f.Skip
+		}
+	}()
+	if cliout.Older(env.Image.Version, c.Since) {
+		f.Skip = fmt.Sprintf("%s needs HAProxy %s", c.ID, c.Since)
+		return nil
+	}
+	if c.Until != "" && !cliout.Older(env.Image.Version, c.Until) {
+		f.Skip = fmt.Sprintf("%s uses what HAProxy %s removed", c.ID, c.Until)
+		return nil
+	}
+	if c.Node != "" {
+		own, err := ownNode(ctx, env, c)
+		if err != nil {
+			f.HarpErr = err.Error()
+			return nil
+		}
+		defer env.StopNode(ctx, own) // its crashes kept first
+		n = own
+	}
+	before, err := n.Exits(ctx)
+	if err != nil {
+		f.HarpErr = "reading the master's log before the case: " + err.Error()
+		return nil
+	}
+	exits := len(before)
+	f.Answer, f.HarpErr = a.do(ctx, n, c)
+	t.Notef("%s: %s", c.ID, OneLine(f.Answer))
+	if n.Alive(ctx, 10*time.Second) {
+		return nil
+	}
+	// No answer is not a death: the master's log must say a worker
+	// exited since the case began. A death is the case's finding even
+	// where harp could not finish reading the case (it died under it).
+	if f.Died = n.DiedSince(ctx, exits, 10*time.Second); f.Died {
+		f.HarpErr = ""
+	} else if f.HarpErr == "" {
+		f.HarpErr = "the worker answered no show info within 10s after the case, and no worker exit was logged"
+	}
+	if c.Node != "" {
+		t.Notef("%s: the worker of the case's own node no longer answers (died: %v)", c.ID, f.Died)
+		return nil
+	}
+	t.Notef("%s: the worker no longer answers (died: %v); starting the node again", c.ID, f.Died)
+	if err := n.Restart(ctx, 30*time.Second); err != nil {
+		return fmt.Errorf("restarting the node after %s: %w", c.ID, err)
+	}
+	return nil
+}
+
+// ownNode starts the case's own node. A config this build refuses is
+// harp's error, never HAProxy's answer: the case's Since names what the
+// config needs.
+func ownNode(ctx context.Context, env *scenario.Env, c fixcase.Judged) (*node.Node, error) {
+	cfg, err := config.RenderText("upstream-fixes-"+c.ID, c.Node, nil)
+	if err != nil {
+		return nil, err
+	}
+	own, unmet, err := env.StartNode(ctx, node.Options{Name: "node-upstream-fixes-" + c.ID, Config: cfg, Ports: c.NodePorts}, 0)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("starting the case's own node: %w", err)
+	case own == nil:
+		return nil, fmt.Errorf("starting the case's own node: %s", unmet)
+	}
+	return own, nil
+}
+
+// OneLine is s on one line, cut at 200 bytes: an answer in a note.
+func OneLine(s string) string { return text.OneLine(s, 200) }

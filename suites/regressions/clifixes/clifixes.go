@@ -1,0 +1,95 @@
+// Package clifixes: upstream's fixed bugs of the stats and master CLI,
+// one case file each (fixtures/upstream-fixes/cli), run by harness/fixrun.
+// Each case is a named check (upstream-fixes-cli/<case>), so
+// docs/upstream-bugs.md reads every fix's verdict from the same run.
+package clifixes
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/harp-project/harp/harness/cli"
+	"github.com/harp-project/harp/harness/fixrun"
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/suites/regressions/clifixes/judge"
+)
+
+var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
+	ID:       "upstream-fixes-cli",
+	Upstream: "regressions: upstream's fixed bugs of the stats CLI",
+	Title:    "Stats CLI commands from upstream's fixed bugs behave as their fixes made them, and none kills the worker",
+	Summary:  "one node; each case (commands on the stats socket, pipelined, aborted, oversized or idle) expects what its upstream fix made HAProxy do; cases a build is too old for are not applicable",
+	Labels:   []string{"area:regressions", "area:cli"},
+	Cases:    judge.Cases,
+	Drives: map[string]fixrun.Drive{
+		"cli-quit-releases-its-buffer":      quitLeak,
+		"cli-idle-prompt-closed-on-timeout": idleClose,
+		"show-fd-type-then-number":          showFD("l ", ""),
+		"show-fd-any-group-form":            showFD("", "/"),
+	},
+}))
+
+// quitLeak counts the trash pool's used buffers around judge.Quits
+// connections that send only quit.
+func quitLeak(ctx context.Context, n *node.Node) (string, error) {
+	before, err := n.Pool(ctx, node.StatsSocket, "trash")
+	if err != nil {
+		return "", err
+	}
+	for i := range judge.Quits {
+		if _, err := n.Raw(ctx, node.StatsPort, "quit\n", cli.RawOptions{Wait: fixrun.AnswerWait}); err != nil {
+			return "", fmt.Errorf("quit %d: %w", i+1, err)
+		}
+	}
+	after, err := n.Pool(ctx, node.StatsSocket, "trash")
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("trash used %d -> %d after %d quit", before.Used, after.Used, judge.Quits), nil
+}
+
+// idleClose: an interactive session given a 1s timeout, then idle.
+func idleClose(ctx context.Context, n *node.Node) (string, error) {
+	conn, err := n.Dial(ctx, node.StatsPort)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("prompt\nset timeout cli 1\n")); err != nil {
+		return "", fmt.Errorf("sending: %w", err)
+	}
+	start := time.Now()
+	got, err := cli.ReadToClose(conn, 6*time.Second)
+	switch {
+	case cli.Timeout(err) && len(got) == 0:
+		return "", fmt.Errorf("no answer to prompt within 6s")
+	case cli.Timeout(err):
+		return fmt.Sprintf("still open after 6s (answered %q)", got), nil
+	}
+	return fmt.Sprintf("closed by haproxy after %.1fs", time.Since(start).Seconds()), nil
+}
+
+// fdLineRe is a show fd line's fd.
+var fdLineRe = regexp.MustCompile(`(?m)^\s*(\d+)\s*:`)
+
+// showFD finds a listener's fd, then asks `show fd <filter><prefix><fd>`.
+func showFD(filter, prefix string) fixrun.Drive {
+	return func(ctx context.Context, n *node.Node) (string, error) {
+		out, err := n.Stats(ctx, "show fd l")
+		if err != nil {
+			return "", err
+		}
+		m := fdLineRe.FindStringSubmatch(out)
+		if m == nil {
+			return "", fmt.Errorf("show fd l lists no listener: %q", fixrun.OneLine(out))
+		}
+		one, err := n.Stats(ctx, "show fd "+filter+prefix+m[1])
+		if err != nil {
+			return "", err
+		}
+		return "fd " + m[1] + "\n" + one, nil
+	}
+}

@@ -1,0 +1,78 @@
+// Package judge holds upstream-fixes-cli's cases (fixtures/upstream-fixes/cli)
+// and the Go judges of those whose file says `want go`; pure, so that
+// `make unit` tests them alone on facts captured from real builds.
+package judge
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/harp-project/harp/fixtures"
+	"github.com/harp-project/harp/harness/fixcase"
+	"github.com/harp-project/harp/harness/text"
+)
+
+// Cases in their files' order.
+var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/cli", goWants)
+
+var goWants = fixcase.GoWants{
+	"cli-map-payload-crlf": func(a string) (bool, string) {
+		has := func(k string) bool {
+			for _, l := range strings.Split(fixcase.Then(a), "\n") {
+				if f := strings.Fields(l); len(f) >= 2 && f[1] == k {
+					return true
+				}
+			}
+			return false
+		}
+		return has("k1") && has("k2"), "CRLF-ended payload lines were not read as separate entries"
+	},
+	"cli-immediate-abort-released": func(a string) (bool, string) {
+		// Only sessions born with the case count: one an earlier case
+		// left (2.7.0 kept a 30s-old one) is not this bug's.
+		young := 0
+		for _, l := range strings.Split(fixcase.Then(a), "\n") {
+			if m := sessAge.FindStringSubmatch(l); m != nil && strings.Contains(l, " fe=GLOBAL ") {
+				if age, err := strconv.Atoi(m[1]); err == nil && age < 20 {
+					young++
+				}
+			}
+		}
+		return young <= 1, "aborted CLI connections left their sessions behind"
+	},
+	"cli-pipelined-then-close-all-run": func(a string) (bool, string) {
+		k := strings.Count(fixcase.Then(a), " key=10.1.0.")
+		return k == Pipes, fmt.Sprintf("a close right after pipelined commands stopped them: %d of %d ran", k, Pipes)
+	},
+	"cli-error-ends-with-empty-line": func(a string) (bool, string) {
+		return strings.HasSuffix(a, "\n\n"), fmt.Sprintf("the error %q lacks its line feed, so no empty line ends the answer (a prompt-mode client waits for ever)", a)
+	},
+	"cli-quit-releases-its-buffer": func(a string) (bool, string) {
+		before, after, ok := fixcase.Arrow(a, "trash used")
+		return ok && after-before < Quits/2, fmt.Sprintf("each `quit` kept a buffer (%s)", a)
+	},
+	"show-fd-type-then-number": shownFD,
+	"show-fd-any-group-form":   shownFD,
+}
+
+// sessAge is a show sess line's age in whole seconds under a minute
+// ("age=12s"; older ones show minutes, hours or days).
+var sessAge = regexp.MustCompile(`\bage=(\d+)s\b`)
+
+// Quits: the connections that send only quit.
+const Quits = 200
+
+// Pipes: commands in one line (cli-pipelined-then-close-all-run's send):
+// the client closes before their answers.
+const Pipes = 50
+
+// shownFD: the answer to `show fd ...<fd>` has that fd's line (the drive
+// answers "fd N", a line feed, then HAProxy's answer).
+func shownFD(a string) (bool, string) {
+	fd, out, _ := strings.Cut(a, "\n")
+	fd = strings.TrimPrefix(fd, "fd ")
+	ok := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(fd) + `\s*:`).MatchString(out)
+	return ok, fmt.Sprintf("fd %s was asked for, the answer was %q", fd, text.OneLine(out, 200))
+}

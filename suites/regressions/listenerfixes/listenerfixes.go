@@ -1,0 +1,74 @@
+// Package listenerfixes: upstream's fixed bugs of listeners (sharded binds,
+// a full frontend under a session rate limit), one case file each
+// (fixtures/upstream-fixes/listeners), run by harness/fixrun. Each case is
+// a named check (upstream-fixes-listeners/<case>), so docs/upstream-bugs.md
+// reads every fix's verdict from the same run.
+package listenerfixes
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/cli"
+	"github.com/harp-project/harp/harness/cliout"
+	"github.com/harp-project/harp/harness/fixrun"
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/suites/regressions/listenerfixes/judge"
+)
+
+var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
+	ID:       "upstream-fixes-listeners",
+	Upstream: "regressions: upstream's fixed listener bugs",
+	Title:    "Sharded binds and a full, rate-limited frontend behave as upstream's fixes made them, and none kills the worker",
+	Summary:  "one node, and nodes of their own for sharded binds; each case (show stat of sharded listeners, a connection queued behind a full frontend) expects what its upstream fix made HAProxy do; cases a build is too old for are not applicable",
+	Labels:   []string{"area:regressions", "area:listeners"},
+	Cases:    judge.Cases,
+	Drives:   map[string]fixrun.Drive{"frontend-full-then-rate-limited-resumes": fullThenLimited},
+}))
+
+// fullThenLimited: A fills the frontend; B waits in the backlog; A leaves
+// while the session rate is still at its limit.
+func fullThenLimited(ctx context.Context, n *node.Node) (string, error) {
+	a, err := n.Dial(ctx, "8084/tcp")
+	if err != nil {
+		return "", fmt.Errorf("A: %w", err)
+	}
+	defer a.Close()
+	conns := func() (int64, error) {
+		rows, err := n.Stat(ctx, node.StatsSocket)
+		if err != nil {
+			return 0, err
+		}
+		fe, ok := cliout.FindStat(rows, "limited", "FRONTEND")
+		if !ok {
+			return 0, fmt.Errorf("no frontend limited in show stat")
+		}
+		return fe.Int("scur"), nil
+	}
+	if _, err := node.UntilErr(ctx, 5*time.Second, 50*time.Millisecond, conns, func(c int64) bool { return c == 1 }); err != nil {
+		return "", fmt.Errorf("A was never accepted: %w", err)
+	}
+	b, err := n.Dial(ctx, "8084/tcp")
+	if err != nil {
+		return "", fmt.Errorf("B: %w", err)
+	}
+	defer b.Close()
+	if _, err := b.Write([]byte("GET / HTTP/1.0\r\n\r\n")); err != nil {
+		return "", fmt.Errorf("B's request: %w", err)
+	}
+	time.Sleep(100 * time.Millisecond) // B reaches the listener, which stops accepting: the trigger's order
+	a.Close()
+	start := time.Now()
+	got, _ := cli.ReadToClose(b, 6*time.Second)
+	if strings.HasPrefix(string(got), "HTTP/1.") {
+		return fmt.Sprintf("answered after %.1fs", time.Since(start).Seconds()), nil
+	}
+	c, err := conns()
+	if err != nil {
+		return "", fmt.Errorf("B unanswered, and show stat after it: %w", err)
+	}
+	return fmt.Sprintf("B unanswered after 6s (%q), frontend sessions %d", got, c), nil
+}

@@ -1,0 +1,32 @@
+// Package judge holds upstream-fixes-master's cases
+// (fixtures/upstream-fixes/master) and the Go judges of those whose file
+// says `want go`; pure, so that `make unit` tests them alone on facts
+// captured from real builds.
+package judge
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/fixtures"
+	"github.com/harp-project/harp/harness/cliout"
+	"github.com/harp-project/harp/harness/fixcase"
+	"github.com/harp-project/harp/harness/text"
+)
+
+// Cases in their files' order.
+var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/master", fixcase.GoWants{
+	"mcli-master-uptime-sane": func(a string) (bool, string) {
+		p, err := cliout.ParseProcs(a)
+		if err != nil {
+			return false, "show proc: " + err.Error()
+		}
+		return p.Master.Uptime >= 0 && p.Master.Uptime < time.Hour, fmt.Sprintf("the master's uptime is not that of a node up for less than an hour (%v)", p.Master.Uptime)
+	},
+	"exec-thread-groups-master-cli": func(a string) (bool, string) {
+		code, err := strconv.Atoi(strings.TrimPrefix(strings.SplitN(a, "\n", 2)[0], "exit "))
+		return err == nil && code >= 0 && code < 128, "the master-worker start ended on a signal (" + text.OneLine(a, 200) + ")"
+	},
+})

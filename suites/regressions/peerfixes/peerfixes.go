@@ -1,0 +1,91 @@
+// Package peerfixes: upstream's fixed bugs of the peers protocol (what a
+// peer's connection or session sends), one case file each
+// (fixtures/upstream-fixes/peers), run by harness/fixrun; harp plays the
+// remote peer. Each case is a named check (upstream-fixes-peers/<case>),
+// so docs/upstream-bugs.md reads every fix's verdict from the same run.
+package peerfixes
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/harp-project/harp/harness/fixrun"
+	"github.com/harp-project/harp/harness/peers"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/suites/regressions/peerfixes/judge"
+)
+
+var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
+	ID:       "upstream-fixes-peers",
+	Upstream: "regressions: upstream's fixed peers-protocol bugs",
+	Title:    "Peers connections and sessions from upstream's fixed bugs (half-closed, truncated, about unknown tables) end or last as their fixes made them, and none kills the worker",
+	Summary:  "one node; harp connects to its peers bind or completes a session as its remote peer, and each case expects what its upstream fix made HAProxy do; cases a build is too old for are not applicable",
+	Labels:   []string{"area:regressions", "area:peers"},
+	Cases:    judge.Cases,
+	Sessions: map[string]fixrun.Session{
+		"peer-unknown-table-traffic-keeps-session": unknownTableOnly,
+		"peer-truncated-varint-then-close":         truncatedThenClose,
+	},
+}))
+
+// truncatedThenClose sends an update message whose length varint never
+// ends, then half-closes: HAProxy must close its side.
+func truncatedThenClose(ctx context.Context, c *peers.Conn, tcp *net.TCPConn) (string, error) {
+	if err := c.SendRaw([]byte{peers.ClassStickTable, peers.StktUpdate, 0xf0}); err != nil {
+		return "", err
+	}
+	tcp.CloseWrite()
+	select {
+	case <-c.Closed():
+		if byPeer, why := c.Ended(); !byPeer {
+			return "", fmt.Errorf("harp's client ended the session itself: %v", why)
+		}
+		return "closed by haproxy", nil
+	case <-time.After(fixrun.AnswerWait):
+		// Neither the fix's close nor the bug's spin (that worker dies):
+		// run then finds the worker answering, and this decides nothing.
+		return "", fmt.Errorf("the session was still open after %s", fixrun.AnswerWait)
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// unknownTableOnly sends a definition of a table the node lacks, then one
+// update of it a second, for 11 s: two of HAProxy's reconnect checks (5 s
+// apart) come in that time, and only the messages can keep the peer alive.
+func unknownTableOnly(ctx context.Context, c *peers.Conn, _ *net.TCPConn) (string, error) {
+	def := peers.TableDef{ID: 1, Name: "harp-nosuch", KeyType: peers.KeyIPv4, KeyLen: 4, Types: []int{2}, Expire: 60000}
+	if err := c.Send(def.Encode()); err != nil {
+		return "", err
+	}
+	t0, last := time.Now(), time.Now()
+	for i := 1; i <= 11; i++ {
+		// harp's own pace decides nothing: a gap that spans a reconnect
+		// check's worth of the 5 s period would let HAProxy cut a session
+		// that its messages keep alive on a fixed build too.
+		if gap := time.Since(last); gap > 2500*time.Millisecond {
+			return "", fmt.Errorf("harp sent nothing for %s between two updates: too slow to judge", gap.Round(100*time.Millisecond))
+		}
+		last = time.Now()
+		m := peers.Update{HasID: true, ID: uint32(i), Key: []byte{10, 0, 0, byte(i)}, Values: map[int]peers.Value{2: {Ints: []uint64{1}}}}.MustEncode(def)
+		if err := c.SendRaw(m.Encode()); err != nil {
+			select {
+			case <-c.Closed():
+			case <-time.After(time.Second):
+			}
+		}
+		select {
+		case <-c.Closed():
+			if byPeer, why := c.Ended(); !byPeer {
+				return "", fmt.Errorf("harp's client ended the session itself: %v", why)
+			}
+			return fmt.Sprintf("closed by haproxy after %s", time.Since(t0).Round(100*time.Millisecond)), nil
+		case <-time.After(time.Second): // the pace of the traffic, not a wait for an outcome
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	return fmt.Sprintf("open after %s", time.Since(t0).Round(100*time.Millisecond)), nil
+}

@@ -1,0 +1,52 @@
+// Package judge holds upstream-fixes-tables' cases
+// (fixtures/upstream-fixes/tables) and the Go judges of those whose file
+// says `want go`; pure, so that `make unit` tests them alone on facts
+// captured from real builds.
+package judge
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/harp-project/harp/fixtures"
+	"github.com/harp-project/harp/harness/fixcase"
+)
+
+// Cases in their files' order.
+var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/tables", fixcase.GoWants{
+	"http-other-table-counter-by-own-key": func(a string) (bool, string) {
+		return strings.TrimSpace(strings.TrimPrefix(a, "x-g:")) != "42", "a counter of another table was read with the tracked key's bytes"
+	},
+	"expired-entries-all-purged": func(a string) (bool, string) {
+		_, after, ok := fixcase.Arrow(a, "tpurge used")
+		return ok && after == 0, fmt.Sprintf("expired entries outlived the expire task (%s)", a)
+	},
+	"idle-worker-after-entries-expired": idle,
+	"idle-worker-with-entry-in-use":     idle,
+})
+
+// PurgeKeys: 3.2 expires at most 100 entries of a shard per run of its
+// expire task, and a default build (MAX_THREADS 1024) has 64 shards: about
+// 250 a shard.
+const PurgeKeys = 16200 // 324 lines of the suite's perLine
+
+// Wrapped: HAProxy's internal millisecond clock wraps 20 s after boot, and
+// a date of "never" compares as past only on the far side of the wrap.
+const Wrapped = 22
+
+// busyLoops: an idle worker loops a few times a second (timers, harp's
+// own CLI connections); one whose task wakes at once loops thousands.
+const busyLoops = 500
+
+var loopRateRe = regexp.MustCompile(`(\d+) loops/s`)
+
+func idle(a string) (bool, string) {
+	m := loopRateRe.FindStringSubmatch(a)
+	if m == nil {
+		return false, "no loop rate in " + a
+	}
+	r, _ := strconv.Atoi(m[1])
+	return r < busyLoops, fmt.Sprintf("the idle worker loops %d times a second", r)
+}

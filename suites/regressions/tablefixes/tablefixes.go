@@ -1,0 +1,172 @@
+// Package tablefixes: upstream's fixed bugs of stick tables (tracking,
+// counters, keys, expiry), one case file each
+// (fixtures/upstream-fixes/tables), run by harness/fixrun. Each case is a
+// named check (upstream-fixes-tables/<case>), so docs/upstream-bugs.md
+// reads every fix's verdict from the same run.
+package tablefixes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/cli"
+	"github.com/harp-project/harp/harness/fixrun"
+	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/suites/regressions/tablefixes/judge"
+)
+
+var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
+	ID:       "upstream-fixes-tables",
+	Upstream: "regressions: upstream's fixed stick-table bugs",
+	Title:    "Stick-table tracking, counters, keys and expiry from upstream's fixed bugs behave as their fixes made them, and none kills the worker",
+	Summary:  "one node; each case (connections and requests that track keys, entries filled and left to expire, an idle worker's loop rate) expects what its upstream fix made HAProxy do; cases a build is too old for are not applicable",
+	Labels:   []string{"area:regressions", "area:stick-tables"},
+	Cases:    judge.Cases,
+	Drives: map[string]fixrun.Drive{
+		"expired-entries-all-purged":        purge,
+		"sc-generic-fetch-counter-above-9":  get8082("/"),
+		"idle-worker-after-entries-expired": idleAfterExpiry,
+		"idle-worker-with-entry-in-use":     idleHeld,
+		"string-key-with-nul-one-entry":     nulKey,
+	},
+}))
+
+// purge fills tpurge, blocks the worker past the entries' expiry and
+// polls the table until empty.
+func purge(ctx context.Context, n *node.Node) (string, error) {
+	const perLine = 50 // lines of under 2 KB: 2.9.0 dropped some of 10 KB
+	for k := 0; k < judge.PurgeKeys; k += perLine {
+		var b strings.Builder
+		for i := k; i < k+perLine; i++ {
+			fmt.Fprintf(&b, "set table tpurge key p%d data.gpc0 1;", i)
+		}
+		b.WriteString("\n")
+		if _, err := n.Raw(ctx, node.StatsPort, b.String(), cli.RawOptions{Wait: fixrun.AnswerWait}); err != nil {
+			return "", fmt.Errorf("filling tpurge: %w", err)
+		}
+	}
+	used := func() (int, error) {
+		// The list of tables, never a dump of tpurge: a dump kills the
+		// expired entries it walks, orphans included.
+		t, err := n.ListedTable(ctx, node.StatsSocket, "tpurge")
+		return t.Used, err
+	}
+	filled, err := used()
+	if err != nil {
+		return "", err
+	}
+	if filled < judge.PurgeKeys*3/4 {
+		// Filling took near the expire: too few expire together.
+		return "", fmt.Errorf("tpurge holds %d entries after %d were set", filled, judge.PurgeKeys)
+	}
+	if _, err := n.Raw(ctx, node.StatsPort, "expert-mode on; debug dev delay 8500\n", cli.RawOptions{Wait: fixrun.AnswerWait}); err != nil {
+		return "", fmt.Errorf("debug dev delay: %w", err)
+	}
+	left, err := node.UntilErr(ctx, 10*time.Second, 200*time.Millisecond, used, func(left int) bool { return left == 0 })
+	if err != nil && !errors.Is(err, node.ErrDeadline) {
+		return "", fmt.Errorf("reading tpurge after the delay: %w", err)
+	}
+	return fmt.Sprintf("tpurge used %d -> %d within 10s after the delay", filled, left), nil
+}
+
+// get8082 sends one request to the node's 8082: its status line.
+func get8082(path string) fixrun.Drive {
+	return func(ctx context.Context, n *node.Node) (string, error) {
+		resp, err := n.Get(ctx, "8082/tcp", path, 5*time.Second)
+		if err != nil {
+			// Unknown, unless run then finds the worker dead: a slow
+			// answer is never the bug's.
+			return "", fmt.Errorf("the request: %w", err)
+		}
+		return strconv.Itoa(resp.StatusCode), nil
+	}
+}
+
+// loopRate: show activity's loop count 2s apart, per second.
+func loopRate(ctx context.Context, n *node.Node) (string, error) {
+	r, err := n.LoopRate(ctx, node.StatsSocket, 2*time.Second)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d loops/s", r), nil
+}
+
+// idleAfterExpiry waits for the worker's clock to wrap, lets an entry
+// expire, then measures the loop rate.
+func idleAfterExpiry(ctx context.Context, n *node.Node) (string, error) {
+	err := node.Poll(ctx, (judge.Wrapped+10)*time.Second, 500*time.Millisecond, func() (bool, error) {
+		info, err := n.Info(ctx, node.StatsSocket)
+		return err == nil && info.Int("Uptime_sec") >= judge.Wrapped, err
+	})
+	if err != nil {
+		return "", fmt.Errorf("waiting for the worker to be up %ds: %w", judge.Wrapped, err)
+	}
+	if _, err := n.Raw(ctx, node.StatsPort, "set table tshort key gone data.gpc0 1\n", cli.RawOptions{Wait: fixrun.AnswerWait}); err != nil {
+		return "", err
+	}
+	if err := n.WaitTableUsed(ctx, node.StatsSocket, "tshort", 0, 10*time.Second); err != nil {
+		return "", fmt.Errorf("waiting for tshort to be empty: %w", err)
+	}
+	return loopRate(ctx, n)
+}
+
+// idleHeld holds a connection tracked in tshort past the entry's expire.
+func idleHeld(ctx context.Context, n *node.Node) (string, error) {
+	conn, err := n.Dial(ctx, "8083/tcp")
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	if err := n.WaitTableUsed(ctx, node.StatsSocket, "theld", 1, 5*time.Second); err != nil {
+		return "", fmt.Errorf("the held connection was never tracked: %w", err)
+	}
+	time.Sleep(3 * time.Second) // past the entry's expire: the trigger
+	rate, err := loopRate(ctx, n)
+	if err != nil {
+		return "", err
+	}
+	conn.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+	if _, err := conn.Read(make([]byte, 1)); err == io.EOF {
+		return "", fmt.Errorf("HAProxy closed the held connection before the measure ended")
+	}
+	return rate, nil
+}
+
+// nulKeys: with 3.0's 16 buckets a key and the same with a NUL and more
+// bytes after it land apart 15 times in 16; four keys make a miss rare.
+var nulKeys = []string{"AB", "CD", "EF", "GH"}
+
+// nulKey: each key with an embedded NUL, then without it.
+func nulKey(ctx context.Context, n *node.Node) (string, error) {
+	for _, k := range nulKeys {
+		for _, p := range []string{"/?q=" + k + "%00zz", "/?q=" + k} {
+			if _, err := n.Get(ctx, "8083/tcp", p, 5*time.Second); err != nil {
+				return "", fmt.Errorf("GET %s: %w", p, err)
+			}
+		}
+	}
+	t, err := n.Table(ctx, node.StatsSocket, "tnul")
+	if err != nil {
+		return "", err
+	}
+	seen := map[string]int{}
+	for _, e := range t.Entries {
+		seen[e.Key]++
+	}
+	var twice []string
+	for _, k := range nulKeys {
+		if seen[k] == 0 {
+			return "", fmt.Errorf("key %s was never tracked in tnul", k)
+		}
+		if seen[k] > 1 {
+			twice = append(twice, k)
+		}
+	}
+	return fmt.Sprintf("keys listed more than once: %d %v", len(twice), twice), nil
+}
