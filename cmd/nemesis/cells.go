@@ -17,8 +17,9 @@ type Cell struct {
 
 // Fix and mutant specs are relative to the repository root.
 const (
-	fix3517 = "src:deb:3.0.11,patch=fixtures/patches/3517-peers-dont-stop-per-section.diff"
-	fix3519 = "src:deb:3.0.11,patch=fixtures/patches/3519-peers-alive-flag-owner-only.diff"
+	fix3517  = "src:deb:3.0.11,patch=fixtures/patches/3517-peers-dont-stop-per-section.diff"
+	fix3519  = "src:deb:3.0.11,patch=fixtures/patches/3519-peers-alive-flag-owner-only.diff"
+	mutant11 = "src:deb:3.0.11,patch=fixtures/patches/mutants/11-peers-ignored-update-not-alive.diff"
 )
 
 // Cells: every suite that can run on 2 CPUs, each on a build without its
@@ -52,4 +53,16 @@ var Cells = []Cell{
 	{Suite: "cluster-reloads", Spec: "deb:experimental", Truth: verdict.Pass},
 	{Suite: "cluster-tables", Spec: "deb:experimental", Truth: verdict.Pass},
 	{Suite: "chaos", Spec: "deb:experimental", Params: []string{"DURATION=25s", "SEED=5"}, Truth: verdict.Pass},
+	{Suite: "upstream-fixes-cli", Spec: "deb:experimental", Truth: verdict.Pass},
+	{Suite: "upstream-fixes-cli", Spec: "deb:bookworm", Truth: verdict.Reproduced},
+	{Suite: "upstream-fixes-master", Spec: "deb:experimental", Truth: verdict.Pass},
+	{Suite: "upstream-fixes-master", Spec: "deb:bookworm", Truth: verdict.Reproduced},
+	{Suite: "upstream-fixes-config", Spec: "deb:experimental", Truth: verdict.Pass},
+	{Suite: "upstream-fixes-config", Spec: "deb:bookworm", Truth: verdict.Reproduced},
+	{Suite: "upstream-fixes-tables", Spec: "deb:experimental", Truth: verdict.Pass},
+	{Suite: "upstream-fixes-tables", Spec: "deb:bookworm", Truth: verdict.Reproduced},
+	{Suite: "upstream-fixes-listeners", Spec: "deb:experimental", Truth: verdict.Pass},
+	{Suite: "upstream-fixes-listeners", Spec: "deb:bookworm", Truth: verdict.Reproduced},
+	{Suite: "upstream-fixes-peers", Spec: "deb:bookworm", Truth: verdict.Pass},
+	{Suite: "upstream-fixes-peers", Spec: mutant11, Truth: verdict.Reproduced},
 }

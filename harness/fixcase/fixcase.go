@@ -8,11 +8,12 @@
 // are skipped. Values are of four sorts:
 //
 //   - text: the rest of the line, as written (fix, since, until, order,
-//     does, expects, kind, then, port, times, why);
+//     does, expects, kind, then, port, times, why; apart, a duration);
 //   - bytes (send, global, frontend, extra): one or more Go-quoted strings,
 //     each optionally followed by *N for N copies, concatenated; a key
 //     given again appends. So "\n", "\r", "\x00" are a line feed, a
 //     carriage return and a NUL, and "x"*20000 is 20000 x;
+//     in send, {try} is the connection's number when times gives several;
 //   - words (args, ports): separated by spaces;
 //   - blocks (config, node): `key {`, then lines taken verbatim, each
 //     ending in a line feed, up to a line that is only `}`;
@@ -30,6 +31,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Kind is how a case reaches HAProxy.
@@ -73,8 +75,12 @@ type Case struct {
 	Silent bool
 	// KeepOpen: the client never ends its side.
 	KeepOpen bool
-	// Times: that many connections, one after another (0: one).
+	// Times: that many connections, one after another (0: one); {try} in
+	// Send is each one's number, from 1.
 	Times int
+	// Apart: the pause between two of those connections (a racy trigger
+	// tried at times a burst of load cannot all cover).
+	Apart time.Duration
 	// Abort: the client closes right after sending, reading nothing.
 	Abort bool
 	// Direct: connect to the node's own address, not Docker's port proxy.
@@ -202,6 +208,12 @@ func (p *parser) set(key, val string) error {
 		} else {
 			c.Times = n
 		}
+	case key == "apart":
+		d, err := time.ParseDuration(val)
+		if err != nil || d <= 0 {
+			return p.errorf("apart: %q is not a positive duration", val)
+		}
+		c.Apart = d
 	case key == "kind":
 		if !slices.Contains(kinds, Kind(val)) {
 			return p.errorf("no kind %q (one of %v)", val, kinds)

@@ -3,6 +3,7 @@ package fixcase
 import (
 	"strings"
 	"testing"
+	"time"
 	"testing/fstest"
 )
 
@@ -18,6 +19,7 @@ send     "show info" " x"*3 "\n"
 send     "a\r\x00"
 silent
 times    5
+apart    250ms
 args     -W -c -f {cfg}
 config {
 global
@@ -36,7 +38,7 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ID != "cli-x" || c.Order != 3 || c.Since != "2.8" || c.Kind != Stats || !c.Silent || c.Times != 5 {
+	if c.ID != "cli-x" || c.Order != 3 || c.Since != "2.8" || c.Kind != Stats || !c.Silent || c.Times != 5 || c.Apart != 250*time.Millisecond {
 		t.Errorf("%+v", c)
 	}
 	if c.Send != "show info x x x\na\r\x00" {
@@ -94,6 +96,7 @@ func TestParseErrors(t *testing.T) {
 		{head + "kind stats\nwant go\nwhy w\n", "want go takes neither"},
 		{"order 1\ndoes d\nexpects e\nkind stats\nwant anything\n", "x.case:5: no fix"},
 		{"fix f\norder x\n", "x.case:2: order: \"x\" is not a positive number"},
+		{head + "kind stats\napart soon\n", "x.case:6: apart: \"soon\" is not a positive duration"},
 	} {
 		_, err := Parse("x.case", []byte(c.text))
 		if err == nil || !strings.Contains(err.Error(), c.err) {

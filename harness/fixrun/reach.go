@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,7 +59,9 @@ func (a Area) do(ctx context.Context, n *node.Node, c fixcase.Judged) (answer, h
 	return answer, ""
 }
 
-// stats sends Send on a stats socket, Times connections one after another.
+// stats sends Send on a stats socket, Times connections one after another,
+// Apart apart ({try} in Send: the connection's number, from 1), the last
+// one's answer after "<Times> connections" when more than one.
 func stats(ctx context.Context, n *node.Node, c Case) (answer string, err error) {
 	port := cmp.Or(c.Port, node.StatsPort)
 	addr, err := n.Addr(ctx, port)
@@ -68,14 +71,25 @@ func stats(ctx context.Context, n *node.Node, c Case) (answer string, err error)
 	if err != nil {
 		return "", err
 	}
-	for range max(c.Times, 1) {
-		answer, err = cli.Raw(ctx, addr, c.Send, cli.RawOptions{Name: port, KeepOpen: c.KeepOpen, Abort: c.Abort, Wait: AnswerWait})
+	for try := range max(c.Times, 1) {
+		if try > 0 && c.Apart > 0 {
+			select { // the trigger's pace, not a wait for an outcome
+			case <-time.After(c.Apart):
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+		}
+		send := strings.ReplaceAll(c.Send, "{try}", strconv.Itoa(try+1))
+		answer, err = cli.Raw(ctx, addr, send, cli.RawOptions{Name: port, KeepOpen: c.KeepOpen, Abort: c.Abort, Wait: AnswerWait})
 		if c.Silent && errors.Is(err, cli.ErrNoAnswer) {
 			answer, err = "", nil // judged only if the worker answers right after (run)
 		}
 		if err != nil {
 			break
 		}
+	}
+	if c.Times > 1 && err == nil {
+		answer = fmt.Sprintf("%d connections\n", c.Times) + answer // a judge counts them
 	}
 	return answer, err
 }

@@ -31,6 +31,8 @@ type Fault struct {
 	Kind   string    `json:"kind"` // cli-timeout, cli-close, cli-late, docker-slow, toxiproxy-fail, http-fail, cpu-starve
 	Target string    `json:"target"`
 	Detail string    `json:"detail,omitempty"`
+	// Until: when a fault that lasts (a starved CPU) ends.
+	Until time.Time `json:"until,omitzero"`
 }
 
 // ErrInjected marks every error the nemesis makes.
@@ -100,17 +102,31 @@ func Faults() []Fault {
 	return append([]Fault(nil), s.faults...)
 }
 
-// Since are the faults injected from mark on (see Mark).
-func Since(mark int) []Fault {
+// Since are the faults injected from mark on (see Mark), and one injected
+// before it that still lasted then (a starved CPU that began before a
+// trial starved the trial too).
+func Since(mark Marker) []Fault {
 	fs := Faults()
-	if mark > len(fs) {
+	if mark.n > len(fs) {
 		return nil
 	}
-	return fs[mark:]
+	var lasting []Fault
+	for _, f := range fs[:mark.n] {
+		if f.Until.After(mark.at) {
+			lasting = append(lasting, f)
+		}
+	}
+	return append(lasting, fs[mark.n:]...)
 }
 
-// Mark is the number of faults injected so far.
-func Mark() int { return len(Faults()) }
+// Marker is where Mark was: how many faults there were, and when.
+type Marker struct {
+	n  int
+	at time.Time
+}
+
+// Mark is the number of faults injected so far, and the time.
+func Mark() Marker { return Marker{len(Faults()), time.Now()} }
 
 // draw says whether a fault of probability p happens, with a number in
 // [0,1) to pick its kind or size.
@@ -120,9 +136,17 @@ func (s *state) draw(p float64) (bool, float64) {
 	return s.rng.Float64() < p, s.rng.Float64()
 }
 
-func (s *state) record(kind, target, detail string) {
+func (s *state) record(kind, target, detail string) { s.lasting(kind, target, detail, 0) }
+
+// lasting records a fault that lasts d from now.
+func (s *state) lasting(kind, target, detail string, d time.Duration) {
+	now := time.Now()
+	f := Fault{At: now, Kind: kind, Target: target, Detail: detail}
+	if d > 0 {
+		f.Until = now.Add(d)
+	}
 	s.mu.Lock()
-	s.faults = append(s.faults, Fault{At: time.Now(), Kind: kind, Target: target, Detail: detail})
+	s.faults = append(s.faults, f)
 	s.mu.Unlock()
 }
 
@@ -207,7 +231,7 @@ func (s *state) starve() {
 			return
 		case <-t.C:
 		}
-		s.record("cpu-starve", "harp", fmt.Sprintf("%d busy goroutines for 1.5s", runtime.NumCPU()))
+		s.lasting("cpu-starve", "harp", fmt.Sprintf("%d busy goroutines for 1.5s", runtime.NumCPU()), 1500*time.Millisecond)
 		end := time.Now().Add(1500 * time.Millisecond)
 		var wg sync.WaitGroup
 		for range runtime.NumCPU() {

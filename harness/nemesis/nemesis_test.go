@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -63,5 +64,24 @@ func TestSeedFromTheEnvironment(t *testing.T) {
 	}
 	if s, ok := Seed(); !ok || s != 9 {
 		t.Fatal(s, ok)
+	}
+}
+
+// A starved CPU that began before a trial and lasts into it is one of the
+// trial's faults: its record must not hide what slowed the trial.
+func TestSinceKeepsALastingFault(t *testing.T) {
+	s := &state{stop: make(chan struct{})}
+	on.Store(s)
+	defer on.Store(nil)
+	s.lasting("cpu-starve", "harp", "burning", time.Hour)
+	s.record("cli-late", "stats", "before")
+	m := Mark()
+	s.record("docker-slow", "port", "after")
+	var got []string
+	for _, f := range Since(m) {
+		got = append(got, f.Kind)
+	}
+	if strings.Join(got, " ") != "cpu-starve docker-slow" {
+		t.Errorf("faults of the trial: %v", got)
 	}
 }

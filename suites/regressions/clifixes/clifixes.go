@@ -39,8 +39,12 @@ func quitLeak(ctx context.Context, n *node.Node) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	addr, err := n.Addr(ctx, node.StatsPort) // once, not a lookup per connection
+	if err != nil {
+		return "", err
+	}
 	for i := range judge.Quits {
-		if _, err := n.Raw(ctx, node.StatsPort, "quit\n", cli.RawOptions{Wait: fixrun.AnswerWait}); err != nil {
+		if _, err := cli.Raw(ctx, addr, "quit\n", cli.RawOptions{Name: node.StatsPort, Wait: fixrun.AnswerWait}); err != nil {
 			return "", fmt.Errorf("quit %d: %w", i+1, err)
 		}
 	}

@@ -1,6 +1,8 @@
 package judge
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/harp-project/harp/harness/fixcase"
@@ -23,5 +25,29 @@ func TestJudgeOnCaptures(t *testing.T) {
 	})
 	if err != nil {
 		t.Error(err)
+	}
+}
+
+// Every attempt's keys are counted on their own: one attempt that ran all
+// its commands hides no other's loss.
+func TestPipelinedAttempts(t *testing.T) {
+	table := func(counts ...int) string {
+		s := fmt.Sprintf("%d connections\n", len(counts)) + fixcase.ThenMark + "# table: tpipe, type: ip, size:1024, used:0\n"
+		for a, k := range counts {
+			for i := 1; i <= k; i++ {
+				s += fmt.Sprintf("0x1: key=10.%d.0.%d use=0 exp=3599979 gpc0=1\n", a+1, i)
+			}
+		}
+		return s
+	}
+	want := goWants["cli-pipelined-then-close-all-run"]
+	if ok, why := want(table(50, 50, 50, 50, 50)); !ok {
+		t.Errorf("all ran: %s", why)
+	}
+	if ok, why := want(table(50, 3, 50, 50, 50)); ok || !strings.Contains(why, "50, 3, 50, 50, 50 ran") {
+		t.Errorf("one attempt lost commands: %v %s", ok, why)
+	}
+	if ok, _ := want(table(50, 50, 50, 50)[len("4 connections\n"):]); !ok {
+		t.Error("a capture of one attempt with no count: the first attempt's keys")
 	}
 }
