@@ -32,10 +32,7 @@ var ops = map[string]func(t Term, a string) bool{
 	"matches":         func(t Term, a string) bool { return t.re.MatchString(a) },
 	"once":            func(t Term, a string) bool { return strings.Count(a, t.Arg) == 1 },
 	// then-lacks: the answer to Then (after ThenMark) lacks Arg.
-	"then-lacks": func(t Term, a string) bool {
-		_, after, _ := strings.Cut(a, ThenMark)
-		return !strings.Contains(after, t.Arg)
-	},
+	"then-lacks": func(t Term, a string) bool { return !strings.Contains(Then(a), t.Arg) },
 	// no-line: no line of the answer is Arg, spaces around it aside.
 	"no-line": func(t Term, a string) bool {
 		for _, l := range strings.Split(a, "\n") {
