@@ -3,8 +3,8 @@ package fixcase
 import (
 	"strings"
 	"testing"
-	"time"
 	"testing/fstest"
+	"time"
 )
 
 const good = `# a comment
