@@ -129,6 +129,9 @@ func parseBisect(args []string) (a bisectArgs, code int) {
 	if want := findings.SuiteOf(a.finding); want != "" && want != a.suite.ID {
 		return a, fail("bisect: --finding %s is suite %s's, but --suite selects %s", a.finding, want, a.suite.ID)
 	}
+	if err := checkFindingCheck(a.finding, a.reports); err != nil {
+		return a, fail("bisect: --finding %s: %v", a.finding, err)
+	}
 	if err := checkTrials(fs, a.trials); err != nil {
 		return a, fail("bisect: %v", err)
 	}
@@ -257,6 +260,20 @@ func findingSignature(name, reports string) (string, error) {
 	}
 	f, err := findings.Find(fs, name)
 	return f.Signature, err
+}
+
+// checkFindingCheck refuses, before any build, a finding whose check no
+// run under reports recorded for its suite: a misspelt id would build and
+// run every step before the oracle could say it never saw that check.
+func checkFindingCheck(sig, reports string) error {
+	if sig == "" || findings.SuiteOf(sig) == "" || !strings.Contains(sig, "/") {
+		return nil // no finding, a crash, or a suite's property: no check id
+	}
+	runs, err := findings.Scan(reports)
+	if err != nil {
+		return fmt.Errorf("its check cannot be confirmed before building: %v (give --reports where the suite's runs are)", err)
+	}
+	return findings.CheckKnown(runs, sig)
 }
 
 // bisectTitle is what bisect.md says was bisected: the suite, or the one

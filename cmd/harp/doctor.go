@@ -21,7 +21,8 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
 // cmdDoctor diagnoses replication between live instances from their
 // runtime sockets. Exit status: 0 healthy, 1 problems found, 3 when a
-// socket cannot be reached.
+// socket cannot be reached or an answer (a table) is too large to read:
+// the diagnosis is partial.
 func cmdDoctor(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	var sockets, names multi
@@ -81,13 +82,18 @@ func cmdDoctor(ctx context.Context, args []string) int {
 	} else {
 		fmt.Print(d.Text())
 	}
-	if d.Has(doctor.Unreachable) {
+	if d.Has(doctor.Unreachable) || d.Has(doctor.TooLarge) {
 		for _, in := range ins {
 			if in.Unreachable != "" {
 				fmt.Fprintf(os.Stderr, "harp: doctor: %s\n", in.Unreachable)
 			}
 		}
-		return 3 // an instance could not be read: the diagnosis is partial
+		for _, f := range d.Findings {
+			if f.Code == doctor.TooLarge {
+				fmt.Fprintf(os.Stderr, "harp: doctor: %s\n", f.Message)
+			}
+		}
+		return 3 // an instance or a table could not be read: the diagnosis is partial
 	}
 	if !d.Healthy {
 		return 1

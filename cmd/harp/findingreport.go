@@ -13,6 +13,7 @@ import (
 	"github.com/harp-project/harp/harness/findings"
 	"github.com/harp-project/harp/harness/github"
 	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/repro"
 )
 
 type findingArgs struct {
@@ -51,10 +52,19 @@ func cmdReportFinding(ctx context.Context, a findingArgs, out, post string) int 
 	if in.Shows, err = showing(a.reports, f); err != nil {
 		return fail("report: %v", err)
 	}
+	var unverified string
 	if a.repro != "" {
+		m, err := repro.ReadManifest(a.repro)
+		if err != nil {
+			return fail("report: --repro: %v", err)
+		}
+		if m.Signature != f.Signature && (m.Signature != "" || m.Finding != f.ID) {
+			return fail("report: --repro %s is the reproducer of %s (%s), not of %s (%s)", a.repro, m.Finding, m.Signature, f.ID, f.Signature)
+		}
 		if in.Repro, err = readRepro(a.repro); err != nil {
 			return fail("report: --repro: %v", err)
 		}
+		unverified = unverifiedNote(m.Verification)
 	}
 	if a.bisect != "" {
 		var o bisect.Outcome
@@ -94,6 +104,9 @@ func cmdReportFinding(ctx context.Context, a findingArgs, out, post string) int 
 		in.Fix = &bugreport.Fix{Name: name, Patch: string(patch), Proof: proof}
 	}
 	md := bugreport.Markdown(in)
+	if unverified != "" {
+		md = beforeRepro(md, unverified)
+	}
 	path := out
 	if path == "" {
 		path = filepath.Join(a.reports, "finding-"+f.ID+".md")
@@ -144,7 +157,38 @@ func readRepro(dir string) (map[string]string, error) {
 	if _, ok := files["reproduce"]; !ok {
 		return nil, fmt.Errorf("%s holds no reproduce script (harp findings repro --out writes one)", dir)
 	}
+	delete(files, repro.ManifestName) // harp's record, not a file of the reproducer
 	return files, nil
+}
+
+// unverifiedNote is what the report says of a reproducer harp never
+// confirmed ("" for a verified one): its verdicts are the script's word
+// alone, and a maintainer must know that before running it.
+func unverifiedNote(v repro.Verification) string {
+	switch v.State {
+	case repro.Verified:
+		return ""
+	case repro.Skipped:
+		return "**Not verified**: this reproducer was written with `--no-verify`: harp never ran it against the builds it judged, so its verdict may not agree with harp's.\n\n"
+	}
+	why := v.Why
+	if why == "" {
+		why = "harp's check of it did not pass"
+	}
+	return fmt.Sprintf("**Not verified**: harp's check of this reproducer failed (%s): do not rely on its verdict.\n\n", strings.TrimSuffix(why, "."))
+}
+
+// beforeRepro puts note just before the inlined reproducer (in the steps
+// to reproduce, when the form's wording is not found).
+func beforeRepro(md, note string) string {
+	if i := strings.Index(md, "A standalone reproducer"); i >= 0 {
+		return md[:i] + note + md[i:]
+	}
+	const steps = "### Steps to Reproduce the Behavior\n\n"
+	if i := strings.Index(md, steps); i >= 0 {
+		return md[:i+len(steps)] + note + md[i+len(steps):]
+	}
+	return note + md
 }
 
 // proofRuns reads the proof: one run, or several (comma-separated: the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,62 +24,140 @@ type RawOptions struct {
 	// Wait bounds the exchange once connected, sending and reading
 	// (0: 10 s). A slower answer is the client's failure to observe.
 	Wait time.Duration
+	// Control, when set, lets an answer the server does not close be
+	// whole: it runs after the payload is sent, on another connection to
+	// the same server. A server that answered it had read the payload
+	// before (one thread, sent earlier), so once it has, and Grace passes
+	// with no more byte, what came is all it will send (Reply.Quiet): its
+	// words, or its silence. A control that failed leaves such an answer
+	// harp's (ErrCut, ErrNoAnswer).
+	Control func(context.Context) error
+	// Grace is the quiet after the control answered that ends the
+	// reading (0: 1 s).
+	Grace time.Duration
+}
+
+// Reply is what one raw exchange observed of the server. Only a reply
+// with Closed (the server ended the connection after Text) or Quiet (it
+// sent nothing more while it answered a control exchange) is the
+// server's whole answer; Raw returns an error for any other end.
+type Reply struct {
+	Text string `json:"text"`
+	// Closed: the server closed or reset the connection after Text.
+	Closed bool `json:"closed,omitempty"`
+	// Quiet: the connection still open, the server sent nothing more
+	// for Grace after it answered a control exchange.
+	Quiet bool `json:"quiet,omitempty"`
+	// Aborted: the client closed right after sending, reading nothing (an
+	// abort, or an empty payload): there is no answer to judge.
+	Aborted bool `json:"aborted,omitempty"`
 }
 
 // ErrNoAnswer marks a raw exchange that got no byte at all by its
 // deadline: no answer (a loaded machine is slow), never an empty one.
 var ErrNoAnswer = errors.New("silence")
 
+// ErrCut marks an answer harp's deadline cut: bytes came, and the server
+// had not closed the connection by then, so they may be part of it only.
+var ErrCut = errors.New("cut")
+
 // Raw sends exactly payload on a fresh TCP connection to addr and reads
-// until the server closes it (or resets it): what came is the answer, also
-// one the server sent without closing (the master CLI after an error). A
+// until the server closes it (or resets it): what came is the answer. A
 // "\x00" in payload is a pause of the client's: what comes before it is
 // sent, then the rest 600 ms later. An empty payload is a connection
 // closed at once. Unlike Ask it adds no newline and nothing is retried;
 // nor is it in any transcript.
-func Raw(ctx context.Context, addr, payload string, o RawOptions) (string, error) {
+//
+// The error is harp's failure to observe (dialling, sending, the
+// deadline): a reply returned with one is what came before it, never an
+// answer.
+func Raw(ctx context.Context, addr, payload string, o RawOptions) (Reply, error) {
 	name, wait := cmp.Or(o.Name, addr), cmp.Or(o.Wait, 10*time.Second)
 	conn, err := Dial(ctx, addr, name)
 	if err != nil {
-		return "", err
+		return Reply{}, err
 	}
 	defer conn.Close()
 	if payload == "" {
-		return "", nil
+		return Reply{Aborted: true}, nil
 	}
 	conn.SetDeadline(time.Now().Add(wait))
 	first, rest, paused := strings.Cut(payload, "\x00")
 	if _, err := conn.Write([]byte(first)); err != nil {
-		return "", fmt.Errorf("sending to %s: %w", name, err)
+		return Reply{}, fmt.Errorf("sending to %s: %w", name, err)
 	}
 	if paused {
 		// The client's pause is the trigger, not a wait for an outcome.
 		time.Sleep(600 * time.Millisecond)
 		if _, err := conn.Write([]byte(rest)); err != nil {
-			return "", fmt.Errorf("sending to %s: %w", name, err)
+			return Reply{}, fmt.Errorf("sending to %s: %w", name, err)
 		}
 	}
 	if !o.KeepOpen {
 		conn.CloseWrite()
 	}
 	if o.Abort {
-		return "", nil // closed by the defer, unread
+		return Reply{Aborted: true}, nil // closed by the defer, unread
+	}
+	deadline := time.Now().Add(wait)
+	grace := cmp.Or(o.Grace, time.Second)
+	// The control's end, read once the reading ends: nil when the server
+	// answered it; from then on, Grace of quiet ends the reading.
+	controlled := make(chan error, 1)
+	var answered atomic.Bool
+	quiet := func() { // the reading's end: Grace from now, within the deadline
+		if end := time.Now().Add(grace); end.Before(deadline) {
+			conn.SetReadDeadline(end)
+		}
+	}
+	if o.Control != nil {
+		go func() {
+			err := o.Control(ctx)
+			if err == nil {
+				answered.Store(true)
+				quiet()
+			}
+			controlled <- err
+		}()
 	}
 	var b strings.Builder
 	buf := make([]byte, 4096)
 	for {
 		k, err := conn.Read(buf)
 		b.Write(buf[:k])
+		if k > 0 && answered.Load() {
+			quiet() // still sending: its quiet starts again
+		}
 		if err == nil {
 			continue
 		}
+		r := Reply{Text: b.String()}
 		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() && b.Len() == 0 {
-			return "", fmt.Errorf("no answer on %s within %s: %w", name, wait, ErrNoAnswer)
+		if !errors.As(err, &ne) || !ne.Timeout() {
+			r.Closed = true // closed by the server (or reset): what came is the answer
+			return r, nil
 		}
-		break // closed by the server (or reset): what came is the answer
+		var cerr error
+		if o.Control != nil {
+			select {
+			case cerr = <-controlled:
+			default:
+				cerr = errors.New("it had not ended")
+			}
+			if cerr == nil && time.Now().Before(deadline) {
+				r.Quiet = true
+				return r, nil
+			}
+		}
+		why := ""
+		if cerr != nil {
+			why = fmt.Sprintf(", and the control exchange failed (%v)", cerr)
+		}
+		if r.Text != "" {
+			return r, fmt.Errorf("the answer on %s was cut by harp's %s deadline after %d bytes (not closed by then%s): %w", name, wait, len(r.Text), why, ErrCut)
+		}
+		return r, fmt.Errorf("no answer on %s within %s%s: %w", name, wait, why, ErrNoAnswer)
 	}
-	return b.String(), nil
 }
 
 // Dial connects to addr over TCP, within 5 s; an error names it name

@@ -39,6 +39,9 @@ func socketLevel(ins []Instance) []Finding {
 	for _, in := range ins {
 		var refused []string
 		for _, cmd := range sortedKeys(in.Errors) {
+			if in.TooLarge[cmd] {
+				continue // answered, too large to read: tooLarge says so
+			}
 			if strings.HasPrefix(cmd, "show peers") || strings.HasPrefix(cmd, "show table") {
 				refused = append(refused, fmt.Sprintf("%s: %s", cmd, in.Errors[cmd]))
 			}
@@ -46,6 +49,33 @@ func socketLevel(ins []Instance) []Finding {
 		if len(refused) > 0 {
 			out = append(out, Finding{Level: Problem, Code: SocketLevel, Instance: in.Name, Evidence: refused,
 				Message: fmt.Sprintf("%s: the socket refused %d of the doctor's commands; it is probably not at admin level (stats socket ... level admin), so peers and tables cannot be compared there", in.Name, len(refused))})
+		}
+	}
+	return out
+}
+
+// tooLarge names each answer harp would not read for its size: the socket
+// answered (no level problem), and what the answer holds is unknown, so a
+// table's contents are not compared there and the diagnosis cannot be
+// healthy.
+func tooLarge(ins []Instance) []Finding {
+	var out []Finding
+	for _, in := range ins {
+		for _, cmd := range sortedKeys(in.TooLarge) {
+			why := strings.TrimPrefix(in.Errors[cmd], fmt.Sprintf("the answer to %q: ", cmd))
+			f := Finding{Level: Problem, Code: TooLarge, Instance: in.Name, Evidence: []string{cmd + ": " + in.Errors[cmd]},
+				Message: fmt.Sprintf("%s: the answer to %s is too large for harp to read (%s); what it holds is unknown (the socket answered: not a permission problem)", in.Name, cmd, why)}
+			if name, ok := strings.CutPrefix(cmd, "show table "); ok {
+				used := "an unknown number of"
+				for _, t := range in.Tables {
+					if t.Name == name {
+						used = fmt.Sprint(t.Used)
+					}
+				}
+				f.Table = name
+				f.Message = fmt.Sprintf("%s: table %s, %s entries as show table says, is too large for harp to read (%s); its entries are unknown, so it is not compared there (the socket answered: not a permission problem)", in.Name, name, used, why)
+			}
+			out = append(out, f)
 		}
 	}
 	return out
@@ -324,7 +354,7 @@ func divergence(t TableView) []Finding {
 
 // causeOrder is the order an operator works in: a problem early in it
 // usually explains those after it.
-var causeOrder = []Code{Unreachable, SocketLevel, Identity, IdentityDuplicate, TableDefinition, TableMissing, LinkDown, Divergence}
+var causeOrder = []Code{Unreachable, SocketLevel, Identity, IdentityDuplicate, TableDefinition, TableMissing, LinkDown, Divergence, TooLarge}
 
 // likelyCause is the first problem in causeOrder; empty when none.
 func likelyCause(fs []Finding) string {

@@ -28,6 +28,10 @@ type Instance struct {
 	Tables   []cliout.Table        `json:"tables"`
 	// Errors holds the commands that failed, with what the socket said.
 	Errors map[string]string `json:"errors,omitempty"`
+	// TooLarge marks the commands of Errors whose answer harp would not
+	// read for its size: the socket answered, so no permission problem,
+	// but what the answer holds is unknown.
+	TooLarge map[string]bool `json:"too_large,omitempty"`
 	// Unreachable says why the socket could not be read at all (then
 	// nothing else is known of the instance).
 	Unreachable string `json:"unreachable,omitempty"`
@@ -107,6 +111,9 @@ func (in *Instance) ask(ctx context.Context, q Query, cmd string) (string, bool)
 	switch {
 	case err != nil:
 		in.Errors[cmd] = err.Error()
+		if errors.Is(err, errTooLarge) {
+			in.tooLarge(cmd)
+		}
 	// No peers section and no table answer nothing: that is an answer.
 	case denied(out) || strings.TrimSpace(out) == "" && cmd != "show peers" && cmd != "show table":
 		in.Errors[cmd] = refusal(out)
@@ -114,6 +121,13 @@ func (in *Instance) ask(ctx context.Context, q Query, cmd string) (string, bool)
 		return out, true
 	}
 	return out, false
+}
+
+func (in *Instance) tooLarge(cmd string) {
+	if in.TooLarge == nil {
+		in.TooLarge = map[string]bool{}
+	}
+	in.TooLarge[cmd] = true
 }
 
 // refusal is what an answer refusing a command says: its line that says

@@ -23,6 +23,7 @@ type Code string
 const (
 	Unreachable       Code = "unreachable"        // the socket did not answer, or is not HAProxy's
 	SocketLevel       Code = "socket-level"       // the socket refuses show peers or show table
+	TooLarge          Code = "too-large"          // an answer (a table's dump) too large for harp to read: what it holds is unknown
 	NoPeers           Code = "no-peers"           // no peers section anywhere: nothing replicates
 	Identity          Code = "identity"           // an instance is not the local peer of its section
 	IdentityDuplicate Code = "identity-duplicate" // instances share a local peer name
@@ -34,7 +35,7 @@ const (
 )
 
 // Codes are every code a diagnosis may hold, Settle's included.
-var Codes = []Code{Unreachable, SocketLevel, NoPeers, Identity, IdentityDuplicate, LinkDown, TableDefinition, TableMissing, Divergence, Healthy, Settled}
+var Codes = []Code{Unreachable, SocketLevel, TooLarge, NoPeers, Identity, IdentityDuplicate, LinkDown, TableDefinition, TableMissing, Divergence, Healthy, Settled}
 
 // Finding is one thing the doctor concluded, with what it rests on.
 // Instance and Table are set when it is about exactly one instance or
@@ -160,6 +161,7 @@ func Diagnose(all []Instance) Diagnosis {
 	p := peeringOf(ins)
 	blind := socketLevel(ins)
 	add(blind)
+	add(tooLarge(ins))
 	add(noPeers(ins, p, len(blind) > 0 || len(ins) == 0))
 	add(identity(ins, p))
 	add(duplicateIdentity(p))
@@ -223,7 +225,7 @@ func (v *TableView) read(in Instance, t cliout.Table) *TableDigest {
 	v.Definitions[in.Name] = fmt.Sprintf("type %s size %d", t.Type, t.Size)
 	v.Used[in.Name] = t.Used
 	if _, hidden := in.Errors["show table "+t.Name]; hidden {
-		return nil // contents refused: not compared (socket-level says so)
+		return nil // contents refused or too large: not compared (socket-level or too-large says so)
 	}
 	v.compared++
 	d := in.Digests[t.Name]

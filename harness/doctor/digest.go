@@ -171,9 +171,10 @@ func eachLine(r io.Reader, line func([]byte) error) error {
 var errRefused = errors.New("refused")
 
 // digestTable reads one table's dump line by line into a digest charged
-// to b; what the socket said instead of a table goes to Errors, as ask
-// does for answers read whole.
-func (in *Instance) digestTable(ctx context.Context, dump Dump, b *Budget, t cliout.Table) cliout.Table {
+// to b (a digest kept is added to held, one given up is given back);
+// what the socket said instead of a table goes to Errors, as ask does for
+// answers read whole.
+func (in *Instance) digestTable(ctx context.Context, dump Dump, b *Budget, held *round, t cliout.Table) cliout.Table {
 	cmd := "show table " + t.Name
 	d := &TableDigest{}
 	var (
@@ -231,11 +232,17 @@ func (in *Instance) digestTable(ctx context.Context, dump Dump, b *Budget, t cli
 		}
 		return nil
 	})
+	if err != nil || heads == 0 {
+		b.give(int64(16 * charged))
+	} else {
+		held.add(int64(16 * charged))
+	}
 	switch {
 	case errors.Is(err, errRefused):
 		in.Errors[cmd] = refused
 	case err != nil:
 		if errors.Is(err, errTooLarge) {
+			in.tooLarge(cmd)
 			err = fmt.Errorf("the answer to %q: %w", cmd, err)
 		}
 		in.Errors[cmd] = err.Error()
@@ -259,8 +266,13 @@ func (in *Instance) digestTable(ctx context.Context, dump Dump, b *Budget, t cli
 // every interval, whatever the tables' size. Every answer and digest is
 // charged to b.
 func CollectDigests(ctx context.Context, name, socket string, q Query, dump Dump, b *Budget) (Instance, error) {
+	return collectDigests(ctx, name, socket, q, dump, b, nil)
+}
+
+// collectDigests is CollectDigests with the digests kept added to held.
+func collectDigests(ctx context.Context, name, socket string, q Query, dump Dump, b *Budget, held *round) (Instance, error) {
 	return collect(ctx, name, socket, q, func(in *Instance, t cliout.Table) cliout.Table {
-		return in.digestTable(ctx, dump, b, t)
+		return in.digestTable(ctx, dump, b, held, t)
 	})
 }
 

@@ -98,7 +98,7 @@ func table(t *testing.T, answer string, err error) (Instance, cliout.Table) {
 		}
 		return err
 	}
-	tb := in.digestTable(context.Background(), dump, NewBudget(1<<20), cliout.Table{Name: "s/t"})
+	tb := in.digestTable(context.Background(), dump, NewBudget(1<<20), nil, cliout.Table{Name: "s/t"})
 	return in, tb
 }
 

@@ -48,7 +48,7 @@ func (b *Budget) take(n int64) error {
 	defer b.mu.Unlock()
 	if b.spent || n > b.left {
 		b.spent = true
-		return fmt.Errorf("the answers of this run would hold more than its memory budget of %d MiB: %w", b.size>>20, errTooLarge)
+		return fmt.Errorf("the answers of this run would hold more than its memory budget of %s: %w", bytesText(b.size), errTooLarge)
 	}
 	b.left -= n
 	return nil
@@ -132,7 +132,7 @@ func readAnswer(r io.Reader, max int64, b *Budget) (string, error) {
 	size := int64(4 << 10)
 	for {
 		if n > max {
-			return "", fmt.Errorf("larger than %d MiB: %w", max>>20, errTooLarge)
+			return "", fmt.Errorf("larger than %s: %w", bytesText(max), errTooLarge)
 		}
 		size = min(size, max+1-n)
 		if err := b.take(size); err != nil {
@@ -155,7 +155,7 @@ func readAnswer(r io.Reader, max int64, b *Budget) (string, error) {
 		size = min(2*size, 1<<20)
 	}
 	if n > max {
-		return "", fmt.Errorf("larger than %d MiB: %w", max>>20, errTooLarge)
+		return "", fmt.Errorf("larger than %s: %w", bytesText(max), errTooLarge)
 	}
 	return join(chunks, n, b)
 }
@@ -172,6 +172,17 @@ func join(chunks [][]byte, n int64, b *Budget) (string, error) {
 		sb.Write(c)
 	}
 	return sb.String(), nil
+}
+
+// bytesText names a size in the largest unit it is a whole number of.
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // round is what one read of every socket holds of the budget.
@@ -200,11 +211,17 @@ func (r *round) release() {
 // sharing the budget b. Settle keeps the first read and the latest: a
 // read's answers are given back once the read after it is done (the
 // first read's never), so the run holds at most b whatever the reads.
+// Table contents are streamed into digests as --watch reads them
+// (CollectDigests): a dump is not one answer under cli.MaxAnswer, so a
+// table of any size the budget holds is compared, and the one-shot
+// doctor and --watch agree on it.
 func Reader(timeout time.Duration, names, sockets []string, b *Budget) func(context.Context) []Instance {
 	var first, prev *round
 	return func(ctx context.Context) []Instance {
 		r := &round{b: b}
-		ins := CollectAll(ctx, timeout, names, sockets, func(s string) Query { return dialIn(s, b, r) })
+		ins := collectAll(ctx, timeout, names, sockets, func(ctx context.Context, name, s string) (Instance, error) {
+			return collectDigests(ctx, name, s, dialIn(s, b, r), DialDump(s), b, r)
+		})
 		switch {
 		case first == nil:
 			first = r

@@ -77,6 +77,9 @@ func (d Diagnosis) tablesText(b *strings.Builder) {
 			lacks := fmt.Sprintf("lacks %d", t.Missing[inst])
 			if d.hidden(inst, t.Name) {
 				lacks = "contents refused by the socket"
+				if d.tooLarge(inst, t.Name) {
+					lacks = "contents too large to read"
+				}
 			}
 			fmt.Fprintf(b, "      %-12s %s, used %d, %s%s\n", inst, t.Definitions[inst], t.Used[inst], lacks, updatesText(t.Updates[inst]))
 		}
@@ -115,6 +118,15 @@ func (d Diagnosis) hidden(inst, table string) bool {
 		if in.Name == inst {
 			_, ok := in.Errors["show table "+table]
 			return ok
+		}
+	}
+	return false
+}
+
+func (d Diagnosis) tooLarge(inst, table string) bool {
+	for _, in := range d.Instances {
+		if in.Name == inst {
+			return in.TooLarge["show table "+table]
 		}
 	}
 	return false

@@ -45,6 +45,10 @@ type Finding struct {
 	Status   Status   `json:"status"`
 	// Regressed: seen in a run that started after it was marked fixed.
 	Regressed bool `json:"seen_after_fix,omitempty"`
+	// Formerly are the signatures the same check had under the suite its
+	// suite was split from (report.SplitFrom), in runs recorded before the
+	// split: their observations are this finding's.
+	Formerly []string `json:"formerly,omitempty"`
 }
 
 // Seen is one sighting: when, in which run, on which build.
@@ -180,28 +184,45 @@ func Ledger(runs []Scanned, marks Marks) []Finding {
 		r   report.Result
 	}
 	var watched []cleanRun // results whose crash watch saw every node
+	renamed := splitRenames(runs)
+	formerly := map[string][]string{} // new signature -> old ones joined into it
+	oldTitle := map[string]bool{}     // findings titled by a result from before the split
+	for old, sig := range renamed {
+		formerly[sig] = append(formerly[sig], old)
+	}
 	for _, sc := range runs {
 		for _, r := range sc.Run.Results {
 			if !r.IsCrashRow() && r.CrashWatch != nil && len(r.CrashWatch.Failed) == 0 && r.CrashWatch.Nodes > 0 {
 				watched = append(watched, cleanRun{sc.Dir, r})
 			}
 			for _, o := range Of(r) {
+				sig, old := o.Signature, false
+				if n, ok := renamed[sig]; ok {
+					sig, old = n, true
+				}
 				if !o.Shows {
-					note(clean, o.Signature, sc.Dir, r)
+					note(clean, sig, sc.Dir, r)
 					continue
 				}
-				f := by[o.Signature]
+				f := by[sig]
 				seen := Seen{At: sc.Run.Started, Run: sc.Dir, Build: buildName(r)}
 				if f == nil {
-					f = &Finding{ID: ID(o.Signature), Signature: o.Signature, Kind: o.Kind, Suite: o.Suite, Check: o.Check,
+					f = &Finding{ID: ID(sig), Signature: sig, Kind: o.Kind, Suite: SuiteOf(sig), Check: o.Check,
 						Title: o.Title, Example: o.Example, FirstSeen: seen}
-					by[o.Signature] = f
+					if o.Kind != KindCheck {
+						f.Suite = o.Suite
+					}
+					by[sig] = f
+					oldTitle[sig] = old
+				}
+				if oldTitle[sig] && !old {
+					f.Title, oldTitle[sig] = o.Title, false // the new suite's own words
 				}
 				f.LastSeen = seen
 				if o.Evidence != "" {
 					f.Evidence = appendOnce(f.Evidence, filepath.Join(sc.Dir, o.Evidence))
 				}
-				note(shows, o.Signature, sc.Dir, r)
+				note(shows, sig, sc.Dir, r)
 				if o.Kind == KindCrash {
 					if crashSuites[o.Signature] == nil {
 						crashSuites[o.Signature] = map[string]bool{}
@@ -223,6 +244,15 @@ func Ledger(runs []Scanned, marks Marks) []Finding {
 		f.Shows = builds(shows[sig], nil)
 		f.Clean = builds(clean[sig], shows[sig])
 		f.Status = marks.Of(sig)
+		sort.Strings(formerly[sig])
+		f.Formerly = formerly[sig]
+		for _, old := range f.Formerly {
+			if _, marked := marks[sig]; !marked {
+				if s, ok := marks[old]; ok {
+					f.Status = s // marked before the split, under the old signature
+				}
+			}
+		}
 		if f.Status.State == StateFixed && !f.Status.At.IsZero() && f.LastSeen.At.After(f.Status.At) {
 			f.Regressed = true
 		}
@@ -234,6 +264,38 @@ func Ledger(runs []Scanned, marks Marks) []Finding {
 		}
 		return out[i].Signature < out[j].Signature
 	})
+	return out
+}
+
+// splitRenames maps each check signature recorded under a suite that was
+// split (report.SplitFrom) to the signature of the same check under the
+// one suite split from it whose runs recorded that check: one bug is then
+// one finding, whichever side of the split a run was recorded on. A check
+// no run after the split recorded keeps its old signature: no run says
+// which suite took it.
+func splitRenames(runs []Scanned) map[string]string {
+	checks := map[string]Observation{} // every check signature observed, shown or not
+	for _, sc := range runs {
+		for _, r := range sc.Run.Results {
+			for _, o := range Of(r) {
+				if o.Kind == KindCheck {
+					checks[o.Signature] = o
+				}
+			}
+		}
+	}
+	out := map[string]string{}
+	for sig, o := range checks {
+		var into []string
+		for other := range checks {
+			if other != sig && o.Is(other) { // report.Answers(o.Suite, other's suite)
+				into = append(into, other)
+			}
+		}
+		if len(into) == 1 {
+			out[sig] = into[0]
+		}
+	}
 	return out
 }
 
@@ -298,6 +360,11 @@ func Find(fs []Finding, name string) (Finding, error) {
 	for _, f := range fs {
 		if f.Signature == name || f.ID == name {
 			return f, nil
+		}
+		for _, old := range f.Formerly { // a signature or id given before the split
+			if old == name || ID(old) == name {
+				return f, nil
+			}
 		}
 		if len(name) >= 4 && strings.HasPrefix(f.ID, name) {
 			hits = append(hits, f)

@@ -2,7 +2,8 @@
 // (fixtures/upstream-fixes/<area>/<case-id>.case), saying which fix it
 // checks, how it reaches HAProxy and what its answer must be; and judges a
 // case from what it observed (judge.go). Only the standard library and
-// harness/verdict: a suite's judge imports it, and `make unit` tests it.
+// light value packages (verdict, obs, cliout): a suite's judge imports
+// it, and `make unit` tests it.
 //
 // A file is lines of `key value`; blank lines and lines starting with `#`
 // are skipped. Values are of four sorts:
@@ -14,10 +15,14 @@
 //     given again appends. So "\n", "\r", "\x00" are a line feed, a
 //     carriage return and a NUL, and "x"*20000 is 20000 x;
 //     in send, {try} is the connection's number when times gives several;
-//   - words (args, ports): separated by spaces;
+//   - words (args, ports, needs): separated by spaces;
 //   - blocks (config, node): `key {`, then lines taken verbatim, each
 //     ending in a line feed, up to a line that is only `}`;
 //   - flags (silent, keep-open, direct, abort): the key alone.
+//
+// `needs` names what the build must have for the case to apply (a
+// capability of cliout.Capabilities, read from its -vv): where it lacks
+// one, the case is not applicable, never held and never failed.
 //
 // `want OP [ARG]` (ARG Go-quoted) adds a term the answer must meet; all
 // must. `why` says what a failure means; {answer} in it is the answer.
@@ -27,11 +32,14 @@ package fixcase
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/harp-project/harp/harness/cliout"
 )
 
 // Kind is how a case reaches HAProxy.
@@ -70,8 +78,10 @@ type Case struct {
 	// Global, Frontend and Extra: a Check config's global lines, frontend
 	// lines and further sections.
 	Global, Frontend, Extra string
-	// Silent: no byte within the wait is the empty answer (judged only
-	// because the worker answers right after).
+	// Silent: no byte is an answer for this case: HAProxy closing without
+	// one (on a direct connection, no proxy between), or no byte while
+	// HAProxy answered a control exchange sent after the case's bytes.
+	// Elsewhere either is harp's failure to observe, never an answer.
 	Silent bool
 	// KeepOpen: the client never ends its side.
 	KeepOpen bool
@@ -94,6 +104,8 @@ type Case struct {
 	// Args of an Exec case; {cfg} is the path Config is written to.
 	Args   []string
 	Config string
+	// Needs: capabilities the build must have (cliout.Capabilities).
+	Needs []string
 
 	Rule Rule
 }
@@ -223,6 +235,13 @@ func (p *parser) set(key, val string) error {
 		c.Args = strings.Fields(val)
 	case key == "ports":
 		c.NodePorts = strings.Fields(val)
+	case key == "needs":
+		c.Needs = strings.Fields(val)
+		for _, n := range c.Needs {
+			if _, ok := cliout.Capabilities[n]; !ok {
+				return p.errorf("needs: no capability %q (one of %v)", n, slices.Sorted(maps.Keys(cliout.Capabilities)))
+			}
+		}
 	case key == "want":
 		t, err := parseTerm(val)
 		if err != nil {

@@ -47,10 +47,10 @@ func TestParse(t *testing.T) {
 	if c.Config != "global\n.if defined(X)\n\n.endif\n" || strings.Join(c.Args, ",") != "-W,-c,-f,{cfg}" {
 		t.Errorf("config %q args %q", c.Config, c.Args)
 	}
-	if ok, why := c.Rule.Eval("x"); !ok || why != `it ran (x) ("x" printed 1 times)` {
+	if ok, why, _ := c.Rule.Eval("x"); !ok || why != `it ran (x) ("x" printed 1 times)` {
 		t.Errorf("Eval(x) = %v %q", ok, why)
 	}
-	if ok, _ := c.Rule.Eval("Too many x"); ok {
+	if ok, _, _ := c.Rule.Eval("Too many x"); ok {
 		t.Error("Eval(Too many x) held")
 	}
 }
@@ -72,9 +72,34 @@ func TestRuleTerms(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, _ := p.Rule.Eval(c.answer); ok != c.ok {
-			t.Errorf("want %s on %q: %v", c.want, c.answer, ok)
+		if ok, _, err := p.Rule.Eval(c.answer); ok != c.ok || err != nil {
+			t.Errorf("want %s on %q: %v %v", c.want, c.answer, ok, err)
 		}
+	}
+}
+
+// A once term whose text never printed decides nothing: a build that
+// does not print it (one without USE_DL, for the library list) is not
+// printing it twice (f084f4d called it the double print).
+func TestOnceNeverPrintedIsUnknown(t *testing.T) {
+	p, err := Parse("x.case", []byte("fix f\norder 1\ndoes d\nexpects e\nkind exec\nwant once \"List of loaded object files:\"\nwhy w\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := p.Rule.Eval("exit 1\n[NOTICE] ...\n"); ok || err == nil || !strings.Contains(err.Error(), "never printed") {
+		t.Errorf("printed 0 times: %v %v", ok, err)
+	}
+}
+
+// needs names a capability of the build; an unknown one is refused.
+func TestNeeds(t *testing.T) {
+	head := "fix f\norder 1\ndoes d\nexpects e\nkind exec\nwant anything\n"
+	c, err := Parse("x.case", []byte(head+"needs dump-libs threads\n"))
+	if err != nil || strings.Join(c.Needs, ",") != "dump-libs,threads" {
+		t.Errorf("%+v %v", c.Needs, err)
+	}
+	if _, err := Parse("x.case", []byte(head+"needs libc\n")); err == nil || !strings.Contains(err.Error(), `no capability "libc"`) {
+		t.Errorf("an unknown capability: %v", err)
 	}
 }
 

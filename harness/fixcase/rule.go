@@ -71,15 +71,22 @@ func parseTerm(val string) (Term, error) {
 }
 
 // Eval judges an answer: whether every term holds, and the why (with
-// each once term's count after it).
-func (r Rule) Eval(answer string) (bool, string) {
+// each once term's count after it). An error says the answer decides
+// nothing: a once term's text never printed at all means the case's
+// trigger did not happen (a build without what prints it is a case not
+// applicable there, never the double print it checks).
+func (r Rule) Eval(answer string) (bool, string, error) {
 	ok := true
 	why := strings.ReplaceAll(r.Why, "{answer}", answer)
 	for _, t := range r.Terms {
 		ok = ok && ops[t.Op](t, answer)
 		if t.Op == "once" {
-			why += fmt.Sprintf(" (%q printed %d times)", t.Arg, strings.Count(answer, t.Arg))
+			k := strings.Count(answer, t.Arg)
+			if k == 0 {
+				return false, "", fmt.Errorf("%q was never printed: nothing says whether it prints twice", t.Arg)
+			}
+			why += fmt.Sprintf(" (%q printed %d times)", t.Arg, k)
 		}
 	}
-	return ok, why
+	return ok, why, nil
 }

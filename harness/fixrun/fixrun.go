@@ -15,6 +15,7 @@ import (
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/fixcase"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/text"
@@ -51,6 +52,7 @@ func Scenario(a Area) *scenario.Scenario {
 	return &scenario.Scenario{
 		ID: a.ID, Upstream: a.Upstream, Title: a.Title, Summary: a.Summary, Labels: a.Labels,
 		Trials: len(a.Cases),
+		Cases:  len(a.Cases),
 		Noun:   "cases",
 		StepsFor: func(scenario.Values) []string {
 			s := []string{setup}
@@ -62,9 +64,12 @@ func Scenario(a Area) *scenario.Scenario {
 				if c.Until != "" {
 					line += ", before HAProxy " + c.Until
 				}
+				for _, need := range c.Needs {
+					line += ", on a build with " + cliout.Capabilities[need]
+				}
 				s = append(s, line+"): "+c.Does+"; expected: "+c.Expects+".")
 			}
-			return append(s, "After each case the worker must still answer `show info` within 10s. One that does not fails the case when the master logged its death (the node is then started again for the next case); without that log line the case is INCONCLUSIVE.")
+			return append(s, rules, "After each case the worker must still answer `show info` within 10s. One that does not fails the case when the master logged its death (the node is then started again for the next case); without that log line the case is INCONCLUSIVE.")
 		},
 		Run: a.run,
 	}
@@ -104,6 +109,9 @@ const setup = "Setup: one node (nbthread 1) with an admin and a level user stats
 
 const mapFile = "/etc/harp/m.map"
 
+// rules: what counts as HAProxy's answer, in the steps users read.
+const rules = "An answer is HAProxy's only when it is whole: bytes on the node's own address (no proxy between) up to HAProxy's close. Harp's failures are unknown, never an answer: a dial or a write that failed, no byte by harp's 10s deadline, an answer cut by it, a close without a byte where the case expects words, a setup (a `set table` before the trigger) that does not read back, output the case's judge cannot parse. A case whose answer may be no byte (`silent`) takes HAProxy's close without one, or its silence while it answered a control exchange (`show info`, or `show proc` on the master CLI) sent after the case's bytes. A case too old or too new for the build, or needing a capability its `haproxy -vv` lacks, is not applicable: held by none. `--trials N` runs every case N times; a run where no case applies is INCONCLUSIVE."
+
 func (a Area) run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	cfg, err := config.Render("upstream-fixes.cfg.tmpl", nil)
 	if err != nil {
@@ -119,29 +127,23 @@ func (a Area) run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 }
 
 // trial runs one case: not applicable to a build too old or too new for
-// it; else its answer, then whether the worker still answers, and a death
-// only when the master logged it (the node is then started again).
+// it, or lacking what it needs; else its answer, then whether the worker
+// still answers, and a death only when the master logged it (the node is
+// then started again).
 func (a Area) trial(ctx context.Context, env *scenario.Env, n *node.Node, t *verdict.Trial, c fixcase.Judged) error {
 	f := &fixcase.Facts{Case: c.ID, Fix: c.Fix}
 	t.Evidence = f
 	defer func() {
 		t.Checks, t.Violation, t.Unmet = fixcase.Judge(a.Cases, *f)
-		if f.Skip != "" {
-			t.Remark = "not applicable: " + f.Skip
-		}
+		t.NotApplicable = f.Skip
 	}()
-	if cliout.Older(env.Image.Version, c.Since) {
-		f.Skip = fmt.Sprintf("%s needs HAProxy %s", c.ID, c.Since)
-		return nil
-	}
-	if c.Until != "" && !cliout.Older(env.Image.Version, c.Until) {
-		f.Skip = fmt.Sprintf("%s uses what HAProxy %s removed", c.ID, c.Until)
+	if f.Skip = c.NotApplicable(env.Image.Version, env.Image.VV); f.Skip != "" {
 		return nil
 	}
 	if c.Node != "" {
 		own, err := ownNode(ctx, env, c)
 		if err != nil {
-			f.HarpErr = err.Error()
+			f.Answer = obs.Failure[string]("%v", err)
 			return nil
 		}
 		defer env.StopNode(ctx, own) // its crashes kept first
@@ -149,28 +151,29 @@ func (a Area) trial(ctx context.Context, env *scenario.Env, n *node.Node, t *ver
 	}
 	before, err := n.Exits(ctx)
 	if err != nil {
-		f.HarpErr = "reading the master's log before the case: " + err.Error()
+		f.Answer = obs.Failure[string]("reading the master's log before the case: %v", err)
 		return nil
 	}
 	exits := len(before)
-	f.Answer, f.HarpErr = a.do(ctx, n, c)
-	t.Notef("%s: %s", c.ID, OneLine(f.Answer))
+	f.Answer = a.do(ctx, n, c)
+	t.Notef("%s: %s", c.ID, obs.Text(f.Answer, OneLine))
 	if n.Alive(ctx, 10*time.Second) {
 		return nil
 	}
 	// No answer is not a death: the master's log must say a worker
 	// exited since the case began. A death is the case's finding even
 	// where harp could not finish reading the case (it died under it).
-	if f.Died = n.DiedSince(ctx, exits, 10*time.Second); f.Died {
-		f.HarpErr = ""
-	} else if f.HarpErr == "" {
-		f.HarpErr = "the worker answered no show info within 10s after the case, and no worker exit was logged"
+	died := n.DiedSince(ctx, exits, 10*time.Second)
+	if died {
+		f.Died = obs.Opt(obs.Value(obs.Exit{Process: "worker"}))
+	} else if f.Answer.Known() {
+		f.Answer = obs.Failure[string]("the worker answered no show info within 10s after the case (its answer was %q), and no worker exit was logged", OneLine(f.Answer.Value))
 	}
 	if c.Node != "" {
-		t.Notef("%s: the worker of the case's own node no longer answers (died: %v)", c.ID, f.Died)
+		t.Notef("%s: the worker of the case's own node no longer answers (died: %v)", c.ID, died)
 		return nil
 	}
-	t.Notef("%s: the worker no longer answers (died: %v); starting the node again", c.ID, f.Died)
+	t.Notef("%s: the worker no longer answers (died: %v); starting the node again", c.ID, died)
 	if err := n.Restart(ctx, 30*time.Second); err != nil {
 		return fmt.Errorf("restarting the node after %s: %w", c.ID, err)
 	}

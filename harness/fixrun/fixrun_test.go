@@ -2,9 +2,12 @@ package fixrun
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/fixcase"
 	"github.com/harp-project/harp/harness/node"
 )
@@ -26,5 +29,44 @@ func TestAreaCheck(t *testing.T) {
 		if (err == nil) != (c.err == "") || (err != nil && !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("%+v: %v, want %q", c.a, err, c.err)
 		}
+	}
+}
+
+// Harp's failures are never a case's answer (f084f4d gave "" for an
+// empty close, a silence and an answer cut by its deadline, and judged
+// it: 5 cases REPRODUCED and 4 `lacks` cases PASS on an empty close).
+func TestAnswer(t *testing.T) {
+	cut := fmt.Errorf("the answer was cut: %w", cli.ErrCut)
+	for _, c := range []struct {
+		name   string
+		r      cli.Reply
+		err    error
+		silent bool
+		want   string
+		fails  string
+	}{
+		{"closed after words", cli.Reply{Text: "Pid: 7\n", Closed: true}, nil, false, "Pid: 7\n", ""},
+		{"quiet after words (master CLI)", cli.Reply{Text: "Can't find\n", Quiet: true}, nil, false, "Can't find\n", ""},
+		{"an empty close where words are expected", cli.Reply{Closed: true}, nil, false, "", "closed the connection without a byte"},
+		{"an empty close of a silent case", cli.Reply{Closed: true}, nil, true, "", ""},
+		{"quiet without a byte, silent case", cli.Reply{Quiet: true}, nil, true, "", ""},
+		{"quiet without a byte, words expected", cli.Reply{Quiet: true}, nil, false, "", "no byte while it answered the control"},
+		{"cut by harp's deadline", cli.Reply{Text: "Pid: 7\nUptime"}, cut, false, "", "cut"},
+		{"silence harp could not prove", cli.Reply{}, cli.ErrNoAnswer, true, "", "silence"},
+		{"an abort: nothing to judge but what follows", cli.Reply{Aborted: true}, nil, false, "", ""},
+	} {
+		got, err := Answer(c.r, c.err, c.silent)
+		if got != c.want || (err == nil) != (c.fails == "") || (err != nil && !strings.Contains(err.Error(), c.fails)) {
+			t.Errorf("%s: %q, %v", c.name, got, err)
+		}
+	}
+}
+
+// A setup's `set table` commands are read back, each.
+func TestSetTables(t *testing.T) {
+	got := SetTables("set table tstr key a data.gpc0 42\nexpert-mode on; set table t2 key 10.0.0.1 data.gpt0 1;show info\n")
+	want := []Write{{"tstr", "a", "gpc0", "42"}, {"t2", "10.0.0.1", "gpt0", "1"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("%+v", got)
 	}
 }

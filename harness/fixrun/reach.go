@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -14,8 +15,10 @@ import (
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/fixcase"
 	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/remotepeer"
+	"github.com/harp-project/harp/harness/text"
 )
 
 // How a case reaches HAProxy, by its kind.
@@ -23,8 +26,9 @@ import (
 // Case is what reaching HAProxy needs of a case: its file.
 type Case = fixcase.Case
 
-// do runs one case and gives HAProxy's answer, or why harp could not.
-func (a Area) do(ctx context.Context, n *node.Node, c fixcase.Judged) (answer, harpErr string) {
+// do runs one case: HAProxy's answer, or harp's failure to get it
+// (unknown, never an answer).
+func (a Area) do(ctx context.Context, n *node.Node, c fixcase.Judged) obs.Of[string] {
 	reach := map[fixcase.Kind]func(context.Context, *node.Node, Case) (string, error){
 		fixcase.Stats: stats, fixcase.Master: master, fixcase.Check: check, fixcase.Exec: execute,
 		fixcase.Connect: connect, fixcase.HTTP: request, fixcase.Peer: halfClosedPeer,
@@ -34,11 +38,11 @@ func (a Area) do(ctx context.Context, n *node.Node, c fixcase.Judged) (answer, h
 		fixcase.Steps: func(ctx context.Context, n *node.Node, c Case) (string, error) { return a.Drives[c.ID](ctx, n) },
 	}[c.Kind]
 	if reach == nil {
-		return "", fmt.Sprintf("case %s: no kind %q", c.ID, c.Kind)
+		return obs.Failure[string]("case %s: no kind %q", c.ID, c.Kind)
 	}
 	answer, err := reach(ctx, n, c.Case)
 	if err != nil {
-		return answer, err.Error()
+		return obs.Failure[string]("%v", err)
 	}
 	if c.Then != "" {
 		// The state after, polled until the case's expectation holds (an
@@ -48,15 +52,15 @@ func (a Area) do(ctx context.Context, n *node.Node, c fixcase.Judged) (answer, h
 		var err error
 		node.Poll(ctx, AnswerWait, 100*time.Millisecond, func() (bool, error) {
 			then, err = n.Stats(ctx, c.Then)
-			ok, _ := c.Want(answer + fixcase.ThenMark + then)
+			ok, _, _ := c.Want(answer + fixcase.ThenMark + then)
 			return err == nil && ok, nil
 		})
 		if err != nil {
-			return answer, "reading the state after: " + err.Error()
+			return obs.Failure[string]("reading the state after (%s): %v", c.Then, err)
 		}
 		answer += fixcase.ThenMark + then
 	}
-	return answer, ""
+	return obs.Value(answer)
 }
 
 // stats sends Send on a stats socket, Times connections one after another,
@@ -64,13 +68,6 @@ func (a Area) do(ctx context.Context, n *node.Node, c fixcase.Judged) (answer, h
 // one's answer after "<Times> connections" when more than one.
 func stats(ctx context.Context, n *node.Node, c Case) (answer string, err error) {
 	port := cmp.Or(c.Port, node.StatsPort)
-	addr, err := n.Addr(ctx, port)
-	if c.Direct {
-		addr, err = n.DirectAddr(ctx, port)
-	}
-	if err != nil {
-		return "", err
-	}
 	for try := range max(c.Times, 1) {
 		if try > 0 && c.Apart > 0 {
 			select { // the trigger's pace, not a wait for an outcome
@@ -80,11 +77,8 @@ func stats(ctx context.Context, n *node.Node, c Case) (answer string, err error)
 			}
 		}
 		send := strings.ReplaceAll(c.Send, "{try}", strconv.Itoa(try+1))
-		answer, err = cli.Raw(ctx, addr, send, cli.RawOptions{Name: port, KeepOpen: c.KeepOpen, Abort: c.Abort, Wait: AnswerWait})
-		if c.Silent && errors.Is(err, cli.ErrNoAnswer) {
-			answer, err = "", nil // judged only if the worker answers right after (run)
-		}
-		if err != nil {
+		control := func(ctx context.Context) error { _, err := n.Stats(ctx, "show info"); return err }
+		if answer, err = exchange(ctx, n, port, send, c, control); err != nil {
 			break
 		}
 	}
@@ -94,8 +88,43 @@ func stats(ctx context.Context, n *node.Node, c Case) (answer string, err error)
 	return answer, err
 }
 
+// exchange sends a case's bytes on one of the node's sockets, on the
+// node's own address (no proxy between: a close is HAProxy's), with a
+// control exchange beside it, and gives HAProxy's whole answer: what came
+// before it closed, or before it went quiet while it answered the
+// control (the master CLI leaves the connection open after an error).
+// No byte is an answer only for a case that says so (Silent). Anything
+// else is harp's failure.
+func exchange(ctx context.Context, n *node.Node, port, send string, c Case, control func(context.Context) error) (string, error) {
+	r, err := n.Raw(ctx, port, send, cli.RawOptions{KeepOpen: c.KeepOpen, Abort: c.Abort, Wait: AnswerWait, Control: control})
+	return Answer(r, err, c.Silent)
+}
+
+// Answer is what a raw exchange says as a case's answer: the text
+// HAProxy sent before closing or going quiet (Reply.Quiet); no byte only
+// for a Silent case; nothing for an abort, whose case judges what
+// followed. An error is harp's: the exchange's own, an answer cut by
+// harp's deadline, or no byte where the case expects words (no answer,
+// never an empty one).
+func Answer(r cli.Reply, err error, silent bool) (string, error) {
+	switch {
+	case err != nil:
+		return "", err
+	case r.Aborted:
+		return "", nil
+	case !r.Closed && !r.Quiet:
+		return "", fmt.Errorf("no whole answer (%+v)", r)
+	case r.Text != "" || silent:
+		return r.Text, nil
+	case r.Closed:
+		return "", errors.New("HAProxy closed the connection without a byte: no answer to judge (the case expects words)")
+	}
+	return "", errors.New("HAProxy sent no byte while it answered the control: no answer to judge (the case expects words)")
+}
+
 func master(ctx context.Context, n *node.Node, c Case) (string, error) {
-	return n.Raw(ctx, node.MasterPort, c.Send, cli.RawOptions{Abort: c.Abort, Wait: AnswerWait})
+	control := func(ctx context.Context) error { _, err := n.Master(ctx, "show proc"); return err }
+	return exchange(ctx, n, node.MasterPort, c.Send, c, control)
 }
 
 // check runs haproxy -c on the case's config, after the control.
@@ -155,10 +184,10 @@ func connect(ctx context.Context, n *node.Node, _ Case) (string, error) {
 	return "connected", nil
 }
 
-// request sends Send on the stats socket, then a request to 8082: its x-g
-// header is the answer.
+// request sends Send on the stats socket (a setup, checked), then a
+// request to 8082: its x-g header is the answer.
 func request(ctx context.Context, n *node.Node, c Case) (string, error) {
-	if _, err := n.Raw(ctx, node.StatsPort, c.Send, cli.RawOptions{Wait: AnswerWait}); err != nil {
+	if err := Setup(ctx, n, c.Send); err != nil {
 		return "", err
 	}
 	resp, err := n.Get(ctx, "8082/tcp", "/", 5*time.Second)
@@ -168,14 +197,67 @@ func request(ctx context.Context, n *node.Node, c Case) (string, error) {
 	return "x-g: " + resp.Header.Get("x-g"), nil
 }
 
-// halfClosedPeer connects to the peers bind, sends nothing and half-closes.
+// Setup sends commands a case makes before its trigger on the admin
+// stats socket, and checks they took: HAProxy's whole answer says nothing
+// but line feeds (a command that succeeds says nothing), and each `set
+// table T key K data.F V` among them reads back F=V. An error is harp's:
+// a case whose setup did not take decides nothing.
+func Setup(ctx context.Context, n *node.Node, cmds string) error {
+	r, err := n.Raw(ctx, node.StatsPort, cmds, cli.RawOptions{Wait: AnswerWait})
+	if err == nil && !r.Closed {
+		err = fmt.Errorf("no whole answer")
+	}
+	if err != nil {
+		return fmt.Errorf("the setup %q: %w", text.OneLine(cmds, 120), err)
+	}
+	if strings.TrimSpace(r.Text) != "" {
+		return fmt.Errorf("the setup %q did not take: HAProxy said %q", text.OneLine(cmds, 120), text.OneLine(r.Text, 200))
+	}
+	for _, w := range SetTables(cmds) {
+		out, err := n.Stats(ctx, "show table "+w.Table+" key "+w.Key)
+		if err != nil {
+			return fmt.Errorf("reading back the setup's %s: %w", w, err)
+		}
+		if !strings.Contains(" "+strings.Join(strings.Fields(out), " ")+" ", " "+w.Field+"="+w.Value+" ") {
+			return fmt.Errorf("the setup's %s did not take: show table says %q", w, text.OneLine(out, 200))
+		}
+	}
+	return nil
+}
+
+// Write is one `set table` of a setup: the entry's field and value.
+type Write struct{ Table, Key, Field, Value string }
+
+func (w Write) String() string { return fmt.Sprintf("%s key %s %s=%s", w.Table, w.Key, w.Field, w.Value) }
+
+var setTableRe = regexp.MustCompile(`^set table (\S+) key (\S+) data\.(\S+) (\S+)$`)
+
+// SetTables reads the `set table T key K data.F V` commands of a setup
+// (lines and ;-separated commands).
+func SetTables(cmds string) []Write {
+	var ws []Write
+	for _, line := range strings.Split(cmds, "\n") {
+		for _, cmd := range strings.Split(line, ";") {
+			if m := setTableRe.FindStringSubmatch(strings.TrimSpace(cmd)); m != nil {
+				ws = append(ws, Write{m[1], m[2], m[3], m[4]})
+			}
+		}
+	}
+	return ws
+}
+
+// halfClosedPeer connects to the peers bind, sends nothing and
+// half-closes: HAProxy's close, or the connection still open after the
+// wait. A reset is neither (harp's side or a proxy's): unknown.
 func halfClosedPeer(ctx context.Context, n *node.Node, _ Case) (string, error) {
-	closed, err := n.HalfClosed(ctx, "10000/tcp", AnswerWait)
+	fate, err := n.HalfClosed(ctx, "10000/tcp", AnswerWait)
 	switch {
 	case err != nil:
 		return "", err
-	case !closed:
+	case fate == cli.Open:
 		return "still open after " + AnswerWait.String(), nil
+	case fate == cli.Reset:
+		return "", fmt.Errorf("the connection was reset, neither closed by HAProxy nor left open")
 	}
 	return "closed by haproxy", nil
 }

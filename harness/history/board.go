@@ -56,15 +56,22 @@ type Board struct {
 	Runs []string `json:"runs,omitempty"`
 	// Head is the newest commit looked at (git describe).
 	Head string `json:"head,omitempty"`
+	// Unused are the runs given that fill no column, with why: a run
+	// silently left out reads as a fix not run.
+	Unused []UnusedRun `json:"unused_runs,omitempty"`
+}
+
+// UnusedRun is a run the board took no verdict from, and why.
+type UnusedRun struct {
+	Dir string `json:"dir"`
+	Why string `json:"why"`
 }
 
 // Make joins the fixes with their judgements and the verdicts the runs
 // hold on each fix's bad and fixed release.
 func Make(fixes []Fix, js map[string]Judgement, runs []findings.Scanned) Board {
 	b := Board{Counts: map[Status]int{}}
-	for _, r := range runs {
-		b.Runs = append(b.Runs, r.Dir)
-	}
+	used := make([]bool, len(runs)) // runs that gave a verdict to some cell
 	for _, f := range fixes {
 		row := Row{Fix: f}
 		row.Judgement, row.Judged = judgementOf(js, f.Commit)
@@ -77,16 +84,16 @@ func Make(fixes []Fix, js map[string]Judgement, runs []findings.Scanned) Board {
 		case !row.Caught():
 			row.Status = NoCheck
 		case f.Fixed == "":
-			row.OnBad, row.BadWhy = onRelease(runs, f.Bad, row.Catch)
+			row.OnBad, row.BadWhy = onRelease(runs, used, f.Bad, row.Catch)
 			row.Status = Unreleased
 		default:
-			row.OnBad, row.BadWhy = onRelease(runs, f.Bad, row.Catch)
-			row.OnFixed, row.FixedWhy = onRelease(runs, f.Fixed, row.Catch)
+			row.OnBad, row.BadWhy = onRelease(runs, used, f.Bad, row.Catch)
+			row.OnFixed, row.FixedWhy = onRelease(runs, used, f.Fixed, row.Catch)
 			row.Status = status(row.OnBad, row.OnFixed)
 		}
 		if row.Judged && row.Observable && row.Caught() {
-			row.OnParent, _ = on(runs, row.Catch, func(r report.Result) bool { return sameCommit(CommitOf(r), f.Parent) })
-			row.OnCommit, _ = on(runs, row.Catch, func(r report.Result) bool { return sameCommit(CommitOf(r), f.Commit) })
+			row.OnParent, _ = on(runs, used, row.Catch, func(r report.Result) bool { return sameCommit(CommitOf(r), f.Parent) })
+			row.OnCommit, _ = on(runs, used, row.Catch, func(r report.Result) bool { return sameCommit(CommitOf(r), f.Commit) })
 			// The pair decides where the releases did not catch the fix:
 			// they ran nothing, or the bug came in after the bad release
 			// (a missed release is then no miss of harp's: the pair says).
@@ -100,7 +107,62 @@ func Make(fixes []Fix, js map[string]Judgement, runs []findings.Scanned) Board {
 		b.Counts[row.Status]++
 		b.Rows = append(b.Rows, row)
 	}
+	for i, r := range runs {
+		if used[i] {
+			b.Runs = append(b.Runs, r.Dir)
+		} else {
+			b.Unused = append(b.Unused, UnusedRun{Dir: r.Dir, Why: whyUnused(r.Run, b.Rows)})
+		}
+	}
 	return b
+}
+
+// whyUnused says why a run filled no column: it holds no result, none of
+// its suites holds a check a judgement names, or none of its builds is a
+// release or commit a fix's columns read.
+func whyUnused(run report.Run, rows []Row) string {
+	var suites, builds []string
+	answers := false
+	for _, r := range run.Results {
+		if r.Suite == "crash" {
+			continue
+		}
+		suites = appendNew(suites, r.Suite)
+		for _, row := range rows {
+			if !row.Judged || !row.Observable || !row.Caught() {
+				continue
+			}
+			for _, sig := range strings.Split(row.Catch, ",") {
+				if s := findings.SuiteOf(strings.TrimSpace(sig)); s == "" || report.Answers(r.Suite, s) {
+					answers = true
+					build := TagOf(r)
+					if build == "" {
+						build = CommitOf(r)
+					}
+					if build == "" {
+						build = r.Origin
+					}
+					builds = appendNew(builds, build)
+				}
+			}
+		}
+	}
+	switch {
+	case len(suites) == 0:
+		return "it holds no results"
+	case !answers:
+		return fmt.Sprintf("none of its suites (%s) holds a check a judgement names", strings.Join(suites, ", "))
+	}
+	return fmt.Sprintf("none of its builds (%s) is a fix's bad or fixed release, nor a fix or its parent", strings.Join(builds, ", "))
+}
+
+func appendNew(xs []string, x string) []string {
+	for _, y := range xs {
+		if y == x {
+			return xs
+		}
+	}
+	return append(xs, x)
 }
 
 // status reads the two verdicts.
@@ -153,20 +215,20 @@ func sameCommit(a, b string) bool {
 // onRelease is harp's verdict on one release for a catch (signatures
 // separated by commas: REPRODUCED when any shows, PASS when every one was
 // looked for and not seen), over every run that has the release.
-func onRelease(runs []findings.Scanned, tag, catch string) (string, string) {
+func onRelease(runs []findings.Scanned, used []bool, tag, catch string) (string, string) {
 	if tag == "" {
 		return "", ""
 	}
-	return on(runs, catch, func(r report.Result) bool { return TagOf(r) == tag })
+	return on(runs, used, catch, func(r report.Result) bool { return TagOf(r) == tag })
 }
 
 // on is harp's verdict for a catch over the results of the builds that
-// build selects.
-func on(runs []findings.Scanned, catch string, build func(report.Result) bool) (string, string) {
+// build selects; the runs that gave one are marked in used.
+func on(runs []findings.Scanned, used []bool, catch string, build func(report.Result) bool) (string, string) {
 	sigs := strings.Split(catch, ",")
 	var got []verdict.Verdict
 	var whys []string
-	for _, run := range runs {
+	for i, run := range runs {
 		for _, r := range run.Run.Results {
 			if !build(r) || r.Suite == "crash" {
 				continue
@@ -179,6 +241,7 @@ func on(runs []findings.Scanned, catch string, build func(report.Result) bool) (
 				v, why := findings.Verdict(r, sig)
 				got = append(got, v)
 				whys = append(whys, why)
+				used[i] = true
 			}
 		}
 	}
@@ -225,6 +288,13 @@ func (b Board) Markdown(command string) string {
 	}
 	if len(b.Runs) > 0 {
 		fmt.Fprintf(&s, "Verdicts from the runs: %s.\n", strings.Join(b.Runs, ", "))
+	}
+	if len(b.Unused) > 0 {
+		var us []string
+		for _, u := range b.Unused {
+			us = append(us, u.Dir+": "+u.Why)
+		}
+		fmt.Fprintf(&s, "Runs given and not used (they fill no column): %s.\n", cell(strings.Join(us, "; ")))
 	}
 	bySev := map[string]int{}
 	for _, r := range b.Rows {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/harp-project/harp/harness/gitsrc"
@@ -31,6 +32,9 @@ func Collect(ctx context.Context, repo, since, head string) ([]Fix, error) {
 		if _, err := gitsrc.Resolve(ctx, repo, ref); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkRange(ctx, repo, since, head); err != nil {
+		return nil, err
 	}
 	out, err := gitsrc.Git(ctx, repo, "tag", "--list", "v*.0")
 	if err != nil {
@@ -108,6 +112,39 @@ func Collect(ctx context.Context, repo, since, head string) ([]Fix, error) {
 		return nil, err
 	}
 	return fixes, nil
+}
+
+// checkRange refuses a range that reads no history: a head that is not a
+// descendant of since (older, or on another line: since..head would be
+// empty or the wrong commits) or one equal to it. Its board would say
+// "no fixes", and overwrite the committed one.
+func checkRange(ctx context.Context, repo, since, head string) error {
+	count := func(rng string) (int, error) {
+		out, err := gitsrc.Git(ctx, repo, "rev-list", "--count", rng)
+		if err != nil {
+			return 0, fmt.Errorf("git rev-list --count %s: %s", rng, out)
+		}
+		n, err := strconv.Atoi(out)
+		if err != nil {
+			return 0, fmt.Errorf("git rev-list --count %s: %q is no count", rng, out)
+		}
+		return n, nil
+	}
+	behind, err := count(head + ".." + since)
+	if err != nil {
+		return err
+	}
+	if behind > 0 {
+		return fmt.Errorf("--head %s is not a descendant of --since %s (%d commit(s) of %s are not in %s): give a --head that contains the release", head, since, behind, since, head)
+	}
+	n, err := count(since + ".." + head)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("--since %s..--head %s holds no commit: the history would be empty", since, head)
+	}
+	return nil
 }
 
 // firstTags names each fix's nearest tag (git describe --contains).

@@ -252,3 +252,94 @@ func TestMakeReadsRunsFromBeforeASplit(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 }
+
+// gitRepo makes a repository in a temporary directory and a git runner.
+func gitRepo(t *testing.T) (string, func(...string), func(file, subject string)) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	commit := func(file, subject string) {
+		t.Helper()
+		p := filepath.Join(dir, file)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		f, _ := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		f.WriteString(subject + "\n")
+		f.Close()
+		git("add", "-A")
+		git("commit", "-q", "-m", subject)
+	}
+	git("init", "-q")
+	return dir, git, commit
+}
+
+// A --head older than --since, off its line, or equal to it made an
+// empty board, written over docs/upstream-bugs.md with exit 0: each is
+// an error naming both.
+func TestCollectRefusesAnEmptyOrBackwardRange(t *testing.T) {
+	dir, git, commit := gitRepo(t)
+	commit("src/peers.c", "MINOR: first")
+	git("tag", "v2.6.0")
+	git("branch", "side")
+	commit("src/peers.c", "BUG/MEDIUM: peers: fixed in 2.7")
+	git("tag", "v2.7.0")
+	git("checkout", "-q", "side")
+	commit("src/cli.c", "BUG/MINOR: cli: on a side line")
+	for _, c := range []struct{ since, head, want string }{
+		{"v2.7.0", "v2.6.0", "not a descendant"},
+		{"v2.7.0", "side", "not a descendant"},
+		{"v2.7.0", "v2.7.0", "no commit"},
+	} {
+		_, err := Collect(context.Background(), dir, c.since, c.head)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.since) || !strings.Contains(err.Error(), c.head) {
+			t.Errorf("--since %s --head %s: %v, want an error naming both: %q", c.since, c.head, err, c.want)
+		}
+	}
+	if fixes, err := Collect(context.Background(), dir, "v2.6.0", "v2.7.0"); err != nil || len(fixes) != 1 {
+		t.Errorf("v2.6.0..v2.7.0: %v %v", fixes, err)
+	}
+}
+
+// Runs given with --reports that fill no column are named, with why: no
+// suite a judgement names a check of, or no build any fix's columns read.
+func TestMakeSaysWhichRunsWereNotUsed(t *testing.T) {
+	fixes := []Fix{{Commit: "d3f92894471daaaa", Parent: "0000000000001111", Subject: "BUG/MINOR: cli: too many args", Bad: "v2.9.0", Fixed: "v3.0.0"}}
+	js := map[string]Judgement{"d3f92894471d": {Observable: true, Catch: "upstream-fixes-cli/cli-too-many-args-refused"}}
+	tally := verdict.Tally{ID: "cli-too-many-args-refused", Held: 1}
+	runs := []findings.Scanned{
+		{Dir: "reports/used", Run: report.Run{Results: []report.Result{result("upstream-fixes-cli", "v2.9.0", verdict.Pass, tally)}}},
+		{Dir: "reports/other-suite", Run: report.Run{Results: []report.Result{result("conf-runtime-limits", "v2.9.0", verdict.Pass)}}},
+		{Dir: "reports/other-build", Run: report.Run{Results: []report.Result{result("upstream-fixes", "v3.2.0", verdict.Pass, tally)}}},
+		{Dir: "reports/empty"},
+	}
+	b := Make(fixes, js, runs)
+	want := map[string]string{
+		"reports/other-suite": "conf-runtime-limits",
+		"reports/other-build": "v3.2.0",
+		"reports/empty":       "no results",
+	}
+	got := map[string]string{}
+	for _, u := range b.Unused {
+		got[u.Dir] = u.Why
+	}
+	for dir, w := range want {
+		if !strings.Contains(got[dir], w) {
+			t.Errorf("%s: not used because %q, want a reason naming %q", dir, got[dir], w)
+		}
+	}
+	if len(got) != len(want) || len(b.Runs) != 1 || b.Runs[0] != "reports/used" {
+		t.Errorf("unused %v, used %v; want 3 unused, reports/used used", got, b.Runs)
+	}
+	md := b.Markdown("harp history")
+	if !strings.Contains(md, "reports/other-build") || !strings.Contains(md, "not used") {
+		t.Errorf("the board does not say which runs were not used:\n%s", md)
+	}
+}

@@ -7,19 +7,23 @@ import (
 	"github.com/harp-project/harp/harness/cli"
 )
 
-// HalfClosed connects to one of the node's ports, sends nothing and
-// half-closes: whether the node closed its side within wait (a
-// connection still open then, or reset, is not closed). err is the
-// dial's.
-func (n *Node) HalfClosed(ctx context.Context, port string, wait time.Duration) (closed bool, err error) {
-	conn, err := n.Dial(ctx, port)
+// HalfClosed connects to one of the node's ports on its own address (no
+// proxy between), sends nothing and half-closes: the connection's fate
+// within wait (closed by the node, still open, or reset: a reset is not
+// a close, nor a connection left open). err is the dial's.
+func (n *Node) HalfClosed(ctx context.Context, port string, wait time.Duration) (cli.Fate, error) {
+	addr, err := n.DirectAddr(ctx, port)
 	if err != nil {
-		return false, err
+		return "", err
+	}
+	conn, err := cli.Dial(ctx, addr, port)
+	if err != nil {
+		return "", err
 	}
 	defer conn.Close()
 	conn.CloseWrite()
 	_, err = cli.ReadToClose(conn, wait)
-	return err == nil, nil
+	return cli.FateOf(err), nil
 }
 
 // Poke connects to one of the node's ports, sends payload and waits at

@@ -10,13 +10,15 @@ import (
 	"github.com/harp-project/harp/harness/cliout"
 )
 
-// Raw sends exactly payload to one of the node's ports and reads the
-// answer (cli.Raw; errors name the port unless o.Name does). Raw bytes are a trigger, not a
-// command: they are not in the transcript.
-func (n *Node) Raw(ctx context.Context, port, payload string, o cli.RawOptions) (string, error) {
-	addr, err := n.Addr(ctx, port)
+// Raw sends exactly payload to one of the node's ports, on the node's
+// own address (no proxy between: a close, an abort and a reset are
+// HAProxy's and harp's own), and reads the reply (cli.Raw; errors name
+// the port unless o.Name does). Raw bytes are a trigger, not a command:
+// they are not in the transcript.
+func (n *Node) Raw(ctx context.Context, port, payload string, o cli.RawOptions) (cli.Reply, error) {
+	addr, err := n.DirectAddr(ctx, port)
 	if err != nil {
-		return "", err
+		return cli.Reply{}, err
 	}
 	o.Name = cmp.Or(o.Name, port)
 	return cli.Raw(ctx, addr, payload, o)

@@ -121,7 +121,7 @@ func cliPermissions(f findings.Finding, r report.Result) (Repro, error) {
 			fmt.Sprintf("Judges %s (%s): a refused command (any answer but an empty one or Done) must change nothing; a command answered as a success below its level is a violation whether it changed something (level-enforced) or not (no-false-success). REPRODUCED when %s fails, PASS when it holds, INCONCLUSIVE when the answer or a state could not be read or the command fell under another check.", what, cliChecks[what], what))
 	}
 	files := []File{{Name: "reproduce", Exec: true, Text: script}, {Name: "haproxy.cfg", Text: loc.Config}}
-	return Repro{Lang: Sh, Files: files, Does: does, Needs: "POSIX sh, socat and Linux's /proc"}, nil
+	return Repro{Lang: Sh, Files: files, Does: does, Needs: "POSIX sh and its usual tools (awk, sed, grep; the script checks for each first), socat and Linux's /proc"}, nil
 }
 
 // failedCheck says whether a recorded call failed its check, as

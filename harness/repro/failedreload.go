@@ -153,7 +153,7 @@ func failedReloadScript(f findings.Finding, r report.Result, check, brk string, 
 	does = append(does,
 		"Each cycle: the current worker must answer HTTP 200; `set table tbl key keep-N data.gpc0 N` on it (master CLI `@!<pid>`); show proc's failed counter is read. `haproxy -c` must refuse the broken config (else INCONCLUSIVE: no break on this build); it is written over haproxy.cfg and the master gets SIGUSR2. show proc is polled until it counts one more failed reload (or the bound passes), the master watched meanwhile; then the check is read. Recovery: the good config back, the reload by SIGUSR2 or the master CLI's `reload`, and show proc must list a new worker within the bound.",
 		fmt.Sprintf("REPRODUCED as soon as %s fails in a judged cycle; PASS when it held in every judged cycle; INCONCLUSIVE when a step it needs could not be made (the master died in a setup cycle, a socket never answered).", check))
-	return Repro{Lang: Sh, Files: files, Does: does, Needs: "POSIX sh, socat and Linux's /proc"}, nil
+	return Repro{Lang: Sh, Files: files, Does: does, Needs: "POSIX sh and its usual tools (awk, sed, grep; the script checks for each first), socat and Linux's /proc"}, nil
 }
 
 func sortedTrials(r report.Result) []verdict.Trial {

@@ -42,7 +42,7 @@ func (r Repro) README(v Verification) string {
 	b.WriteString("| exit | prints | meaning |\n|---|---|---|\n")
 	b.WriteString("| 1 | REPRODUCED | the finding shows on this binary |\n")
 	b.WriteString("| 0 | PASS | it does not |\n")
-	b.WriteString("| 2 | INCONCLUSIVE | a precondition was not met (haproxy -c accepts the broken config, a socket never appears, ...): the line says which |\n")
+	b.WriteString("| 2 | INCONCLUSIVE | a precondition was not met (haproxy -c accepts the broken config, a socket never appears, ...), or the script could not run (a missing tool, a binary that is not haproxy, no temporary directory): the line says which |\n")
 	b.WriteString("| 3 | usage | no binary given |\n\n")
 	b.WriteString("## What it does\n\n")
 	for i, s := range r.Does {
@@ -69,6 +69,7 @@ func (r Repro) README(v Verification) string {
 	if len(v.Runs) > 0 {
 		b.WriteString("- `verified.txt`: harp's runs of the script in each build's image, whole\n")
 	}
+	fmt.Fprintf(&b, "- `%s`: the finding and harp's check, for `harp report --finding %s --repro DIR`\n", ManifestName, f.ID)
 	b.WriteString("\nharp itself: `harp findings --reports DIR` lists the finding; its suite runs with `" + suiteCommand(f) + "`.\n")
 	return b.String()
 }

@@ -284,8 +284,8 @@ func failedIn(r report.Result, check string) (verdict.Trial, bool) {
 	return verdict.Trial{}, false
 }
 
-// Write writes the reproducer's files and README.md (with what its
-// verification said) into dir, which must exist.
+// Write writes the reproducer's files, README.md (with what its
+// verification said) and repro.json (Manifest) into dir, which must exist.
 func (r Repro) Write(dir string, v Verification) error {
 	for _, f := range r.Files {
 		mode := os.FileMode(0o644)
@@ -303,6 +303,13 @@ func (r Repro) Write(dir string, v Verification) error {
 		if err := os.WriteFile(filepath.Join(dir, "verified.txt"), []byte(v.Text()), 0o644); err != nil {
 			return err
 		}
+	}
+	m, err := json.MarshalIndent(r.manifest(v), "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ManifestName), append(m, '\n'), 0o644); err != nil {
+		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "README.md"), []byte(r.README(v)), 0o644)
 }

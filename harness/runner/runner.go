@@ -127,10 +127,7 @@ func (r *Runner) RunCells(ctx context.Context, cells []Cell, jobs int) []report.
 
 // RunOne runs one suite on one built image.
 func (r *Runner) RunOne(ctx context.Context, s *scenario.Scenario, img *images.Image) report.Result {
-	trials := r.Trials
-	if trials <= 0 {
-		trials = s.Trials
-	}
+	trials := s.TrialsFor(r.Trials)
 	env := &scenario.Env{Suite: s, Image: img, Docker: r.Docker, Builder: r.Builder, RunID: r.RunID, Trials: trials, CPUs: r.CPUs, Logf: progress.Printf,
 		Start: func(ctx context.Context, o node.Options) (*node.Node, error) { return node.Start(ctx, r.Docker, o) }}
 	if r.Local {
@@ -143,7 +140,7 @@ func (r *Runner) RunOne(ctx context.Context, s *scenario.Scenario, img *images.I
 	if err != nil {
 		out.Err = err
 	} else {
-		progress.Printf("%s on %s: %d %s", s.Name(), img.Name, trials, s.Noun)
+		progress.Printf("%s on %s: %s", s.Name(), img.Name, s.TrialsText(r.Trials))
 		out = s.Run(ctx, env)
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute) // a hung Docker must not hang the run
 		env.Close(cctx)

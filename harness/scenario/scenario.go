@@ -29,6 +29,10 @@ type Scenario struct {
 	Labels []string
 	Trials int    // default number of trials
 	Noun   string // what trials are called in verdicts, plural: "reloads"
+	// Cases: the suite is made of that many cases, one trial each (its
+	// Trials): asked for N trials, it runs every case N times (TrialsFor),
+	// never the first N cases.
+	Cases int
 	Params []Param
 	// Steps describe setup, trigger and expectation, for reports; StepsFor,
 	// when set, builds them from the run's parameters instead.
@@ -47,6 +51,27 @@ func (s *Scenario) StepsWith(p Values) []string {
 		return s.StepsFor(p)
 	}
 	return s.Steps
+}
+
+// TrialsFor is how many trials a run makes when asked for `asked` (0:
+// the suite's own): for a suite of cases, `asked` rounds of every case.
+func (s *Scenario) TrialsFor(asked int) int {
+	switch {
+	case asked <= 0:
+		return s.Trials
+	case s.Cases > 0:
+		return asked * s.Cases
+	}
+	return asked
+}
+
+// TrialsText says what TrialsFor(asked) runs, for a progress line.
+func (s *Scenario) TrialsText(asked int) string {
+	n := s.TrialsFor(asked)
+	if s.Cases > 0 && asked > 1 {
+		return fmt.Sprintf("%d %s (%d rounds of %d)", n, s.Noun, asked, s.Cases)
+	}
+	return fmt.Sprintf("%d %s", n, s.Noun)
 }
 
 // Defaults are the suite's parameters with no value given.

@@ -193,3 +193,23 @@ func TestPick(t *testing.T) {
 		t.Errorf("Variants accepts an unknown id")
 	}
 }
+
+// Asked for 3 trials, a suite of 21 cases runs every case three times;
+// f084f4d ran the first 3 cases and said "in 1 of 3 cases".
+func TestTrialsForCases(t *testing.T) {
+	cases := &Scenario{Trials: 21, Cases: 21, Noun: "cases"}
+	plain := &Scenario{Trials: 5, Noun: "reloads"}
+	for _, c := range []struct {
+		s     *Scenario
+		asked int
+		want  int
+		text  string
+	}{
+		{cases, 0, 21, "21 cases"}, {cases, 3, 63, "63 cases (3 rounds of 21)"}, {cases, 1, 21, "21 cases"},
+		{plain, 0, 5, "5 reloads"}, {plain, 3, 3, "3 reloads"},
+	} {
+		if got, text := c.s.TrialsFor(c.asked), c.s.TrialsText(c.asked); got != c.want || text != c.text {
+			t.Errorf("%+v asked %d: %d %q, want %d %q", c.s, c.asked, got, text, c.want, c.text)
+		}
+	}
+}

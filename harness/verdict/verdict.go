@@ -84,6 +84,11 @@ type Trial struct {
 	Violation string `json:"violation,omitempty"`
 	// Unmet names the precondition that was not met ("" if all were).
 	Unmet string `json:"unmet,omitempty"`
+	// NotApplicable says why the trial's case does not apply to the build
+	// (a suite made of cases: one too old for it, or without a capability
+	// it needs): the trial neither held nor failed, and counts in no
+	// verdict; a run where no trial applied is INCONCLUSIVE.
+	NotApplicable string `json:"not_applicable,omitempty"`
 	// Remark is something else worth saying that does not change the
 	// verdict (e.g. the old worker crashed after it had taught its tables).
 	Remark string `json:"remark,omitempty"`
@@ -159,6 +164,9 @@ func Decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
 // test seen gone, beside the violation it makes, explains them.
 func MarkUnknown(ts []Trial) {
 	for i := range ts {
+		if ts[i].NotApplicable != "" {
+			continue // it observed nothing, and needed nothing
+		}
 		u, exited := obs.Judged(ts[i].Evidence)
 		if exited && ts[i].Violation != "" {
 			continue // the process seen gone is the violation, and explains what could not be read after it
@@ -189,11 +197,12 @@ func (t Trial) UnmetReason() string {
 }
 
 func decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
-	n := len(o.Trials)
 	byWhat := map[string]int{}
-	var unmet []string
+	var unmet, na []string
 	for _, t := range o.Trials {
 		switch {
+		case t.NotApplicable != "" && t.Violation == "":
+			na = append(na, t.NotApplicable)
 		case t.UnmetReason() != "":
 			// A violation seen without its preconditions proves nothing:
 			// the trial is inconclusive, and its reason keeps both texts.
@@ -206,6 +215,13 @@ func decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
 			violated++
 			byWhat[t.Violation]++
 		}
+	}
+	// Only trials that apply count: a case not applicable to the build is
+	// never held (it ran nothing), and says so apart.
+	n := len(o.Trials) - len(na)
+	notApplicable := ""
+	if len(na) > 0 {
+		notApplicable = fmt.Sprintf("; %d of %d %s not applicable to this build (held by none)", len(na), len(o.Trials), noun)
 	}
 	switch {
 	case o.Err != nil:
@@ -226,11 +242,16 @@ func decide(o Outcome, noun string) (v Verdict, violated int, reason string) {
 		if len(unmet) > 0 {
 			reason += fmt.Sprintf("; %d %s inconclusive", len(unmet), noun)
 		}
-		return Reproduced, violated, reason
+		return Reproduced, violated, reason + notApplicable
 	case len(unmet) > 0:
-		return Inconclusive, 0, strings.Join(unmet, "; ")
-	case n == 0:
+		return Inconclusive, 0, strings.Join(unmet, "; ") + notApplicable
+	case len(o.Trials) == 0:
 		return Inconclusive, 0, "no trial ran"
+	case n == 0:
+		return Inconclusive, 0, fmt.Sprintf("none of the %d %s applies to this build (e.g. %s): nothing was observed", len(o.Trials), noun, na[0])
+	}
+	if len(na) > 0 {
+		return Pass, 0, fmt.Sprintf("expected behaviour held in %d of %d %s observed%s", n, n, noun, notApplicable)
 	}
 	return Pass, 0, fmt.Sprintf("expected behaviour held in %d of %d %s", n, n, noun)
 }

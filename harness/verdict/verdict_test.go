@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/harp-project/harp/harness/obs"
@@ -159,5 +160,25 @@ func TestAnExitExplainsOnlyBesideItsViolation(t *testing.T) {
 	}
 	if v, _, r := Decide(Outcome{Trials: []Trial{{N: 1, Evidence: f}}}, "cycles"); v != Inconclusive {
 		t.Fatalf("a judge that saw no violation beside an exit still has unknowns: %s: %s", v, r)
+	}
+}
+
+// A trial not applicable to the build is never held: it counts apart,
+// and a run where none applied is INCONCLUSIVE (f084f4d said "held in 3
+// of 3" for three cases of which two were not applicable, and PASS for
+// none applicable).
+func TestNotApplicableIsNeverHeld(t *testing.T) {
+	na := func(n int) Trial { return Trial{N: n, NotApplicable: "c needs HAProxy 3.1"} }
+	v, _, reason := Decide(Outcome{Trials: []Trial{{N: 1}, na(2), na(3)}}, "cases")
+	if v != Pass || reason != "expected behaviour held in 1 of 1 cases observed; 2 of 3 cases not applicable to this build (held by none)" {
+		t.Errorf("%s: %s", v, reason)
+	}
+	v, _, reason = Decide(Outcome{Trials: []Trial{na(1), na(2)}}, "cases")
+	if v != Inconclusive || !strings.Contains(reason, "none of the 2 cases applies to this build") {
+		t.Errorf("none applies: %s: %s", v, reason)
+	}
+	v, k, reason := Decide(Outcome{Trials: []Trial{{N: 1, Violation: "x"}, na(2)}}, "cases")
+	if v != Reproduced || k != 1 || reason != "x in 1 of 1 cases; 1 of 2 cases not applicable to this build (held by none)" {
+		t.Errorf("%s %d: %s", v, k, reason)
 	}
 }

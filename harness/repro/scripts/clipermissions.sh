@@ -5,9 +5,10 @@
 #
 # usage: ./reproduce /path/to/haproxy
 #   REPRODUCED and exit 1: the finding shows; PASS and exit 0: it does not;
-#   INCONCLUSIVE and exit 2: a precondition was not met (it says which);
-#   exit 3: usage.
-# Needs POSIX sh, socat and Linux's /proc; no harp, Go or Docker. It runs
+#   INCONCLUSIVE and exit 2: a precondition was not met, or the script itself
+#   could not run (a missing tool, not an haproxy, no temporary directory):
+#   it says which; exit 3: usage. Exit 1 means the finding showed, nothing else.
+# Needs POSIX sh, socat, awk and Linux's /proc; no harp, Go or Docker. It runs
 # haproxy in master-worker mode (-W) in a temporary directory and kills
 # every haproxy it started when it exits.
 #
@@ -21,6 +22,7 @@ SOCKET={{.Socket}}   # the socket the command is sent on
 LEVEL={{.Level}}     # the command's documented level
 WHAT={{.What}}       # the check: {{.WhatText}}
 PORTS="{{.Ports}}"
+NEEDS="cp cut paste sort" # the programs it runs that the helpers below do not
 {{template "lib" .}}
 CMD="{{.Command}}"
 PROBE="{{.Probe}}" # how the state it would change is read

@@ -5,9 +5,10 @@
 #
 # usage: ./reproduce /path/to/haproxy
 #   REPRODUCED and exit 1: the finding shows; PASS and exit 0: it does not;
-#   INCONCLUSIVE and exit 2: a precondition was not met (it says which);
-#   exit 3: usage.
-# Needs POSIX sh, socat and Linux's /proc; no harp, Go or Docker. It runs
+#   INCONCLUSIVE and exit 2: a precondition was not met, or the script itself
+#   could not run (a missing tool, not an haproxy, no temporary directory):
+#   it says which; exit 3: usage. Exit 1 means the finding showed, nothing else.
+# Needs POSIX sh, socat, awk and Linux's /proc; no harp, Go or Docker. It runs
 # haproxy in master-worker mode (-W) in a temporary directory and kills
 # every haproxy it started when it exits.
 #
@@ -22,6 +23,7 @@ CHECK={{.Check}}  # the check that failed: {{oneline .CheckText}}
 BREAK={{.Break}}  # ... on this break only (empty: on any)
 BOUND={{.Bound}}  # s: for show proc to count a failed reload, and for a good reload to start a worker
 PORTS="{{.Ports}}"
+NEEDS="cp" # the programs it runs that the helpers below do not
 {{template "lib" .}}
 worker_cli() { master_cli "@!$1 $2"; }
 # http_within S: the first HTTP status within S seconds ("" for none).

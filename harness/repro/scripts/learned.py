@@ -5,8 +5,9 @@
 #
 # usage: ./reproduce /path/to/haproxy
 #   REPRODUCED and exit 1: the finding shows; PASS and exit 0: it does not;
-#   INCONCLUSIVE and exit 2: a precondition was not met (it says which);
-#   exit 3: usage.
+#   INCONCLUSIVE and exit 2: a precondition was not met, or the script itself
+#   failed (not an haproxy, no temporary directory, an error of its own):
+#   it says which; exit 3: usage. Exit 1 means the finding showed, nothing else.
 # Needs Python 3's standard library only, and of it only what Debian's
 # python3-minimal holds (no shutil, no tempfile); no harp, Go or Docker.
 # It runs haproxy in master-worker mode (-W) in a temporary directory and
@@ -43,6 +44,28 @@ class Verdict(Exception):
 
 def inconclusive(text):
     raise Verdict(2, "INCONCLUSIVE: " + text)
+
+
+class Failure(Exception):
+    """The script could not do its part (a bad binary, no temporary
+    directory): INCONCLUSIVE, said on stderr."""
+
+
+def bug(e):
+    """An unexpected exception, with the line that raised it (for whoever
+    fixes the script; python3-minimal may lack traceback)."""
+    tb, where = e.__traceback__, ""
+    while tb is not None:
+        where = " (line %d, in %s)" % (tb.tb_lineno, tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    return "%s: %s%s" % (type(e).__name__, e, where)
+
+
+def failed(text):
+    """Says on stderr what failed, with an INCONCLUSIVE line: a failure of
+    the script's own must never read as a verdict on HAProxy."""
+    print("INCONCLUSIVE: the reproducer could not run: " + text, file=sys.stderr, flush=True)
+    return 2
 
 
 def note(text):
@@ -283,7 +306,8 @@ def run(haproxy, tmp, procs):
             env["PORT_" + p] = str(free_port())
         chk = subprocess.run([haproxy, "-c", "-f", cfg], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         if chk.returncode != 0:
-            inconclusive("haproxy -c refuses the config: " + chk.stdout.decode(errors="replace").strip().splitlines()[-1:][0])
+            said = chk.stdout.decode(errors="replace").strip().splitlines()
+            inconclusive("haproxy -c refuses the config (exit %d): %s" % (chk.returncode, said[-1] if said else "it said nothing"))
         with open(log, "wb") as lf:
             master = subprocess.Popen([haproxy, "-W", "-db", "-f", cfg, "-S", os.path.join(tmp, "master.sock")],
                                       env=env, stdout=lf, stderr=subprocess.STDOUT, start_new_session=True)
@@ -375,7 +399,8 @@ def stop(procs, tmp):
             os.killpg(p.pid, signal.SIGKILL)  # workers left in the group
         except OSError:
             pass
-    remove(tmp)
+    if tmp:
+        remove(tmp)
 
 
 def remove(top):
@@ -403,6 +428,8 @@ def mkdtemp():
             return path
         except FileExistsError:
             continue
+        except OSError as e:
+            raise Failure("cannot make a temporary directory in %s (TMPDIR): %s" % (base, e.strerror or e))
 
 
 def interrupted(*_):
@@ -424,15 +451,20 @@ def main():
     haproxy = sys.argv[1]
     if os.sep not in haproxy:
         haproxy = which(haproxy) or haproxy
-    tmp = mkdtemp()
+    tmp = None
     procs = []
     signal.signal(signal.SIGTERM, interrupted)
     signal.signal(signal.SIGHUP, interrupted)
     try:
         if not os.access(haproxy, os.X_OK):
-            inconclusive(haproxy + " is not an executable haproxy")
+            raise Failure(haproxy + " is not an executable file")
         v = subprocess.run([haproxy, "-v"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        note(v.stdout.decode(errors="replace").splitlines()[0] if v.stdout else haproxy)
+        said = v.stdout.decode(errors="replace").strip().splitlines()
+        # haproxy -v: "HAProxy version 2.6.12-1 ..." ("HA-Proxy" before 2.0).
+        if not said or not re.match(r"HA-?Proxy version ", said[0]):
+            raise Failure("%s is not haproxy: its -v exited %d and printed %s" % (haproxy, v.returncode, repr(said[0]) if said else "nothing"))
+        note(said[0])
+        tmp = mkdtemp()
         run(haproxy, tmp, procs)
     except Verdict as v:
         print(v.text, flush=True)
@@ -440,9 +472,13 @@ def main():
     except KeyboardInterrupt:
         print("INCONCLUSIVE: interrupted", flush=True)
         return 2
+    except Failure as e:
+        return failed(str(e))
     except OSError as e:
         print("INCONCLUSIVE: %s" % e, flush=True)
         return 2
+    except Exception as e:
+        return failed(bug(e))
     finally:
         stop(procs, tmp)
     print("INCONCLUSIVE: the script ended without a verdict", flush=True)
@@ -450,4 +486,15 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Whatever escapes main (an error while cleaning up, a signal then) is
+    # the script's failure: never exit 1, which says the finding showed.
+    try:
+        code = main()
+    except SystemExit:
+        raise
+    except Verdict as v:  # a signal while cleaning up
+        print(v.text, flush=True)
+        code = v.code
+    except BaseException as e:
+        code = failed(bug(e))
+    sys.exit(code)

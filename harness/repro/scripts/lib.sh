@@ -1,6 +1,8 @@
 # ---- shared helpers (harp's reproducer library) ----
 
-HERE=$(cd "$(dirname "$0")" && pwd) || exit 3
+# The script's directory, without dirname: the tools are checked further down.
+case $0 in */*) HERE=${0%/*} HERE=${HERE:-/} ;; *) HERE=. ;; esac
+HERE=$(cd "$HERE" && pwd) || exit 3
 if [ $# -lt 1 ]; then
 	echo "usage: $0 /path/to/haproxy" >&2
 	exit 3
@@ -13,12 +15,19 @@ esac
 
 START=20  # s: for a started haproxy's master CLI to list a worker
 MASTER=   # the master's pid, once started
-SEEN=     # every haproxy pid show proc listed: killed on exit too
+TRACKED=  # "pid:start-time" of each process started or listed by show proc: killed on exit
 DIR=
+SAID=     # pass or reproduced, once said: exit 0 and 1 mean nothing else
 
 note() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
-pass() { printf 'PASS: %s\n' "$*"; exit 0; }
-reproduced() { printf 'REPRODUCED: %s\n' "$*"; exit 1; }
+pass() { printf 'PASS: %s\n' "$*"; SAID=pass; exit 0; }
+reproduced() { printf 'REPRODUCED: %s\n' "$*"; SAID=reproduced; exit 1; }
+# cannot: the script itself could not do its part (a tool, the binary, a
+# temporary directory): INCONCLUSIVE on stderr, never a verdict on HAProxy.
+cannot() {
+	printf 'INCONCLUSIVE: the reproducer could not run: %s\n' "$*" >&2
+	exit 2
+}
 inconclusive() {
 	printf 'INCONCLUSIVE: %s\n' "$*"
 	if [ -n "$DIR" ] && [ -s "$DIR/haproxy.log" ]; then
@@ -44,13 +53,38 @@ alive() {
 	fi
 }
 
-# ours PID: the process is an haproxy (the same binary name): a pid seen
-# earlier and since reused by another program is left alone.
+# started PID: the process's start time (clock ticks after boot, field
+# 22 of /proc/PID/stat); false when it is gone.
+started() {
+	line=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	rest=${line##*) }
+	# shellcheck disable=SC2086
+	set -- $rest
+	echo "${20:-}"
+}
+
+# track PID...: remembers each pid with its start time (once).
+track() {
+	for p in "$@"; do
+		case " $TRACKED " in *" $p:"*) continue ;; esac
+		TRACKED="$TRACKED $p:$(started "$p")"
+	done
+}
+
+# ours PID: the process tracked is still the one that had that pid (the
+# same start time). Not its name: the binary given may be a wrapper
+# script, whose name is not haproxy's; a pid since reused by another
+# program is left alone.
 ours() {
-	[ -r "/proc/$1/comm" ] || return 0
-	c=$(cat "/proc/$1/comm" 2>/dev/null) || return 1
-	b=$(basename "$HAPROXY" | cut -c1-15)
-	[ "$c" = "$b" ]
+	[ -r "/proc/$1/stat" ] || return 0
+	for e in $TRACKED; do
+		case $e in
+		"$1:"*)
+			[ -n "${e#*:}" ] && [ "${e#*:}" = "$(started "$1")" ]
+			return ;;
+		esac
+	done
+	return 1
 }
 
 # children PID: its direct children, from /proc.
@@ -71,11 +105,21 @@ children() {
 cleanup() {
 	rc=$?
 	trap - EXIT INT TERM HUP
-	pids=$SEEN
+	# Exit 1 is REPRODUCED, 0 PASS, and nothing else: a failure of the
+	# script's own (a tool failing under set -u, say) must not read as one.
+	want=pass
+	[ "$rc" = 1 ] && want=reproduced
+	if { [ "$rc" = 0 ] || [ "$rc" = 1 ]; } && [ "$SAID" != "$want" ]; then
+		printf 'INCONCLUSIVE: the reproducer failed (exit %s) before a verdict: the lines above say where\n' "$rc" >&2
+		rc=2
+	fi
 	if [ -n "$MASTER" ]; then
 		PARENT=$MASTER
-		pids="$MASTER $pids $(children)"
+		# shellcheck disable=SC2046
+		track "$MASTER" $(children)
 	fi
+	pids=
+	for e in $TRACKED; do pids="$pids ${e%%:*}"; done
 	for p in $pids; do
 		alive "$p" && ours "$p" && kill -TERM "$p" 2>/dev/null
 	done
@@ -97,12 +141,23 @@ cleanup() {
 trap cleanup EXIT
 trap 'printf "INCONCLUSIVE: interrupted\n"; exit 2' INT TERM HUP
 
-[ -x "$HAPROXY" ] || inconclusive "$HAPROXY is not an executable haproxy"
-command -v socat >/dev/null 2>&1 || inconclusive "socat is needed (Debian: apt install socat)"
-DIR=$(mktemp -d "${TMPDIR:-/tmp}/harp-repro.XXXXXX") || inconclusive "cannot make a temporary directory"
+# Every program the script runs, checked before anything runs: a missing
+# one would otherwise show as haproxy misbehaving (no awk: no worker seen).
+# NEEDS, set by the script before these helpers, adds its own.
+for tool in awk cat date grep head mktemp od rm sed sleep socat tail tr ${NEEDS:-}; do
+	command -v "$tool" >/dev/null 2>&1 || cannot "$tool is needed and not in PATH ($PATH)$([ "$tool" = socat ] && echo ': Debian: apt install socat')"
+done
+[ -f "$HAPROXY" ] && [ -x "$HAPROXY" ] || cannot "$HAPROXY is not an executable file"
+# haproxy -v: "HAProxy version 2.6.12-1 ..." ("HA-Proxy" before 2.0).
+VERSION=$("$HAPROXY" -v 2>&1 | head -n 1)
+case $VERSION in
+"HAProxy version "* | "HA-Proxy version "*) ;;
+*) cannot "$HAPROXY is not haproxy: its -v printed ${VERSION:-nothing}" ;;
+esac
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/harp-repro.XXXXXX") || cannot "cannot make a temporary directory in ${TMPDIR:-/tmp} (TMPDIR)"
 REPRO_DIR=$DIR
 export REPRO_DIR
-note "$("$HAPROXY" -v 2>&1 | head -n 1)"
+note "$VERSION"
 
 # ask SOCKET COMMAND: one command on a CLI socket (the answer on stdout;
 # the socket closes after it; 5 s without a byte ends the exchange).
@@ -123,11 +178,9 @@ current_worker() {
 	printf '%s\n' "$1" | awk '$1 == "#" && $2 == "workers" { s = 1; next } /^#/ { s = 0; next } s && $1 ~ /^[0-9]+$/ { print $1; exit }'
 }
 listed() { printf '%s\n' "$1" | awk -v p="$2" '$1 == p { f = 1 } END { exit !f }'; }
-remember() {
-	for p in $(printf '%s\n' "$1" | awk '$1 ~ /^[0-9]+$/ { print $1 }'); do
-		case " $SEEN " in *" $p "*) ;; *) SEEN="$SEEN $p" ;; esac
-	done
-}
+# shellcheck disable=SC2046
+remember() { track $(printf '%s\n' "$1" | awk '$1 ~ /^[0-9]+$/ { print $1 }'); }
+master_pid() { printf '%s\n' "$1" | awk '$2 == "master" && $1 ~ /^[0-9]+$/ { print $1; exit }'; }
 
 # read_procs: the master's show proc into PROCS, its pids remembered;
 # false (PROCS empty) when it did not answer.
@@ -174,9 +227,16 @@ start() {
 		: >"$DIR/haproxy.log"
 		"$HAPROXY" -W -db -f "$DIR/haproxy.cfg" -S "$DIR/master.sock" >>"$DIR/haproxy.log" 2>&1 &
 		MASTER=$!
+		track "$MASTER"
 		t=$(deadline "$START")
 		while before "$t" && alive "$MASTER"; do
 			if read_procs && [ -n "$(current_worker "$PROCS")" ]; then
+				# The script signals and waits for the process it started: a
+				# wrapper that runs haproxy as its child (not exec) would get
+				# them instead (USR2 would kill it: a master "died").
+				mp=$(master_pid "$PROCS")
+				[ -z "$mp" ] || [ "$mp" = "$MASTER" ] ||
+					cannot "$HAPROXY started haproxy as a child (master $mp, not $MASTER): give the haproxy binary, or a wrapper that execs it"
 				note "haproxy started: master $MASTER, worker $(current_worker "$PROCS")"
 				return 0
 			fi

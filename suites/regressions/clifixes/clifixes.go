@@ -72,6 +72,8 @@ func idleClose(ctx context.Context, n *node.Node) (string, error) {
 		return "", fmt.Errorf("no answer to prompt within 6s")
 	case cli.Timeout(err):
 		return fmt.Sprintf("still open after 6s (answered %q)", got), nil
+	case cli.FateOf(err) == cli.Reset:
+		return "", fmt.Errorf("the session was reset (%v), neither closed by HAProxy nor left open", err)
 	}
 	return fmt.Sprintf("closed by haproxy after %.1fs", time.Since(start).Seconds()), nil
 }

@@ -65,7 +65,7 @@ func unknownTableOnly(ctx context.Context, c *peers.Conn, _ *net.TCPConn) (strin
 		// harp's own pace decides nothing: a gap that spans a reconnect
 		// check's worth of the 5 s period would let HAProxy cut a session
 		// that its messages keep alive on a fixed build too.
-		if gap := time.Since(last); gap > 2500*time.Millisecond {
+		if gap := time.Since(last); gap > maxGap {
 			return "", fmt.Errorf("harp sent nothing for %s between two updates: too slow to judge", gap.Round(100*time.Millisecond))
 		}
 		last = time.Now()
@@ -78,14 +78,34 @@ func unknownTableOnly(ctx context.Context, c *peers.Conn, _ *net.TCPConn) (strin
 		}
 		select {
 		case <-c.Closed():
-			if byPeer, why := c.Ended(); !byPeer {
-				return "", fmt.Errorf("harp's client ended the session itself: %v", why)
-			}
-			return fmt.Sprintf("closed by haproxy after %s", time.Since(t0).Round(100*time.Millisecond)), nil
+			byPeer, why := c.Ended()
+			return closedAnswer(byPeer, why, c.SendGap(), time.Since(t0))
 		case <-time.After(time.Second): // the pace of the traffic, not a wait for an outcome
 		case <-ctx.Done():
 			return "", ctx.Err()
 		}
 	}
+	if gap := c.SendGap(); gap > maxGap {
+		return "", fmt.Errorf("harp sent nothing for %s: the session's fate says nothing of the messages", gap.Round(100*time.Millisecond))
+	}
 	return fmt.Sprintf("open after %s", time.Since(t0).Round(100*time.Millisecond)), nil
+}
+
+// maxGap: harp's longest silence that still leaves every reconnect check
+// (5 s apart) a message of harp's to find.
+const maxGap = 2500 * time.Millisecond
+
+// closedAnswer is HAProxy closing the session as the case's answer, or
+// why it is none: harp's client ended it, or harp was silent long enough
+// (starved: its goroutine not run, f084f4d said "closed by haproxy after
+// 6s" then) that HAProxy dropped a peer it heard nothing from, which a
+// fixed build does too.
+func closedAnswer(byPeer bool, why error, sendGap, after time.Duration) (string, error) {
+	switch {
+	case !byPeer:
+		return "", fmt.Errorf("harp's client ended the session itself: %v", why)
+	case sendGap > maxGap:
+		return "", fmt.Errorf("HAProxy closed the session after harp sent nothing for %s: a silent peer's drop, which says nothing of the messages", sendGap.Round(100*time.Millisecond))
+	}
+	return fmt.Sprintf("closed by haproxy after %s", after.Round(100*time.Millisecond)), nil
 }

@@ -43,18 +43,27 @@ func purge(ctx context.Context, n *node.Node) (string, error) {
 	const perLine = 50 // lines of under 2 KB: 2.9.0 dropped some of 10 KB
 	// The address once: the fill must end well within the expire, and a
 	// slow lookup per line (Docker's port map) would outlast it.
-	addr, err := n.Addr(ctx, node.StatsPort)
+	addr, err := n.DirectAddr(ctx, node.StatsPort)
 	if err != nil {
 		return "", err
 	}
 	for k := 0; k < judge.PurgeKeys; k += perLine {
-		var b strings.Builder
+		// No `;` after the last: 2.6 answers the empty command after it
+		// with "Unknown command".
+		var line []string
 		for i := k; i < k+perLine; i++ {
-			fmt.Fprintf(&b, "set table tpurge key p%d data.gpc0 1;", i)
+			line = append(line, fmt.Sprintf("set table tpurge key p%d data.gpc0 1", i))
 		}
-		b.WriteString("\n")
-		if _, err := cli.Raw(ctx, addr, b.String(), cli.RawOptions{Name: node.StatsPort, Wait: fixrun.AnswerWait}); err != nil {
+		var b strings.Builder
+		b.WriteString(strings.Join(line, ";") + "\n")
+		// Each line's answer is whole and says nothing (every set took);
+		// the count read after checks the fill as a whole.
+		r, err := cli.Raw(ctx, addr, b.String(), cli.RawOptions{Name: node.StatsPort, Wait: fixrun.AnswerWait})
+		if _, err = fixrun.Answer(r, err, true); err != nil {
 			return "", fmt.Errorf("filling tpurge: %w", err)
+		}
+		if strings.TrimSpace(r.Text) != "" {
+			return "", fmt.Errorf("filling tpurge: HAProxy said %q", fixrun.OneLine(r.Text))
 		}
 	}
 	used := func() (int, error) {
@@ -71,8 +80,15 @@ func purge(ctx context.Context, n *node.Node) (string, error) {
 		// Filling took near the expire: too few expire together.
 		return "", fmt.Errorf("tpurge holds %d entries after %d were set", filled, judge.PurgeKeys)
 	}
-	if _, err := n.Raw(ctx, node.StatsPort, "expert-mode on; debug dev delay 8500\n", cli.RawOptions{Wait: fixrun.AnswerWait}); err != nil {
-		return "", fmt.Errorf("debug dev delay: %w", err)
+	// The trigger: the worker blocked past the entries' expiry. Its
+	// answer comes once the delay has run, so a quicker one (the command
+	// refused, or not run) blocked nothing, and decides nothing.
+	t0 := time.Now()
+	if err := fixrun.Setup(ctx, n, "expert-mode on; debug dev delay 8500\n"); err != nil {
+		return "", err
+	}
+	if took := time.Since(t0); took < 8*time.Second {
+		return "", fmt.Errorf("debug dev delay 8500 answered after %s: the worker was not blocked", took.Round(time.Millisecond))
 	}
 	left, err := node.UntilErr(ctx, 10*time.Second, 200*time.Millisecond, used, func(left int) bool { return left == 0 })
 	if err != nil && !errors.Is(err, node.ErrDeadline) {
@@ -113,7 +129,8 @@ func idleAfterExpiry(ctx context.Context, n *node.Node) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("waiting for the worker to be up %ds: %w", judge.Wrapped, err)
 	}
-	if _, err := n.Raw(ctx, node.StatsPort, "set table tshort key gone data.gpc0 1\n", cli.RawOptions{Wait: fixrun.AnswerWait}); err != nil {
+	// Read back at once: the entry is the trigger (expire 1s).
+	if err := fixrun.Setup(ctx, n, "set table tshort key gone data.gpc0 1\n"); err != nil {
 		return "", err
 	}
 	if err := n.WaitTableUsed(ctx, node.StatsSocket, "tshort", 0, 10*time.Second); err != nil {

@@ -18,7 +18,7 @@ import (
 var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/cli", goWants)
 
 var goWants = fixcase.GoWants{
-	"cli-map-payload-crlf": func(a string) (bool, string) {
+	"cli-map-payload-crlf": func(a string) (bool, string, error) {
 		has := func(k string) bool {
 			for _, l := range strings.Split(fixcase.Then(a), "\n") {
 				if f := strings.Fields(l); len(f) >= 2 && f[1] == k {
@@ -27,9 +27,9 @@ var goWants = fixcase.GoWants{
 			}
 			return false
 		}
-		return has("k1") && has("k2"), "CRLF-ended payload lines were not read as separate entries"
+		return has("k1") && has("k2"), "CRLF-ended payload lines were not read as separate entries", nil
 	},
-	"cli-immediate-abort-released": func(a string) (bool, string) {
+	"cli-immediate-abort-released": func(a string) (bool, string, error) {
 		// Only sessions born with the case count: one an earlier case
 		// left (2.7.0 kept a 30s-old one) is not this bug's.
 		young := 0
@@ -40,9 +40,9 @@ var goWants = fixcase.GoWants{
 				}
 			}
 		}
-		return young <= 1, "aborted CLI connections left their sessions behind"
+		return young <= 1, "aborted CLI connections left their sessions behind", nil
 	},
-	"cli-pipelined-then-close-all-run": func(a string) (bool, string) {
+	"cli-pipelined-then-close-all-run": func(a string) (bool, string, error) {
 		// Captures from before the attempts were five have one, and no count.
 		attempts := 1
 		fmt.Sscanf(a, "%d connections", &attempts)
@@ -53,14 +53,17 @@ var goWants = fixcase.GoWants{
 			ok = ok && k == Pipes
 			ran = append(ran, strconv.Itoa(k))
 		}
-		return ok, fmt.Sprintf("a close right after pipelined commands stopped them: of %d, %s ran (each attempt)", Pipes, strings.Join(ran, ", "))
+		return ok, fmt.Sprintf("a close right after pipelined commands stopped them: of %d, %s ran (each attempt)", Pipes, strings.Join(ran, ", ")), nil
 	},
-	"cli-error-ends-with-empty-line": func(a string) (bool, string) {
-		return strings.HasSuffix(a, "\n\n"), fmt.Sprintf("the error %q lacks its line feed, so no empty line ends the answer (a prompt-mode client waits for ever)", a)
+	"cli-error-ends-with-empty-line": func(a string) (bool, string, error) {
+		return strings.HasSuffix(a, "\n\n"), fmt.Sprintf("the error %q lacks its line feed, so no empty line ends the answer (a prompt-mode client waits for ever)", a), nil
 	},
-	"cli-quit-releases-its-buffer": func(a string) (bool, string) {
+	"cli-quit-releases-its-buffer": func(a string) (bool, string, error) {
 		before, after, ok := fixcase.Arrow(a, "trash used")
-		return ok && after-before < Quits/2, fmt.Sprintf("each `quit` kept a buffer (%s)", a)
+		if !ok {
+			return false, "", fmt.Errorf("no trash counts before and after in %q", a)
+		}
+		return after-before < Quits/2, fmt.Sprintf("each `quit` kept a buffer (%s)", a), nil
 	},
 	"show-fd-type-then-number": shownFD,
 	"show-fd-any-group-form":   shownFD,
@@ -79,9 +82,9 @@ const Pipes = 50
 
 // shownFD: the answer to `show fd ...<fd>` has that fd's line (the drive
 // answers "fd N", a line feed, then HAProxy's answer).
-func shownFD(a string) (bool, string) {
+func shownFD(a string) (bool, string, error) {
 	fd, out, _ := strings.Cut(a, "\n")
 	fd = strings.TrimPrefix(fd, "fd ")
 	ok := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(fd) + `\s*:`).MatchString(out)
-	return ok, fmt.Sprintf("fd %s was asked for, the answer was %q", fd, text.OneLine(out, 200))
+	return ok, fmt.Sprintf("fd %s was asked for, the answer was %q", fd, text.OneLine(out, 200)), nil
 }

@@ -41,13 +41,20 @@ func TestPipelinedAttempts(t *testing.T) {
 		return s
 	}
 	want := goWants["cli-pipelined-then-close-all-run"]
-	if ok, why := want(table(50, 50, 50, 50, 50)); !ok {
+	if ok, why, _ := want(table(50, 50, 50, 50, 50)); !ok {
 		t.Errorf("all ran: %s", why)
 	}
-	if ok, why := want(table(50, 3, 50, 50, 50)); ok || !strings.Contains(why, "50, 3, 50, 50, 50 ran") {
+	if ok, why, _ := want(table(50, 3, 50, 50, 50)); ok || !strings.Contains(why, "50, 3, 50, 50, 50 ran") {
 		t.Errorf("one attempt lost commands: %v %s", ok, why)
 	}
-	if ok, _ := want(table(50, 50, 50, 50)[len("4 connections\n"):]); !ok {
+	if ok, _, _ := want(table(50, 50, 50, 50)[len("4 connections\n"):]); !ok {
 		t.Error("a capture of one attempt with no count: the first attempt's keys")
+	}
+}
+
+// A drive's answer without its counts decides nothing.
+func TestQuitCountsMissingIsUnknown(t *testing.T) {
+	if _, _, err := goWants["cli-quit-releases-its-buffer"]("trash used ? after 200 quit"); err == nil {
+		t.Error("no counts judged")
 	}
 }

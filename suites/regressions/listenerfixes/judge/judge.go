@@ -21,16 +21,17 @@ var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/liste
 
 // distinctListeners: the proxy has want listener rows, no two sharing a
 // name or an id.
-func distinctListeners(proxy string, want int) func(string) (bool, string) {
-	return func(a string) (bool, string) {
+func distinctListeners(proxy string, want int) fixcase.Want {
+	return func(a string) (bool, string, error) {
 		rows, err := cliout.ParseStat(a)
 		if err != nil {
-			return false, err.Error()
+			return false, "", fmt.Errorf("show stat: %w", err) // unreadable is unknown, never a listener lost
 		}
 		names, ids := map[string]int{}, map[string]int{}
 		var dup []string
-		k := 0
+		k, frontend := 0, false
 		for _, r := range rows {
+			frontend = frontend || (r.Proxy == proxy && r.Type() == 0)
 			if r.Proxy != proxy || r.Type() != 3 {
 				continue
 			}
@@ -44,6 +45,9 @@ func distinctListeners(proxy string, want int) func(string) (bool, string) {
 				dup = append(dup, "id "+r.Fields["sid"])
 			}
 		}
-		return k == want && dup == nil, fmt.Sprintf("%s: %d listener rows (want %d), shared: %s", proxy, k, want, strings.Join(dup, ", "))
+		if !frontend {
+			return false, "", fmt.Errorf("show stat has no frontend %s: it says nothing of its listeners", proxy)
+		}
+		return k == want && dup == nil, fmt.Sprintf("%s: %d listener rows (want %d), shared: %s", proxy, k, want, strings.Join(dup, ", ")), nil
 	}
 }

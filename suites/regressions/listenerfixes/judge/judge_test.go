@@ -25,3 +25,28 @@ func TestJudgeOnCaptures(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Output harp cannot read is unknown (an error), never a violation
+// (f084f4d failed the check on it).
+func TestUnreadableListenerShardsDistinctIds(t *testing.T) {
+	for _, c := range Cases {
+		if c.ID == "listener-shards-distinct-ids" {
+			if ok, why, err := c.Want("Unknown command, but the 'show stat' command exists in this mode.\n"); err == nil {
+				t.Errorf("judged: %v %q", ok, why)
+			}
+			return
+		}
+	}
+	t.Fatal("no case")
+}
+
+// A show stat without the proxy says nothing of its listeners.
+func TestStatWithoutTheProxyIsUnknown(t *testing.T) {
+	for _, c := range Cases {
+		if c.ID == "listener-shards-distinct-ids" {
+			if ok, why, err := c.Want("# pxname,svname,sid,type,\nother,FRONTEND,0,0,\n"); err == nil {
+				t.Errorf("judged: %v %q", ok, why)
+			}
+		}
+	}
+}

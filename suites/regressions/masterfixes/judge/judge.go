@@ -18,15 +18,18 @@ import (
 
 // Cases in their files' order.
 var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/master", fixcase.GoWants{
-	"mcli-master-uptime-sane": func(a string) (bool, string) {
+	"mcli-master-uptime-sane": func(a string) (bool, string, error) {
 		p, err := cliout.ParseProcs(a)
 		if err != nil {
-			return false, "show proc: " + err.Error()
+			return false, "", fmt.Errorf("show proc: %w", err) // unreadable is unknown, never a wrong uptime
 		}
-		return p.Master.Uptime >= 0 && p.Master.Uptime < time.Hour, fmt.Sprintf("the master's uptime is not that of a node up for less than an hour (%v)", p.Master.Uptime)
+		return p.Master.Uptime >= 0 && p.Master.Uptime < time.Hour, fmt.Sprintf("the master's uptime is not that of a node up for less than an hour (%v)", p.Master.Uptime), nil
 	},
-	"exec-thread-groups-master-cli": func(a string) (bool, string) {
+	"exec-thread-groups-master-cli": func(a string) (bool, string, error) {
 		code, err := strconv.Atoi(strings.TrimPrefix(strings.SplitN(a, "\n", 2)[0], "exit "))
-		return err == nil && code >= 0 && code < 128, "the master-worker start ended on a signal (" + text.OneLine(a, 200) + ")"
+		if err != nil {
+			return false, "", fmt.Errorf("no exit status in %q", text.OneLine(a, 200))
+		}
+		return code >= 0 && code < 128, "the master-worker start ended on a signal (" + text.OneLine(a, 200) + ")", nil
 	},
 })

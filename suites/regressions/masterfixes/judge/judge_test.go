@@ -25,3 +25,17 @@ func TestJudgeOnCaptures(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Output harp cannot read is unknown (an error), never a violation
+// (f084f4d failed the check on it).
+func TestUnreadableMcliMasterUptimeSane(t *testing.T) {
+	for _, c := range Cases {
+		if c.ID == "mcli-master-uptime-sane" {
+			if ok, why, err := c.Want("Unknown command\n"); err == nil {
+				t.Errorf("judged: %v %q", ok, why)
+			}
+			return
+		}
+	}
+	t.Fatal("no case")
+}

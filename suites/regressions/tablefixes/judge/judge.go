@@ -16,12 +16,19 @@ import (
 
 // Cases in their files' order.
 var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/tables", fixcase.GoWants{
-	"http-other-table-counter-by-own-key": func(a string) (bool, string) {
-		return strings.TrimSpace(strings.TrimPrefix(a, "x-g:")) != "42", "a counter of another table was read with the tracked key's bytes"
+	"http-other-table-counter-by-own-key": func(a string) (bool, string, error) {
+		g, ok := strings.CutPrefix(a, "x-g:")
+		if !ok {
+			return false, "", fmt.Errorf("no x-g header in %q", a)
+		}
+		return strings.TrimSpace(g) != "42", "a counter of another table was read with the tracked key's bytes", nil
 	},
-	"expired-entries-all-purged": func(a string) (bool, string) {
+	"expired-entries-all-purged": func(a string) (bool, string, error) {
 		_, after, ok := fixcase.Arrow(a, "tpurge used")
-		return ok && after == 0, fmt.Sprintf("expired entries outlived the expire task (%s)", a)
+		if !ok {
+			return false, "", fmt.Errorf("no tpurge counts before and after in %q", a)
+		}
+		return after == 0, fmt.Sprintf("expired entries outlived the expire task (%s)", a), nil
 	},
 	"idle-worker-after-entries-expired": idle,
 	"idle-worker-with-entry-in-use":     idle,
@@ -42,11 +49,11 @@ const busyLoops = 500
 
 var loopRateRe = regexp.MustCompile(`(\d+) loops/s`)
 
-func idle(a string) (bool, string) {
+func idle(a string) (bool, string, error) {
 	m := loopRateRe.FindStringSubmatch(a)
 	if m == nil {
-		return false, "no loop rate in " + a
+		return false, "", fmt.Errorf("no loop rate in %q", a) // unknown, never a busy worker
 	}
 	r, _ := strconv.Atoi(m[1])
-	return r < busyLoops, fmt.Sprintf("the idle worker loops %d times a second", r)
+	return r < busyLoops, fmt.Sprintf("the idle worker loops %d times a second", r), nil
 }
