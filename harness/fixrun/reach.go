@@ -228,7 +228,9 @@ func Setup(ctx context.Context, n *node.Node, cmds string) error {
 // Write is one `set table` of a setup: the entry's field and value.
 type Write struct{ Table, Key, Field, Value string }
 
-func (w Write) String() string { return fmt.Sprintf("%s key %s %s=%s", w.Table, w.Key, w.Field, w.Value) }
+func (w Write) String() string {
+	return fmt.Sprintf("%s key %s %s=%s", w.Table, w.Key, w.Field, w.Value)
+}
 
 var setTableRe = regexp.MustCompile(`^set table (\S+) key (\S+) data\.(\S+) (\S+)$`)
 

@@ -32,7 +32,7 @@ type Scenario struct {
 	// Cases: the suite is made of that many cases, one trial each (its
 	// Trials): asked for N trials, it runs every case N times (TrialsFor),
 	// never the first N cases.
-	Cases int
+	Cases  int
 	Params []Param
 	// Steps describe setup, trigger and expectation, for reports; StepsFor,
 	// when set, builds them from the run's parameters instead.
