@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,13 +29,36 @@ type Run struct {
 	Faults int
 	// Setup: the cell could not run at all (its image); no verdict.
 	Setup string
+	// Checks: each check's tally over the run's decided trials.
+	Checks []verdict.Tally
 }
 
 // Bent says the harness faults bent the verdict: REPRODUCED on a build
-// without the bug, PASS on one with it.
+// without the bug, PASS on one with it; or bent a check (BentChecks).
 func (r Run) Bent() bool {
 	return r.Setup == "" && ((r.Cell.Truth == verdict.Pass && r.Got == verdict.Reproduced) ||
-		(r.Cell.Truth == verdict.Reproduced && r.Got == verdict.Pass))
+		(r.Cell.Truth == verdict.Reproduced && r.Got == verdict.Pass) || len(r.BentChecks()) > 0)
+}
+
+// BentChecks are the checks whose verdict the faults bent, judged per
+// check, not per suite: on a build without the suite's bugs, a check that
+// failed; on one with them (Cell.Fails given), a check of Fails that held
+// in a decided trial, or any other check that failed. A bent check hides
+// behind a suite verdict that is right for another check's reason.
+func (r Run) BentChecks() []string {
+	var bent []string
+	for _, c := range r.Checks {
+		switch {
+		case r.Cell.Truth == verdict.Pass && c.Failed > 0:
+			bent = append(bent, fmt.Sprintf("%s failed %d times (%s)", c.ID, c.Failed, c.Example))
+		case r.Cell.Fails == nil:
+		case slices.Contains(r.Cell.Fails, c.ID) && c.Held > 0:
+			bent = append(bent, fmt.Sprintf("%s held %d times where its bug is", c.ID, c.Held))
+		case !slices.Contains(r.Cell.Fails, c.ID) && c.Failed > 0:
+			bent = append(bent, fmt.Sprintf("%s failed %d times where its fix is (%s)", c.ID, c.Failed, c.Example))
+		}
+	}
+	return bent
 }
 
 func runCell(ctx context.Context, docker *client.Client, b *images.Builder, id string, c Cell, seed int64) Run {
@@ -64,6 +88,7 @@ func runCell(ctx context.Context, docker *client.Client, b *images.Builder, id s
 	r.Faults = len(nemesis.Faults())
 	nemesis.Disable()
 	r.Got, r.Reason = res.Verdict, res.Reason
+	r.Checks = verdict.TallyChecks(res.Trials)
 	if evidence != "" { // every run's result, its trials' evidence and injected faults included
 		name := fmt.Sprintf("%s-%s-seed%d.json", c.Suite, strings.NewReplacer("/", "_", ":", "_", ",", "_", "=", "_").Replace(c.Spec), seed)
 		if data, err := json.MarshalIndent(struct {
@@ -116,11 +141,16 @@ func Histogram(runs []Run, seeds []int64) string {
 		bent += n
 		fmt.Fprintf(&b, "| %s | `%s` | %s | %d | %d | %d | %d | %d | %d | %d |\n", k.suite, k.spec, k.truth, c[verdict.Pass], c[verdict.Reproduced], c[verdict.Inconclusive], c[verdict.Error], c["NOT RUN"], faults[k], n)
 	}
-	fmt.Fprintf(&b, "\n%d runs, %d bent (REPRODUCED without the bug, or PASS with it).\n", total, bent)
+	fmt.Fprintf(&b, "\n%d runs, %d bent suite verdicts (REPRODUCED without the bug, or PASS with it).\n", total, bent)
+	b.WriteString(checkHistogram(runs))
 	for _, r := range runs {
 		switch {
 		case r.Bent():
-			fmt.Fprintf(&b, "- BENT: %s on `%s`, seed %d: %s (%s)\n", r.Cell.Suite, r.Cell.Spec, r.Seed, r.Got, r.Reason)
+			fmt.Fprintf(&b, "- BENT: %s on `%s`, seed %d: %s (%s)", r.Cell.Suite, r.Cell.Spec, r.Seed, r.Got, r.Reason)
+			if bc := r.BentChecks(); len(bc) > 0 {
+				fmt.Fprintf(&b, "; checks: %s", strings.Join(bc, "; "))
+			}
+			b.WriteString("\n")
 		case r.Setup != "":
 			fmt.Fprintf(&b, "- not run: %s on `%s`: %s\n", r.Cell.Suite, r.Cell.Spec, r.Setup)
 		}
@@ -144,4 +174,64 @@ func ExitCode(runs []Run) int {
 		return 2
 	}
 	return 0
+}
+
+// checkHistogram is the per-check table of the runs that name their
+// checks: how often each held and failed in decided trials, against its
+// truth on that build, and the bent count.
+func checkHistogram(runs []Run) string {
+	type key struct{ suite, spec, check string }
+	type row struct {
+		truth              string
+		held, failed, bent int
+	}
+	rows := map[key]*row{}
+	var keys []key
+	for _, r := range runs {
+		bentIDs := map[string]bool{}
+		for _, c := range r.BentChecks() {
+			id, _, _ := strings.Cut(c, " ")
+			bentIDs[id] = true
+		}
+		for _, c := range r.Checks {
+			k := key{r.Cell.Suite, r.Cell.Spec, c.ID}
+			w := rows[k]
+			if w == nil {
+				truth := "holds"
+				if r.Cell.Truth == verdict.Reproduced && (r.Cell.Fails == nil || slices.Contains(r.Cell.Fails, c.ID)) {
+					truth = "fails"
+				}
+				w = &row{truth: truth}
+				rows[k] = w
+				keys = append(keys, k)
+			}
+			w.held += c.Held
+			w.failed += c.Failed
+			if bentIDs[c.ID] {
+				w.bent++
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		if keys[i].suite != keys[j].suite {
+			return keys[i].suite < keys[j].suite
+		}
+		if keys[i].spec != keys[j].spec {
+			return keys[i].spec < keys[j].spec
+		}
+		return keys[i].check < keys[j].check
+	})
+	var b strings.Builder
+	b.WriteString("\n#### Per check (decided trials over every seed)\n\n| suite | build | check | truth | held | failed | bent runs |\n|---|---|---|---|---|---|---|\n")
+	total := 0
+	for _, k := range keys {
+		w := rows[k]
+		total += w.bent
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %d | %d | %d |\n", k.suite, k.spec, k.check, w.truth, w.held, w.failed, w.bent)
+	}
+	fmt.Fprintf(&b, "\n%d checks, %d bent check results.\n\n", len(keys), total)
+	return b.String()
 }

@@ -43,3 +43,29 @@ func TestCellsNameRealSuites(t *testing.T) {
 		t.Fatal("an unknown suite is an error")
 	}
 }
+
+// Bent is judged per check: a suite verdict that is right can hide a
+// check the faults bent (f084f4d compared only the suite's verdict).
+func TestBentPerCheck(t *testing.T) {
+	bug := Cell{Suite: "upstream-fixes-cli", Spec: "deb:bookworm", Truth: verdict.Reproduced, Fails: []string{"a", "b"}}
+	fixed := Cell{Suite: "upstream-fixes-cli", Spec: "deb:experimental", Truth: verdict.Pass}
+	right := Run{Cell: bug, Got: verdict.Reproduced, Checks: []verdict.Tally{{ID: "a", Failed: 1}, {ID: "c", Held: 1}}}
+	if right.Bent() {
+		t.Errorf("b unknown, a failed, c held: %v", right.BentChecks())
+	}
+	hidden := Run{Cell: bug, Got: verdict.Reproduced, Checks: []verdict.Tally{{ID: "a", Failed: 1}, {ID: "b", Held: 1}}}
+	if !hidden.Bent() || ExitCode([]Run{hidden}) != 1 {
+		t.Error("b held where its bug is: bent, though the suite is REPRODUCED")
+	}
+	wrong := Run{Cell: bug, Got: verdict.Reproduced, Checks: []verdict.Tally{{ID: "a", Failed: 1}, {ID: "c", Failed: 1, Example: "x"}}}
+	if bc := wrong.BentChecks(); len(bc) != 1 || !strings.Contains(bc[0], "c failed 1 times where its fix is") {
+		t.Errorf("c failed where its fix is: %v", bc)
+	}
+	if r := (Run{Cell: fixed, Got: verdict.Inconclusive, Checks: []verdict.Tally{{ID: "a", Failed: 1}}}); !r.Bent() {
+		t.Error("a check failing on a build with its fix is bent, whatever the suite says")
+	}
+	md := Histogram([]Run{hidden, right}, []int64{1})
+	if !strings.Contains(md, "| upstream-fixes-cli | `deb:bookworm` | b | fails | 1 | 0 | 1 |") {
+		t.Error(md)
+	}
+}

@@ -10,6 +10,11 @@ type Cell struct {
 	Spec   string // a build spec
 	Params []string
 	Truth  verdict.Verdict
+	// Fails: for a suite of checks on a build with bugs, the checks that
+	// show them there (each check's own truth): one of them that holds is
+	// bent, and so is any other check that fails. On a build without the
+	// suite's bugs (Truth PASS) every check must hold or stay unknown.
+	Fails []string
 	// Sample: part of the bounded sample make test runs (kept small: make
 	// test on a fresh machine stays within 20 minutes).
 	Sample bool
@@ -54,15 +59,15 @@ var Cells = []Cell{
 	{Suite: "cluster-tables", Spec: "deb:experimental", Truth: verdict.Pass},
 	{Suite: "chaos", Spec: "deb:experimental", Params: []string{"DURATION=25s", "SEED=5"}, Truth: verdict.Pass},
 	{Suite: "upstream-fixes-cli", Spec: "deb:experimental", Truth: verdict.Pass},
-	{Suite: "upstream-fixes-cli", Spec: "deb:bookworm", Truth: verdict.Reproduced},
+	{Suite: "upstream-fixes-cli", Spec: "deb:bookworm", Truth: verdict.Reproduced, Fails: []string{"cli-empty-line-ignored", "cli-env-without-sockpairs", "cli-error-ends-with-empty-line", "cli-help-show-table-argument-optional", "cli-pipelined-after-pause", "cli-pipelined-then-close-all-run", "cli-set-table-invalid-ip-refused", "cli-too-big-command-reported", "cli-too-many-args-refused"}},
 	{Suite: "upstream-fixes-master", Spec: "deb:experimental", Truth: verdict.Pass},
-	{Suite: "upstream-fixes-master", Spec: "deb:bookworm", Truth: verdict.Reproduced},
+	{Suite: "upstream-fixes-master", Spec: "deb:bookworm", Truth: verdict.Reproduced, Fails: []string{"mcli-severity-output-applies"}},
 	{Suite: "upstream-fixes-config", Spec: "deb:experimental", Truth: verdict.Pass},
-	{Suite: "upstream-fixes-config", Spec: "deb:bookworm", Truth: verdict.Reproduced},
+	{Suite: "upstream-fixes-config", Spec: "deb:bookworm", Truth: verdict.Reproduced, Fails: []string{"cfg-len-needs-digits", "cfg-max-reloads-negative-refused", "cfg-tcp-connection-sc-set-gpt"}},
 	{Suite: "upstream-fixes-tables", Spec: "deb:experimental", Truth: verdict.Pass},
-	{Suite: "upstream-fixes-tables", Spec: "deb:bookworm", Truth: verdict.Reproduced},
+	{Suite: "upstream-fixes-tables", Spec: "deb:bookworm", Truth: verdict.Reproduced, Fails: []string{"connect-src-inc-gpc-untracked", "http-other-table-counter-by-own-key"}},
 	{Suite: "upstream-fixes-listeners", Spec: "deb:experimental", Truth: verdict.Pass},
-	{Suite: "upstream-fixes-listeners", Spec: "deb:bookworm", Truth: verdict.Reproduced},
+	{Suite: "upstream-fixes-listeners", Spec: "deb:bookworm", Truth: verdict.Reproduced, Fails: []string{"frontend-full-then-rate-limited-resumes", "listener-shards-close-ids-distinct", "listener-shards-distinct-ids"}},
 	{Suite: "upstream-fixes-peers", Spec: "deb:bookworm", Truth: verdict.Pass},
-	{Suite: "upstream-fixes-peers", Spec: mutant11, Truth: verdict.Reproduced},
+	{Suite: "upstream-fixes-peers", Spec: mutant11, Truth: verdict.Reproduced, Fails: []string{"peer-unknown-table-traffic-keeps-session"}},
 }

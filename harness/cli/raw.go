@@ -99,12 +99,18 @@ func Raw(ctx context.Context, addr, payload string, o RawOptions) (Reply, error)
 	if o.Abort {
 		return Reply{Aborted: true}, nil // closed by the defer, unread
 	}
+	inj := inject(ctx, "raw", name)
+	if inj.Err != nil {
+		return Reply{}, fmt.Errorf("reading from %s: harp ended the connection before the answer: %w", name, inj.Err)
+	}
+	lateRead(ctx, inj.Late)
 	deadline := time.Now().Add(wait)
 	grace := cmp.Or(o.Grace, time.Second)
 	// The control's end, read once the reading ends: nil when the server
 	// answered it; from then on, Grace of quiet ends the reading.
 	controlled := make(chan error, 1)
 	var answered atomic.Bool
+	var answeredAt atomic.Int64 // unix nanoseconds
 	quiet := func() { // the reading's end: Grace from now, within the deadline
 		if end := time.Now().Add(grace); end.Before(deadline) {
 			conn.SetReadDeadline(end)
@@ -114,6 +120,7 @@ func Raw(ctx context.Context, addr, payload string, o RawOptions) (Reply, error)
 		go func() {
 			err := o.Control(ctx)
 			if err == nil {
+				answeredAt.Store(time.Now().UnixNano())
 				answered.Store(true)
 				quiet()
 			}
@@ -122,11 +129,19 @@ func Raw(ctx context.Context, addr, payload string, o RawOptions) (Reply, error)
 	}
 	var b strings.Builder
 	buf := make([]byte, 4096)
+	looked := false // the last look after a deadline was taken
+	var lastByte time.Time
 	for {
 		k, err := conn.Read(buf)
 		b.Write(buf[:k])
-		if k > 0 && answered.Load() {
-			quiet() // still sending: its quiet starts again
+		if k > 0 && inj.Cut {
+			return Reply{Text: b.String()}, fmt.Errorf("harp stopped reading %s after %d bytes: %w", name, b.Len(), ErrCut)
+		}
+		if k > 0 {
+			looked, lastByte = false, time.Now()
+			if answered.Load() {
+				quiet() // still sending: its quiet starts again
+			}
 		}
 		if err == nil {
 			continue
@@ -137,14 +152,29 @@ func Raw(ctx context.Context, addr, payload string, o RawOptions) (Reply, error)
 			r.Closed = true // closed by the server (or reset): what came is the answer
 			return r, nil
 		}
+		if !looked {
+			// A deadline that passed while harp was not scheduled hides
+			// what had come in time: one more short read takes it.
+			looked = true
+			conn.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+			continue
+		}
 		var cerr error
 		if o.Control != nil {
 			select {
 			case cerr = <-controlled:
+				controlled <- cerr // kept for a later look
 			default:
 				cerr = errors.New("it had not ended")
 			}
-			if cerr == nil && time.Now().Before(deadline) {
+			// Quiet: nothing came for the grace since the control was
+			// answered and since the last byte (a grace the deadline cut
+			// short proves nothing).
+			since := time.Unix(0, answeredAt.Load())
+			if lastByte.After(since) {
+				since = lastByte
+			}
+			if cerr == nil && time.Since(since) >= grace {
 				r.Quiet = true
 				return r, nil
 			}
@@ -163,6 +193,9 @@ func Raw(ctx context.Context, addr, payload string, o RawOptions) (Reply, error)
 // Dial connects to addr over TCP, within 5 s; an error names it name
 // (its address when "").
 func Dial(ctx context.Context, addr, name string) (*net.TCPConn, error) {
+	if inj := inject(ctx, "dial", cmp.Or(name, addr)); inj.Err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", cmp.Or(name, addr), inj.Err)
+	}
 	d := net.Dialer{Timeout: 5 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"time"
@@ -19,6 +21,11 @@ import (
 // already there.
 func ReadToClose(conn net.Conn, wait time.Duration) ([]byte, error) {
 	conn.SetReadDeadline(time.Now().Add(wait))
+	inj := inject(context.Background(), "read-to-close", conn.RemoteAddr().String())
+	if inj.Err != nil {
+		return nil, fmt.Errorf("harp ended the read itself: %w", inj.Err) // a reset fate: unknown
+	}
+	lateRead(context.Background(), inj.Late)
 	got, err := io.ReadAll(conn)
 	if Timeout(err) {
 		conn.SetReadDeadline(time.Now().Add(50 * time.Millisecond))

@@ -1,5 +1,7 @@
 // Package nemesis injects faults into harp's own side, never HAProxy's:
 // runtime-CLI exchanges that time out, close early or answer seconds late,
+// raw exchanges harp ends early, cuts or reads late, dials that fail,
+// reads to a close harp ends itself, peers sessions harp stalls or ends,
 // slow Docker calls, failing toxiproxy API calls, failed HTTP probe
 // requests, and a starved CPU. It proves that harp's faults do not bend
 // verdicts: a build without a suite's bug must never be REPRODUCED under
@@ -7,7 +9,7 @@
 // (harp --harness-faults SEED, or HARP_HARNESS_FAULTS); every fault is
 // recorded, for the evidence. Its CLI faults stand for commands that never
 // reached HAProxy (cli.ErrNotSent). It depends on the standard library and
-// harness/cli only.
+// harness/cli and harness/peers only.
 package nemesis
 
 import (
@@ -23,12 +25,13 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/cli"
+	"github.com/harp-project/harp/harness/peers"
 )
 
 // Fault is one injected fault.
 type Fault struct {
 	At     time.Time `json:"at"`
-	Kind   string    `json:"kind"` // cli-timeout, cli-close, cli-late, docker-slow, toxiproxy-fail, http-fail, cpu-starve
+	Kind   string    `json:"kind"` // cli-timeout, cli-close, cli-late, raw-close, raw-late, raw-cut, dial-fail, read-end, read-late, peer-stall, peer-end, docker-slow, toxiproxy-fail, http-fail, cpu-starve
 	Target string    `json:"target"`
 	Detail string    `json:"detail,omitempty"`
 	// Until: when a fault that lasts (a starved CPU) ends.
@@ -72,6 +75,7 @@ func Enable(seed int64) {
 	if old := on.Swap(s); old != nil {
 		close(old.stop)
 	}
+	cli.Fault, peers.Fault = s.exchange, s.peerSend
 	go s.starve()
 }
 
@@ -80,6 +84,7 @@ func Disable() {
 	if old := on.Swap(nil); old != nil {
 		close(old.stop)
 	}
+	cli.Fault, peers.Fault = nil, nil
 }
 
 // Seed is the seed in force, and whether the nemesis is on.
@@ -179,6 +184,64 @@ func CLI(ctx context.Context, target, cmd string, do func() (string, error)) (st
 	s.record("cli-late", target, fmt.Sprintf("%s, %s late", cmd, d.Round(time.Millisecond)))
 	sleep(ctx, d)
 	return do()
+}
+
+// exchange is cli.Fault: on raw exchanges 6% of them fail on harp's side
+// (a third harp ending the connection before the answer, a third read 1
+// to 3 s late, a third cut after the first bytes); 3% of dials fail; 5%
+// of reads to a close end by harp's hand or look 1 to 2 s late.
+func (s *state) exchange(_ context.Context, path, target string) cli.Injected {
+	switch path {
+	case "raw":
+		hit, r := s.draw(0.06)
+		switch {
+		case !hit:
+		case r < 0.33:
+			s.record("raw-close", target, "harp closed before the answer")
+			return cli.Injected{Err: ErrInjected}
+		case r < 0.66:
+			d := time.Second + time.Duration(r*2*float64(time.Second))
+			s.record("raw-late", target, d.Round(time.Millisecond).String()+" late")
+			return cli.Injected{Late: d}
+		default:
+			s.record("raw-cut", target, "harp stopped reading after the first bytes")
+			return cli.Injected{Cut: true}
+		}
+	case "dial":
+		if hit, _ := s.draw(0.03); hit {
+			s.record("dial-fail", target, "")
+			return cli.Injected{Err: ErrInjected}
+		}
+	case "read-to-close":
+		hit, r := s.draw(0.05)
+		switch {
+		case !hit:
+		case r < 0.5:
+			s.record("read-end", target, "harp ended the read")
+			return cli.Injected{Err: ErrInjected}
+		default:
+			d := time.Second + time.Duration(r*float64(time.Second))
+			s.record("read-late", target, d.Round(time.Millisecond).String()+" late")
+			return cli.Injected{Late: d}
+		}
+	}
+	return cli.Injected{}
+}
+
+// peerSend is peers.Fault: 1.6% of sends stall 3 s (past the 2.5 s a
+// case allows itself between messages), 0.4% end the session on harp's
+// side.
+func (s *state) peerSend(op string) (time.Duration, bool) {
+	hit, r := s.draw(0.02)
+	switch {
+	case !hit:
+		return 0, false
+	case r < 0.2:
+		s.record("peer-end", op, "harp ended the session")
+		return 0, true
+	}
+	s.record("peer-stall", op, "3s")
+	return 3 * time.Second, false
 }
 
 // Docker delays a Docker call: 10% of them by 0.5 to 2 s.

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harp-project/harp/harness/cli"
+	"github.com/harp-project/harp/harness/peers"
 )
 
 func TestOffInjectsNothing(t *testing.T) {
@@ -83,5 +86,34 @@ func TestSinceKeepsALastingFault(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "cpu-starve docker-slow" {
 		t.Errorf("faults of the trial: %v", got)
+	}
+}
+
+// Enabled, the nemesis reaches every exchange path: raw exchanges,
+// dials, reads to a close and the peers client, each fault recorded.
+func TestExchangePathsReached(t *testing.T) {
+	Enable(11)
+	defer Disable()
+	if cli.Fault == nil || peers.Fault == nil {
+		t.Fatal("the hooks are not set")
+	}
+	for range 400 {
+		cli.Fault(context.Background(), "raw", "9998/tcp")
+		cli.Fault(context.Background(), "dial", "9998/tcp")
+		cli.Fault(context.Background(), "read-to-close", "10000/tcp")
+		peers.Fault("send")
+	}
+	kinds := map[string]int{}
+	for _, f := range Faults() {
+		kinds[f.Kind]++
+	}
+	for _, k := range []string{"raw-close", "raw-late", "raw-cut", "dial-fail", "read-end", "read-late", "peer-stall", "peer-end"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s in %v", k, kinds)
+		}
+	}
+	Disable()
+	if cli.Fault != nil || peers.Fault != nil {
+		t.Error("Disable leaves the hooks set")
 	}
 }

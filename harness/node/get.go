@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/harp-project/harp/harness/nemesis"
 )
 
 // Get sends one GET for path to the node's port, bounded by timeout: the
@@ -11,6 +13,9 @@ import (
 func (n *Node) Get(ctx context.Context, port, path string, timeout time.Duration) (*http.Response, error) {
 	addr, err := n.Addr(ctx, port)
 	if err != nil {
+		return nil, err
+	}
+	if err := nemesis.HTTP(addr + path); err != nil {
 		return nil, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)

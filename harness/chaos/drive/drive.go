@@ -5,6 +5,7 @@ package drive
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"net/http"
@@ -500,7 +501,7 @@ func healAll(ctx context.Context, c *cluster.Cluster, rec *recorder, logf func(s
 	mesh := &chaos.Mesh{}
 	if len(links) > 0 {
 		var f []string
-		var err error
+		err := errors.New("never read")
 		for i := 0; i < healTries && ctx.Err() == nil; i++ {
 			cctx, cancel := context.WithTimeout(ctx, healCall)
 			f, err = c.Faulted(cctx)
@@ -509,14 +510,10 @@ func healAll(ctx context.Context, c *cluster.Cluster, rec *recorder, logf func(s
 				break
 			}
 		}
-		switch {
-		case err != nil:
-			mesh.Faulted.Of = obs.Failure[[]string]("the link proxy's state: %v", err)
-		case f == nil:
-			mesh.Faulted.Of = obs.Value([]string{})
-		default:
-			mesh.Faulted.Of = obs.Value(f)
+		if err != nil && ctx.Err() != nil {
+			err = fmt.Errorf("%v (the run ended: %v)", err, ctx.Err())
 		}
+		mesh.Faulted.Of = FaultedState(f, err)
 	}
 	// Sessions reconnect on HAProxy's timers (2.6 may collide and retry
 	// after 5 s): polled up to the mesh timeout, the last read recorded.
@@ -591,4 +588,17 @@ func wait(ctx context.Context, until time.Time) error {
 	case <-time.After(time.Until(until)):
 		return nil
 	}
+}
+
+// FaultedState is the link proxy's faulted links as read: an error (also
+// a read never made, the run having ended first) is unknown, never "all
+// clear" (f084f4d recorded no faulted link without reading).
+func FaultedState(f []string, err error) obs.Of[[]string] {
+	switch {
+	case err != nil:
+		return obs.Failure[[]string]("the link proxy's state: %v", err)
+	case f == nil:
+		return obs.Value([]string{})
+	}
+	return obs.Value(f)
 }
