@@ -12,6 +12,12 @@ import (
 // never as an answer of HAProxy's.
 var Fault func(ctx context.Context, path, target string) Injected
 
+// SendFault, when set (the nemesis), is asked before each send of a
+// session harp holds (the peers client) what harp's own side does wrong:
+// stall for late, or end the session itself. Either must read as harp's
+// (the session's send gap, its end by harp), never as HAProxy's answer.
+var SendFault func(op string) (late time.Duration, end bool)
+
 // Injected is one harness fault on an exchange path ("raw", "dial",
 // "read-to-close"); the zero value is none.
 type Injected struct {

@@ -111,7 +111,7 @@ func Raw(ctx context.Context, addr, payload string, o RawOptions) (Reply, error)
 	controlled := make(chan error, 1)
 	var answered atomic.Bool
 	var answeredAt atomic.Int64 // unix nanoseconds
-	quiet := func() { // the reading's end: Grace from now, within the deadline
+	quiet := func() {           // the reading's end: Grace from now, within the deadline
 		if end := time.Now().Add(grace); end.Before(deadline) {
 			conn.SetReadDeadline(end)
 		}

@@ -34,17 +34,43 @@ func peeringOf(ins []Instance) peering {
 
 // socketLevel comes first: a socket below admin level refuses show peers
 // and hides table contents, so nothing else about that instance is sure.
+// Only the socket's own refusal says so: a command whose answer harp could
+// not read (timed out, reset, never sent) is a read that failed, said as
+// such (#40), and what that command would have shown is unknown.
 func socketLevel(ins []Instance) []Finding {
 	var out []Finding
 	for _, in := range ins {
-		var refused []string
+		var refused, failed []string
+		timedOut := false
 		for _, cmd := range sortedKeys(in.Errors) {
 			if in.TooLarge[cmd] {
 				continue // answered, too large to read: tooLarge says so
 			}
-			if strings.HasPrefix(cmd, "show peers") || strings.HasPrefix(cmd, "show table") {
-				refused = append(refused, fmt.Sprintf("%s: %s", cmd, in.Errors[cmd]))
+			if !strings.HasPrefix(cmd, "show peers") && !strings.HasPrefix(cmd, "show table") {
+				continue
 			}
+			why := fmt.Sprintf("%s: %s", cmd, in.Errors[cmd])
+			if refusedBySocket(in.Errors[cmd]) {
+				refused = append(refused, why)
+				continue
+			}
+			failed = append(failed, why)
+			timedOut = timedOut || timeout(in.Errors[cmd])
+		}
+		if len(failed) > 0 {
+			cmds := make([]string, len(failed))
+			for i, f := range failed {
+				cmds[i], _, _ = strings.Cut(f, ": ")
+			}
+			how := "failed"
+			if timedOut {
+				how = "timed out or failed"
+				if len(failed) == 1 {
+					how = "timed out"
+				}
+			}
+			out = append(out, Finding{Level: Problem, Code: Unreachable, Instance: in.Name, Evidence: failed,
+				Message: fmt.Sprintf("%s: harp could not read the socket's answer to %s: the read %s (the socket answered show info and refused nothing: not a permission problem), so what %s would show there is unknown", in.Name, strings.Join(cmds, ", "), how, plural(len(cmds), "that command", "those commands"))})
 		}
 		if len(refused) > 0 {
 			out = append(out, Finding{Level: Problem, Code: SocketLevel, Instance: in.Name, Evidence: refused,
@@ -52,6 +78,28 @@ func socketLevel(ins []Instance) []Finding {
 		}
 	}
 	return out
+}
+
+// refusedBySocket says whether a command's error is the socket's own
+// answer refusing it (its words, or an answer harp cannot parse, which
+// names the command it answered), as against a read harp could not finish:
+// a Go error from the exchange (a deadline, a reset, a dial).
+func refusedBySocket(msg string) bool {
+	return denied(msg) || msg == "empty answer" ||
+		strings.HasPrefix(msg, "show peers: ") || strings.HasPrefix(msg, "show table: ")
+}
+
+// timeout says whether a failed read ran out of time.
+func timeout(msg string) bool {
+	l := strings.ToLower(msg)
+	return strings.Contains(l, "i/o timeout") || strings.Contains(l, "deadline exceeded") || strings.Contains(l, "timed out")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // tooLarge names each answer harp would not read for its size: the socket

@@ -9,7 +9,7 @@
 // (harp --harness-faults SEED, or HARP_HARNESS_FAULTS); every fault is
 // recorded, for the evidence. Its CLI faults stand for commands that never
 // reached HAProxy (cli.ErrNotSent). It depends on the standard library and
-// harness/cli and harness/peers only.
+// harness/cli only.
 package nemesis
 
 import (
@@ -25,7 +25,6 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/cli"
-	"github.com/harp-project/harp/harness/peers"
 )
 
 // Fault is one injected fault.
@@ -75,7 +74,7 @@ func Enable(seed int64) {
 	if old := on.Swap(s); old != nil {
 		close(old.stop)
 	}
-	cli.Fault, peers.Fault = s.exchange, s.peerSend
+	cli.Fault, cli.SendFault = s.exchange, s.peerSend
 	go s.starve()
 }
 
@@ -84,7 +83,7 @@ func Disable() {
 	if old := on.Swap(nil); old != nil {
 		close(old.stop)
 	}
-	cli.Fault, peers.Fault = nil, nil
+	cli.Fault, cli.SendFault = nil, nil
 }
 
 // Seed is the seed in force, and whether the nemesis is on.
@@ -228,7 +227,7 @@ func (s *state) exchange(_ context.Context, path, target string) cli.Injected {
 	return cli.Injected{}
 }
 
-// peerSend is peers.Fault: 1.6% of sends stall 3 s (past the 2.5 s a
+// peerSend is cli.SendFault (the peers client): 1.6% of sends stall 3 s (past the 2.5 s a
 // case allows itself between messages), 0.4% end the session on harp's
 // side.
 func (s *state) peerSend(op string) (time.Duration, bool) {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/cli"
-	"github.com/harp-project/harp/harness/peers"
 )
 
 func TestOffInjectsNothing(t *testing.T) {
@@ -94,14 +93,14 @@ func TestSinceKeepsALastingFault(t *testing.T) {
 func TestExchangePathsReached(t *testing.T) {
 	Enable(11)
 	defer Disable()
-	if cli.Fault == nil || peers.Fault == nil {
+	if cli.Fault == nil || cli.SendFault == nil {
 		t.Fatal("the hooks are not set")
 	}
 	for range 400 {
 		cli.Fault(context.Background(), "raw", "9998/tcp")
 		cli.Fault(context.Background(), "dial", "9998/tcp")
 		cli.Fault(context.Background(), "read-to-close", "10000/tcp")
-		peers.Fault("send")
+		cli.SendFault("send")
 	}
 	kinds := map[string]int{}
 	for _, f := range Faults() {
@@ -113,7 +112,7 @@ func TestExchangePathsReached(t *testing.T) {
 		}
 	}
 	Disable()
-	if cli.Fault != nil || peers.Fault != nil {
+	if cli.Fault != nil || cli.SendFault != nil {
 		t.Error("Disable leaves the hooks set")
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/harp-project/harp/harness/cli"
 )
 
 // Handshake status codes.
@@ -170,8 +172,8 @@ func (c *Conn) Send(ms ...Message) error {
 func (c *Conn) SendRaw(b []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if f := Fault; f != nil {
-		late, end := f("send")
+	if f := cli.SendFault; f != nil {
+		late, end := f("peers send")
 		time.Sleep(late) // harp stalled: the gap counts (SendGap)
 		if end {
 			c.c.Close() // harp ends the session: never HAProxy's close (Ended)
@@ -186,12 +188,6 @@ func (c *Conn) SendRaw(b []byte) error {
 	}
 	return err
 }
-
-// Fault, when set (the nemesis: harp --harness-faults), is asked before
-// each send what harp's own side does wrong: stall for late, or end the
-// session itself. Either must read as harp's (SendGap, Ended), never as
-// HAProxy's answer.
-var Fault func(op string) (late time.Duration, end bool)
 
 // Starved is why HAProxy dropping the session says nothing ("" when it
 // does): harp sent nothing on it (its heartbeats are due every 3 s) for
