@@ -70,3 +70,39 @@ func TestSetTables(t *testing.T) {
 		t.Errorf("%+v", got)
 	}
 }
+
+// fakeStats answers a setup with reply and every show table with table.
+type fakeStats struct {
+	reply cli.Reply
+	err   error
+	table string
+}
+
+func (f fakeStats) Raw(context.Context, string, string, cli.RawOptions) (cli.Reply, error) {
+	return f.reply, f.err
+}
+func (f fakeStats) Stats(context.Context, string) (string, error) { return f.table, nil }
+
+// A setup is checked: f084f4d discarded the answer to `set table tstr key
+// a data.gpc0 42` and never read it back, so a setup that did not take
+// let a buggy build pass.
+func TestSetupChecked(t *testing.T) {
+	const set = "set table tstr key a data.gpc0 42\n"
+	took := "# table: tstr, type: string, size:1024, used:1\n0x1: key=a use=0 exp=0 gpc0=42\n\n"
+	for _, c := range []struct {
+		name  string
+		f     fakeStats
+		fails string
+	}{
+		{"took", fakeStats{reply: cli.Reply{Text: "\n", Closed: true}, table: took}, ""},
+		{"refused", fakeStats{reply: cli.Reply{Text: "Unknown command\n", Closed: true}, table: took}, "did not take: HAProxy said"},
+		{"not read back", fakeStats{reply: cli.Reply{Text: "\n", Closed: true}, table: "# table: tstr, type: string, size:1024, used:0\n\n"}, "did not take: show table says"},
+		{"cut", fakeStats{reply: cli.Reply{Text: "\n"}}, "no whole answer"},
+		{"harp's failure", fakeStats{err: cli.ErrNoAnswer}, "silence"},
+	} {
+		err := Setup(context.Background(), c.f, set)
+		if (err == nil) != (c.fails == "") || (err != nil && !strings.Contains(err.Error(), c.fails)) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}

@@ -202,7 +202,7 @@ func request(ctx context.Context, n *node.Node, c Case) (string, error) {
 // but line feeds (a command that succeeds says nothing), and each `set
 // table T key K data.F V` among them reads back F=V. An error is harp's:
 // a case whose setup did not take decides nothing.
-func Setup(ctx context.Context, n *node.Node, cmds string) error {
+func Setup(ctx context.Context, n StatsNode, cmds string) error {
 	r, err := n.Raw(ctx, node.StatsPort, cmds, cli.RawOptions{Wait: AnswerWait})
 	if err == nil && !r.Closed {
 		err = fmt.Errorf("no whole answer")
@@ -223,6 +223,13 @@ func Setup(ctx context.Context, n *node.Node, cmds string) error {
 		}
 	}
 	return nil
+}
+
+// StatsNode is what Setup needs of a node: raw bytes and commands on its
+// admin stats socket.
+type StatsNode interface {
+	Raw(ctx context.Context, port, payload string, o cli.RawOptions) (cli.Reply, error)
+	Stats(ctx context.Context, cmd string) (string, error)
 }
 
 // Write is one `set table` of a setup: the entry's field and value.
