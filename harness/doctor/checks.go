@@ -55,7 +55,7 @@ func socketLevel(ins []Instance) []Finding {
 				continue
 			}
 			failed = append(failed, why)
-			timedOut = timedOut || timeout(in.Errors[cmd])
+			timedOut = timedOut || readTimedOut(in.Errors[cmd])
 		}
 		if len(failed) > 0 {
 			cmds := make([]string, len(failed))
@@ -70,7 +70,7 @@ func socketLevel(ins []Instance) []Finding {
 				}
 			}
 			out = append(out, Finding{Level: Problem, Code: Unreachable, Instance: in.Name, Evidence: failed,
-				Message: fmt.Sprintf("%s: harp could not read the socket's answer to %s: the read %s (the socket answered show info and refused nothing: not a permission problem), so what %s would show there is unknown", in.Name, strings.Join(cmds, ", "), how, plural(len(cmds), "that command", "those commands"))})
+				Message: fmt.Sprintf("%s: harp could not read the socket's answer to %s: the read %s (the socket answered show info: not a permission problem), so what %s would show there is unknown", in.Name, strings.Join(cmds, ", "), how, plural(len(cmds), "that command", "those commands"))})
 		}
 		if len(refused) > 0 {
 			out = append(out, Finding{Level: Problem, Code: SocketLevel, Instance: in.Name, Evidence: refused,
@@ -89,8 +89,8 @@ func refusedBySocket(msg string) bool {
 		strings.HasPrefix(msg, "show peers: ") || strings.HasPrefix(msg, "show table: ")
 }
 
-// timeout says whether a failed read ran out of time.
-func timeout(msg string) bool {
+// readTimedOut says whether a failed read ran out of time.
+func readTimedOut(msg string) bool {
 	l := strings.ToLower(msg)
 	return strings.Contains(l, "i/o timeout") || strings.Contains(l, "deadline exceeded") || strings.Contains(l, "timed out")
 }

@@ -32,7 +32,11 @@ func (d Diagnosis) identityText(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, "   %s (%s): HAProxy %s, node %q\n", in.Name, in.Socket, orDash(in.Version), in.Node)
 		if e, ok := in.Errors["show peers"]; ok {
-			fmt.Fprintf(b, "      show peers refused: %s\n", e)
+			if refusedBySocket(e) {
+				fmt.Fprintf(b, "      show peers refused: %s\n", e)
+			} else {
+				fmt.Fprintf(b, "      show peers NOT READ (harp's read failed, its sections unknown): %s\n", e)
+			}
 			continue
 		}
 		if len(in.Sections) == 0 {

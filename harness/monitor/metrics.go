@@ -34,6 +34,9 @@ var (
 	mResync  = desc("harp_peers_resync_finished", "1 when the section's last resync (from the old process and from remote peers) is finished (show peers flags 0x1|0x2), else 0.", []string{"instance", "section"})
 	mLink    = desc("harp_peer_link_established", "1 when the instance has an established session with the peer, else 0; each end of a link reports its own view.", linkL)
 	mAge     = desc("harp_peer_session_age_seconds", "Time since the last handshake with the peer (show peers last_hdshk): the age of an established session. Absent while none.", linkL)
+	mUnknown = desc("harp_peer_link_unknown", "1 when harp could not read the instance's show peers at the last read (socket unreachable, show peers timed out, failed or refused): the link is one the last read that showed them listed, its state now unknown and harp_peer_link_established absent; 0 while read.", linkL)
+	mLastUp  = desc("harp_peer_link_last_established", "While harp_peer_link_unknown is 1: the link's state at the last read that showed it (1 established, 0 not), so that a link down stays down until harp reads it again. Absent while the link is read.", linkL)
+	mVisible = desc("harp_peers_visible", "1 when the last read showed the instance's peers (show peers answered), 0 when harp could not see them: socket unreachable, show peers timed out, failed or refused (the unreachable or socket-level finding says which).", instanceL)
 	mConns   = desc("harp_peer_connections_total", "Sessions the instance opened to the peer since it started (show peers new_conn): reconnects.", linkL)
 
 	mSize    = desc("harp_table_size", "A stick table's size on an instance.", itableL)
@@ -46,7 +49,7 @@ var (
 	mPushed  = desc("harp_peer_table_updates_pushed", "The last update of the table the instance pushed to the peer (show peers last_pushed).", []string{"instance", "peer", "table"})
 	mAcked   = desc("harp_peer_table_updates_acked", "The last update of the table the peer acknowledged (the update field of the shared table in show peers).", []string{"instance", "peer", "table"})
 	mLag     = desc("harp_peer_table_update_lag", "Updates pushed to the peer and not yet acknowledged (pushed - acked, as 32-bit counters).", []string{"instance", "peer", "table"})
-	allDescs = []*prometheus.Desc{mSocketUp, mFailedCmd, mHealthy, mDuration, mLastRead, mFinding, mFindings, mSection, mResync, mLink, mAge, mConns, mSize, mUsed, mKeys, mMissing, mDiverge, mRatio, mDiffer, mPushed, mAcked, mLag}
+	allDescs = []*prometheus.Desc{mSocketUp, mFailedCmd, mHealthy, mDuration, mLastRead, mFinding, mFindings, mSection, mResync, mLink, mUnknown, mLastUp, mVisible, mAge, mConns, mSize, mUsed, mKeys, mMissing, mDiverge, mRatio, mDiffer, mPushed, mAcked, mLag}
 )
 
 func desc(name, help string, labels []string) *prometheus.Desc {
@@ -105,13 +108,12 @@ func snapshotMetrics(e *emitter, s *Snapshot) {
 	e.gauge(mDuration, s.Took.Seconds())
 	e.gauge(mLastRead, float64(s.Start.Add(s.Took).UnixMilli())/1000)
 	findingMetrics(e, d)
-	// The other end of each link, as an instance name when it is examined.
-	peerOf := map[[2]string]string{}
-	for _, l := range d.Links {
-		peerOf[[2]string{l.Section, l.Peer}] = cmp.Or(l.To, l.Peer)
-	}
+	// The other end of each link, as an instance name when it is examined
+	// (now, or when harp last saw its peers).
+	peerOf := s.peerOf
 	for _, in := range d.Instances {
 		e.gauge(mSocketUp, b2f(in.Unreachable == ""), in.Name)
+		e.gauge(mVisible, b2f(PeersVisible(in)), in.Name)
 		if in.Unreachable != "" {
 			continue
 		}
@@ -133,6 +135,7 @@ func snapshotMetrics(e *emitter, s *Snapshot) {
 				}
 				peer := cmp.Or(peerOf[[2]string{sec.Name, p.Name}], p.Name)
 				e.gauge(mLink, b2f(p.Established()), in.Name, sec.Name, peer)
+				e.gauge(mUnknown, 0, in.Name, sec.Name, peer)
 				if age, never, ok := p.Delay("last_hdshk"); ok && !never && p.Established() {
 					e.gauge(mAge, age.Seconds(), in.Name, sec.Name, peer)
 				}
@@ -146,6 +149,11 @@ func snapshotMetrics(e *emitter, s *Snapshot) {
 				}
 			}
 		}
+	}
+	// Harp losing sight of an instance never makes its links vanish.
+	for _, l := range s.Unknown {
+		e.gauge(mUnknown, 1, l.Instance, l.Section, l.Peer)
+		e.gauge(mLastUp, b2f(l.Established), l.Instance, l.Section, l.Peer)
 	}
 	tableMetrics(e, d)
 }

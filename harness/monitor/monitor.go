@@ -57,6 +57,10 @@ type Snapshot struct {
 	Start time.Time     // when the read began
 	Took  time.Duration // reading every socket and diagnosing
 	N     int           // reads so far, this one included
+	// Unknown are the links of the instances whose peers this read could
+	// not show, as the last read that showed them saw them (unseen.go).
+	Unknown []KnownLink
+	peerOf  map[[2]string]string // (section, peer name) -> instance, this read's or remembered
 }
 
 // Monitor reads the sockets each interval and serves what it found.
@@ -66,6 +70,7 @@ type Monitor struct {
 
 	mu   sync.Mutex
 	last *Snapshot
+	mem  memory // what the reads showed of each instance's peers
 
 	reg        *prometheus.Registry
 	reads      prometheus.Counter
@@ -128,6 +133,7 @@ func (m *Monitor) ReadOnce(ctx context.Context) (*Snapshot, bool) {
 	m.mu.Lock()
 	prev := m.last
 	s := &Snapshot{D: d, Start: start, Took: time.Since(start), N: 1}
+	s.Unknown, s.peerOf = m.mem.update(d, start)
 	if prev != nil {
 		s.N = prev.N + 1
 	}

@@ -89,8 +89,9 @@ var pageT = template.Must(template.New("page").Funcs(template.FuncMap{
 {{end}}</table>
 
 <h2>Peer links, seen from each end</h2>
-{{if .Links}}<table id="links"><tr><th>section</th><th>from</th><th>to</th><th>state</th><th>last_status</th><th>last_hdshk</th></tr>
+{{if or .Links .Unknown}}<table id="links"><tr><th>section</th><th>from</th><th>to</th><th>state</th><th>last_status</th><th>last_hdshk</th></tr>
 {{range .Links}}<tr><td>{{.Section}}</td><td>{{.From}}</td><td>{{or .To .Peer}}</td><td class="{{if .Established}}up{{else}}down{{end}}">{{if .Established}}established{{else}}DOWN{{end}}</td><td>{{.Status}}</td><td>{{.Handshake}}</td></tr>
+{{end}}{{range .Unknown}}<tr><td>{{.Section}}</td><td>{{.Instance}}</td><td>{{.Peer}}</td><td class="bad">UNKNOWN: {{.Instance}} not read; {{if .Established}}established{{else}}DOWN{{end}} at the last read that showed it ({{.At}})</td><td>-</td><td>-</td></tr>
 {{end}}</table>{{else}}<p>No link: no instance has a local peer in a peers section.</p>{{end}}
 
 <h2>Tables across instances</h2>
@@ -124,6 +125,12 @@ type tableRow struct {
 	Cells []tableCell
 }
 
+// unknownRow is a link of an instance this read could not see.
+type unknownRow struct {
+	KnownLink
+	At string
+}
+
 type pageData struct {
 	Title, Summary, Cause, At, Took, Interval string
 	Healthy, Read                             bool
@@ -132,6 +139,7 @@ type pageData struct {
 	Findings                                  []doctor.Finding
 	Instances                                 []instanceRow
 	Links                                     []doctor.Link
+	Unknown                                   []unknownRow
 	Tables                                    []tableRow
 	Style                                     template.CSS
 	ErrScript, MainScript                     template.JS
@@ -153,6 +161,9 @@ func (m *Monitor) pageData() pageData {
 	end := s.Start.Add(s.Took)
 	p.At, p.AtMs, p.Took = end.Format(time.RFC3339), end.UnixMilli(), s.Took.Round(time.Millisecond).String()
 	p.Findings, p.Links = d.Findings, d.Links
+	for _, l := range s.Unknown {
+		p.Unknown = append(p.Unknown, unknownRow{KnownLink: l, At: l.Seen.Format(time.RFC3339)})
+	}
 	hidden := map[string]bool{}
 	for _, in := range d.Instances {
 		row := instanceRow{Name: in.Name, Socket: in.Socket, Version: in.Version, Node: in.Node, Unreachable: in.Unreachable, Failed: len(in.Errors)}

@@ -122,6 +122,16 @@ type recorder struct {
 	addr string
 	mu   sync.Mutex
 	cmds map[string]bool
+	// fail is how the socket fails harp: "" not at all, "show peers" a
+	// reset on that command (harp reads the others), "all" no answer to
+	// anything until harp gives up (the socket cannot be read).
+	fail string
+}
+
+func (r *recorder) failing(how string) {
+	r.mu.Lock()
+	r.fail = how
+	r.mu.Unlock()
 }
 
 func record(upstream string) *recorder {
@@ -153,7 +163,16 @@ func (r *recorder) relay(c net.Conn, upstream string) {
 	}
 	r.mu.Lock()
 	r.cmds[strings.TrimSpace(line)] = true
+	fail := r.fail
 	r.mu.Unlock()
+	switch {
+	case fail == "all":
+		time.Sleep(3 * time.Second) // harp reads every socket within 1 s
+		return
+	case fail == strings.TrimSpace(line):
+		c.(*net.TCPConn).SetLinger(0) // closed with a reset
+		return
+	}
 	up, err := net.DialTimeout("tcp", upstream, 5*time.Second)
 	if err != nil {
 		return
@@ -257,7 +276,7 @@ var _ = Describe("harp doctor --watch", Label("area:peers-cluster", "doctor", "m
 		rules, err := os.ReadFile(filepath.Join(selftest.Root(), "fixtures", "prometheus", "harp-peers.rules.yml"))
 		Expect(err).NotTo(HaveOccurred())
 		fors := regexp.MustCompile(`(?m)^(\s+for: )\S+$`)
-		Expect(fors.FindAll(rules, -1)).To(HaveLen(7))
+		Expect(fors.FindAll(rules, -1)).To(HaveLen(8))
 		Expect(os.WriteFile(filepath.Join(dir, "rules.yml"), fors.ReplaceAll(rules, []byte("${1}2s")), 0o644)).To(Succeed())
 		cfg := fmt.Sprintf(`global:
   scrape_interval: 1s
@@ -297,7 +316,7 @@ scrape_configs:
 		Expect(prom.query(`harp_doctor_finding{code="ok"}`)).To(HaveKeyWithValue(HavePrefix("127.0.0.1:"), "1"))
 		Consistently(func() []alert {
 			var as []alert
-			for _, name := range []string{"HarpPeerLinkDown", "HarpPeerIdentityMismatch", "HarpTableDefinitionMismatch", "HarpSocketUnreachable", "HarpSocketBelowAdmin"} {
+			for _, name := range []string{"HarpPeerLinkDown", "HarpPeerIdentityMismatch", "HarpTableDefinitionMismatch", "HarpSocketUnreachable", "HarpSocketBelowAdmin", "HarpCannotSeeNode"} {
 				for _, al := range prom.alerts(name, "", nil) {
 					if strings.HasPrefix(al.Labels["instance"], "a") || strings.HasPrefix(al.Labels["peer"], "a") {
 						as = append(as, al)
@@ -308,7 +327,7 @@ scrape_configs:
 		}).WithTimeout(4 * time.Second).WithPolling(500 * time.Millisecond).Should(BeEmpty())
 	}, NodeTimeout(time.Minute))
 
-	It("fires the link alert when a node is cut off, and resolves it once healed", func(ctx SpecContext) {
+	It("fires the link alert when a node is cut off, keeps it while harp cannot read a node, and resolves it once healed", func(ctx SpecContext) {
 		a3 := a.Members[2]
 		t0 := time.Now()
 		Expect(a.Cut(ctx, a3)).To(Succeed())
@@ -318,6 +337,31 @@ scrape_configs:
 			WithTimeout(60 * time.Second).WithPolling(500 * time.Millisecond).ShouldNot(BeEmpty())
 		fired := time.Since(t0)
 		Expect(prom.alerts("HarpPeerLinkDown", "", map[string]string{"instance": "a1", "peer": "a2"})).To(BeEmpty(), "only the cut node's links")
+		Eventually(func() []alert {
+			return prom.alerts("HarpPeerLinkDown", "firing", map[string]string{"instance": "a3", "peer": "a1"})
+		}).WithTimeout(30 * time.Second).WithPolling(500 * time.Millisecond).ShouldNot(BeEmpty())
+
+		// harp then loses sight of a1 (#40): its show peers fails, then
+		// its socket cannot be read at all. Neither end's alert on the cut
+		// link ever leaves firing; a1 is an alert itself, and never a
+		// socket below admin level.
+		bothFiring := func() bool {
+			return len(prom.alerts("HarpPeerLinkDown", "firing", map[string]string{"instance": "a1", "peer": "a3"})) == 1 &&
+				len(prom.alerts("HarpPeerLinkDown", "firing", map[string]string{"instance": "a3", "peer": "a1"})) == 1
+		}
+		for _, how := range []string{"show peers", "all"} {
+			rec.failing(how)
+			Consistently(bothFiring).WithTimeout(8*time.Second).WithPolling(250*time.Millisecond).Should(BeTrue(), "harp failing on %s", how)
+			Eventually(func() []alert { return prom.alerts("HarpCannotSeeNode", "firing", map[string]string{"instance": "a1"}) }).
+				WithTimeout(10*time.Second).WithPolling(500*time.Millisecond).ShouldNot(BeEmpty(), "harp failing on %s", how)
+			Expect(prom.alerts("HarpSocketBelowAdmin", "", map[string]string{"instance": "a1"})).To(BeEmpty())
+			Expect(prom.query(`harp_peer_link_unknown{instance="a1"}`)).To(Equal(map[string]string{"a1->a2": "1", "a1->a3": "1"}))
+		}
+		Expect(prom.alerts("HarpPeerLinkDown", "", map[string]string{"instance": "a1", "peer": "a2"})).To(BeEmpty(), "a link up when last read is no link alert")
+		rec.failing("")
+		Eventually(func() []alert { return prom.alerts("HarpCannotSeeNode", "", map[string]string{"instance": "a1"}) }).
+			WithTimeout(30*time.Second).WithPolling(500*time.Millisecond).Should(BeEmpty(), "a1 read again")
+		Expect(bothFiring()).To(BeTrue())
 		t1 := time.Now()
 		Expect(a.Heal(ctx, a3)).To(Succeed())
 		Eventually(func() []alert {
@@ -330,7 +374,7 @@ scrape_configs:
 			return as
 		}).WithTimeout(90 * time.Second).WithPolling(500 * time.Millisecond).Should(BeEmpty())
 		AddReportEntry(fmt.Sprintf("HarpPeerLinkDown firing %.1f s after the cut (for: 2s); resolved %.1f s after the heal", fired.Seconds(), time.Since(t1).Seconds()))
-	}, NodeTimeout(3*time.Minute))
+	}, NodeTimeout(5*time.Minute))
 
 	It("fires the identity alert for a misnamed local peer, and the definition alert for a table defined differently", func(ctx SpecContext) {
 		Eventually(func() []alert {

@@ -22,11 +22,11 @@ type node struct{ sit, fail string }
 // scripted reads the three captured nodes as named a1, a2, a3 (their
 // local peer names are node1..node3, as in a real deployment where
 // --name is not the peer name), each as the current phase says.
-func scripted(phase *map[string]node) func(context.Context) []doctor.Instance {
+func scripted(phase func() map[string]node) func(context.Context) []doctor.Instance {
 	names, socks := []string{"a1", "a2", "a3"}, []string{"node1", "node2", "node3"}
 	return func(ctx context.Context) []doctor.Instance {
 		return doctor.CollectAll(ctx, time.Second, names, socks, func(sock string) doctor.Query {
-			n := (*phase)[sock]
+			n := phase()[sock]
 			return func(_ context.Context, cmd string) (string, error) {
 				switch {
 				case n.fail == "socket":
@@ -75,7 +75,7 @@ func alerting(t *testing.T, m *Monitor) []string {
 func TestUnseenNodeKeepsItsLinks(t *testing.T) {
 	healthy := map[string]node{"node1": {sit: "healthy"}, "node2": {sit: "healthy"}, "node3": {sit: "healthy"}}
 	phase := healthy
-	m := New(Options{Names: []string{"a1", "a2", "a3"}, Sockets: []string{"node1", "node2", "node3"}, Interval: time.Second, Read: scripted(&phase)})
+	m := New(Options{Names: []string{"a1", "a2", "a3"}, Sockets: []string{"node1", "node2", "node3"}, Interval: time.Second, Read: scripted(func() map[string]node { return phase })})
 	type want struct {
 		name   string
 		labels map[string]string
@@ -131,6 +131,10 @@ func TestUnseenNodeKeepsItsLinks(t *testing.T) {
 	}
 	check("a2's show peers timed out", []string{"a2->a3"}, append(unseen, want{"harp_socket_up", map[string]string{"instance": "a2"}, 1})...)
 	check("a2's show peers timed out again", []string{"a2->a3"}, unseen...)
+	if _, body, _ := get(t, m.Handler(), "/"); !strings.Contains(body, "<td>a2</td><td>a3</td><td class=\"bad\">UNKNOWN: a2 not read; DOWN at the last read") ||
+		!strings.Contains(body, "harp could not read the socket&#39;s answer to show peers: the read timed out") || strings.Contains(body, "admin level") {
+		t.Errorf("the page does not say a2 is unseen, its link to a3 down when last read:\n%s", body)
+	}
 
 	// Its socket cannot be read at all: the same.
 	phase["node2"] = node{sit: "partition", fail: "socket"}

@@ -30,7 +30,7 @@ import (
 // Fault is one injected fault.
 type Fault struct {
 	At     time.Time `json:"at"`
-	Kind   string    `json:"kind"` // cli-timeout, cli-close, cli-late, raw-close, raw-late, raw-cut, dial-fail, read-end, read-late, peer-stall, peer-end, docker-slow, toxiproxy-fail, http-fail, cpu-starve
+	Kind   string    `json:"kind"` // cli-timeout, cli-close, cli-lost, cli-late, raw-close, raw-late, raw-cut, dial-fail, read-end, read-late, peer-stall, peer-end, docker-slow, toxiproxy-fail, http-fail, cpu-starve
 	Target string    `json:"target"`
 	Detail string    `json:"detail,omitempty"`
 	// Until: when a fault that lasts (a starved CPU) ends.
@@ -155,8 +155,9 @@ func (s *state) lasting(kind, target, detail string, d time.Duration) {
 }
 
 // CLI wraps one runtime-CLI exchange: 4% of them time out (wait out the
-// context's deadline, at most 3 s), 3% close before an answer, 5% answer
-// 1 to 3 s late.
+// context's deadline, at most 3 s), 2% close before an answer, 2% are
+// sent but their answer lost on harp's side (not cli.ErrNotSent: HAProxy
+// ran them), 4% answer 1 to 3 s late.
 func CLI(ctx context.Context, target, cmd string, do func() (string, error)) (string, error) {
 	s := on.Load()
 	if s == nil {
@@ -175,9 +176,15 @@ func CLI(ctx context.Context, target, cmd string, do func() (string, error)) (st
 		s.record("cli-timeout", target, cmd)
 		sleep(ctx, wait)
 		return "", fmt.Errorf("%s: %q: i/o timeout (%w; %w)", target, cmd, ErrInjected, cli.ErrNotSent)
-	case r < 0.58:
+	case r < 0.5:
 		s.record("cli-close", target, cmd)
 		return "", fmt.Errorf("%s: the connection closed without an answer to %q (%w; %w)", target, cmd, ErrInjected, cli.ErrNotSent)
+	case r < 0.67:
+		// Sent, and its answer lost on harp's side: HAProxy ran the
+		// command, so it must not be sent again as one never sent.
+		s.record("cli-lost", target, cmd)
+		do()
+		return "", fmt.Errorf("%s: the answer to %q was lost on harp's side (%w)", target, cmd, ErrInjected)
 	}
 	d := time.Second + time.Duration(r*2*float64(time.Second))
 	s.record("cli-late", target, fmt.Sprintf("%s, %s late", cmd, d.Round(time.Millisecond)))

@@ -23,9 +23,9 @@ func TestFaultsAreInjectedAndRecorded(t *testing.T) {
 	defer Disable()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	injected, answered := 0, 0
+	injected, answered, ran := 0, 0, 0
 	for range 300 {
-		out, err := CLI(ctx, "stats", "show info", func() (string, error) { return "ok\n", nil })
+		out, err := CLI(ctx, "stats", "show info", func() (string, error) { ran++; return "ok\n", nil })
 		switch {
 		case errors.Is(err, ErrInjected):
 			injected++
@@ -39,11 +39,16 @@ func TestFaultsAreInjectedAndRecorded(t *testing.T) {
 	for _, f := range Faults() {
 		kinds[f.Kind]++
 	}
-	if injected == 0 || answered < 200 || kinds["cli-timeout"] == 0 || kinds["cli-close"] == 0 || kinds["cli-late"] == 0 {
+	if injected == 0 || answered < 200 || kinds["cli-timeout"] == 0 || kinds["cli-close"] == 0 || kinds["cli-lost"] == 0 || kinds["cli-late"] == 0 {
 		t.Fatalf("injected %d answered %d kinds %v", injected, answered, kinds)
 	}
-	if got := kinds["cli-timeout"] + kinds["cli-close"]; got != injected {
+	if got := kinds["cli-timeout"] + kinds["cli-close"] + kinds["cli-lost"]; got != injected {
 		t.Fatalf("every failed exchange is recorded: %d recorded, %d failed", got, injected)
+	}
+	// A lost answer's command ran: HAProxy saw it, and it is not marked
+	// as never sent.
+	if ran != answered+kinds["cli-lost"] {
+		t.Fatalf("ran %d, answered %d, lost %d", ran, answered, kinds["cli-lost"])
 	}
 	m := Mark()
 	for range 100 {
