@@ -29,13 +29,17 @@ var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
 	Drives:   map[string]fixrun.Drive{"frontend-full-then-rate-limited-resumes": fullThenLimited},
 }))
 
-// fullThenLimited: A fills the frontend; B waits in the backlog; A leaves
-// while the session rate is still at its limit.
+// fullThenLimited: A fills the frontend; B waits in the backlog; once the
+// listener stopped accepting (show fd: l.st LIM or FUL), A leaves while
+// the session rate is still at its limit.
 func fullThenLimited(ctx context.Context, n *node.Node) (string, error) {
-	// Through Docker's port proxy, as the captures that show the bug were
-	// made: on the node's own address, with no pause, 2.6.12 answers B (A
-	// leaves before the rate limit's task ever waits on maxconn).
-	a, err := n.Dial(ctx, "8084/tcp")
+	// Both on the node's own address: a dial that returned is a
+	// connection in HAProxy's backlog, not only Docker's port proxy's.
+	addr, err := n.DirectAddr(ctx, "8084/tcp")
+	if err != nil {
+		return "", err
+	}
+	a, err := cli.Dial(ctx, addr, "8084/tcp")
 	if err != nil {
 		return "", fmt.Errorf("A: %w", err)
 	}
@@ -54,7 +58,7 @@ func fullThenLimited(ctx context.Context, n *node.Node) (string, error) {
 	if _, err := node.UntilErr(ctx, 5*time.Second, 50*time.Millisecond, conns, func(c int64) bool { return c == 1 }); err != nil {
 		return "", fmt.Errorf("A was never accepted: %w", err)
 	}
-	b, err := n.Dial(ctx, "8084/tcp")
+	b, err := cli.Dial(ctx, addr, "8084/tcp")
 	if err != nil {
 		return "", fmt.Errorf("B: %w", err)
 	}
@@ -62,7 +66,21 @@ func fullThenLimited(ctx context.Context, n *node.Node) (string, error) {
 	if _, err := b.Write([]byte("GET / HTTP/1.0\r\n\r\n")); err != nil {
 		return "", fmt.Errorf("B's request: %w", err)
 	}
-	time.Sleep(100 * time.Millisecond) // B reaches the listener, which stops accepting: the trigger's order
+	// The trigger's order, observed rather than slept for (f084f4d paused
+	// 100 ms): HAProxy saw B and stopped accepting before A leaves. On
+	// 2.6.12 A leaving earlier than that lets B in, bug or not.
+	state := func() (string, error) {
+		out, err := n.Stats(ctx, "show fd")
+		if err != nil {
+			return "", err
+		}
+		st, err := cliout.ListenerStates(out)
+		return st["limited"], err
+	}
+	st, err := node.UntilErr(ctx, 2*time.Second, 20*time.Millisecond, state, func(s string) bool { return s == "LIM" || s == "FUL" })
+	if err != nil {
+		return "", fmt.Errorf("the listener never stopped accepting with B waiting (l.st=%s): %w", st, err)
+	}
 	// B waits, not accepted: the frontend still holds A alone.
 	if c, err := conns(); err != nil || c != 1 {
 		return "", fmt.Errorf("before A leaves, the frontend must hold A alone: %d sessions (%v)", c, err)
