@@ -20,6 +20,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -155,9 +156,9 @@ func (s *state) lasting(kind, target, detail string, d time.Duration) {
 }
 
 // CLI wraps one runtime-CLI exchange: 4% of them time out (wait out the
-// context's deadline, at most 3 s), 2% close before an answer, 2% are
-// sent but their answer lost on harp's side (not cli.ErrNotSent: HAProxy
-// ran them), 4% answer 1 to 3 s late.
+// context's deadline, at most 3 s), 2% close before an answer, 2% of the
+// reads are sent but their answer lost on harp's side (not
+// cli.ErrNotSent: HAProxy ran them), and the rest answer 1 to 3 s late.
 func CLI(ctx context.Context, target, cmd string, do func() (string, error)) (string, error) {
 	s := on.Load()
 	if s == nil {
@@ -179,9 +180,12 @@ func CLI(ctx context.Context, target, cmd string, do func() (string, error)) (st
 	case r < 0.5:
 		s.record("cli-close", target, cmd)
 		return "", fmt.Errorf("%s: the connection closed without an answer to %q (%w; %w)", target, cmd, ErrInjected, cli.ErrNotSent)
-	case r < 0.67:
+	case r < 0.67 && isRead(cmd):
 		// Sent, and its answer lost on harp's side: HAProxy ran the
-		// command, so it must not be sent again as one never sent.
+		// command, so it must not be sent again as one never sent. Only
+		// reads: a write whose outcome harp lost is a harness error
+		// (ERROR, the run stops), never a verdict, and proves nothing
+		// more here.
 		s.record("cli-lost", target, cmd)
 		do()
 		return "", fmt.Errorf("%s: the answer to %q was lost on harp's side (%w)", target, cmd, ErrInjected)
@@ -248,6 +252,16 @@ func (s *state) peerSend(op string) (time.Duration, bool) {
 	}
 	s.record("peer-stall", op, "3s")
 	return 3 * time.Second, false
+}
+
+// isRead says whether a CLI command only reads (show ...), past a
+// master CLI's @<pid> or @!<pid> prefix.
+func isRead(cmd string) bool {
+	cmd = strings.TrimSpace(cmd)
+	if strings.HasPrefix(cmd, "@") {
+		_, cmd, _ = strings.Cut(cmd, " ")
+	}
+	return strings.HasPrefix(strings.TrimSpace(cmd), "show ")
 }
 
 // Docker delays a Docker call: 10% of them by 0.5 to 2 s.

@@ -121,3 +121,14 @@ func TestExchangePathsReached(t *testing.T) {
 		t.Error("Disable leaves the hooks set")
 	}
 }
+
+// Only reads lose their answer after HAProxy ran them: a write whose
+// outcome harp lost would stop the run (ERROR) and prove nothing more.
+func TestIsRead(t *testing.T) {
+	for cmd, want := range map[string]bool{"show info": true, "@1 show table t": true, "@!8 show peers": true,
+		"@!8 set table second/marker key 192.0.2.1 data.gpc0 1": false, "set table t key k data.gpc0 1": false, "reload": false} {
+		if isRead(cmd) != want {
+			t.Errorf("%q: %v", cmd, !want)
+		}
+	}
+}
