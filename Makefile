@@ -14,8 +14,10 @@ GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum
 
 build: $(HARP)
 
+## deps: every package any target uses (make test's list); each target
+##   installs only what it needs (scripts/deps.sh PROFILE, or --for SPECS)
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh all
 
 # The suites' import list is generated from suites/ first: a new suite
 # directory is all it takes.
@@ -40,29 +42,34 @@ readme: $(HARP)
 ## A suite's parameters are make variables of the same names.
 ## GIT_BISECT=1 exits 0 PASS, 1 REPRODUCED, 125 otherwise (make itself then
 ## exits 2 on any failure: `git bisect run` calls scripts/git-bisect-step instead).
-test-%: deps $(HARP)
+test-%: $(HARP)
+	@scripts/deps.sh --for "$$HAPROXY"
 	$(HARP) run --label-filter "suite:$*" --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env $(if $(GIT_BISECT),--git-bisect)
 
 ## repeat: make repeat N=20 TARGET=test-3517 HAPROXY=deb:trixie — the verdict histogram of N runs
 N ?= 10
 TARGET ?= test-3517
-repeat: deps $(HARP)
+repeat: $(HARP)
+	@scripts/deps.sh --for "$$HAPROXY"
 	@scripts/repeat.sh "$$N" "$$TARGET"
 
 ## test-cluster: every peers-cluster suite (NODES nodes, default 3, on a private network)
-test-cluster: deps $(HARP)
+test-cluster: $(HARP)
+	@scripts/deps.sh --for "$$HAPROXY"
 	$(HARP) run --label-filter 'area:peers-cluster' --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
 
 ## test-upstream-fixes: every suite of upstream's fixed bugs (label
 ## area:regressions: upstream-fixes-cli, -master, -config, -tables,
 ## -listeners, -peers; make test-upstream-fixes-cli runs one)
-test-upstream-fixes: deps $(HARP)
+test-upstream-fixes: $(HARP)
+	@scripts/deps.sh --for "$$HAPROXY"
 	$(HARP) run --label-filter 'area:regressions' --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
 
 ## conformance: every conformance property (label area:conformance) on HAPROXY, e.g.
 ##   make conformance HAPROXY='deb:bookworm deb:experimental'
 ## A property a build violates is a finding: make report-property PROPERTY=conf-...
-conformance: deps $(HARP)
+conformance: $(HARP)
+	@scripts/deps.sh --for "$$HAPROXY"
 	$(HARP) run --label-filter 'area:conformance' --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
 
 ## doctor: diagnose replication between live instances, e.g.
@@ -76,7 +83,8 @@ SUITE ?= issue:3517
 GOOD  ?= deb:bookworm
 BAD   ?= deb:experimental
 REPO  ?=
-bisect: deps $(HARP)
+bisect: $(HARP)
+	@scripts/deps.sh --for "$$GOOD $$BAD" $(if $(REPO),source)
 	$(HARP) bisect --suite "$$SUITE" --good "$$GOOD" --bad "$$BAD" $(if $(REPO),--repo "$$REPO") $(if $(FIND_FIX),--find-fix) $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
 
 ## report-property: make report-property PROPERTY=conf-reload-keeps-entries [RUN=...] [POST=...]
@@ -136,7 +144,8 @@ selftest:
 ##   fails if a build without the bug was REPRODUCED or one with it PASSed
 SEEDS ?= 1,2,3
 NEMESIS_SUITES ?=
-nemesis: deps
+nemesis:
+	@scripts/deps.sh run source
 	$(GO) run ./cmd/nemesis -seeds "$$SEEDS" -suites "$$NEMESIS_SUITES" -out reports/nemesis.md -evidence reports/nemesis
 
 ## fuzz: the peers protocol decoder and encoder, FUZZTIME each (go test -fuzz)
@@ -153,13 +162,15 @@ fuzz:
 ##   REPO=<haproxy clone> adds the bisect row and the conformance tag matrix (--jobs 1 vs 3,
 ##   verdicts compared cell by cell), BENCH_ONLY=speed|growth|monitor|bisect|matrix one part,
 ##   BENCH_JOBS=N the matrix's second pass N cells at a time (default 3)
-bench: deps $(HARP)
+bench: $(HARP)
+	@scripts/deps.sh run source monitor
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 180m ./bench
 
 builds: $(HARP)
 	$(HARP) builds
 
-capture: deps $(HARP)
+capture: $(HARP)
+	@scripts/deps.sh run
 	$(HARP) capture --haproxy 'deb:bookworm deb:trixie deb:sid deb:experimental' --out fixtures/captures --overwrite
 
 sweep: $(HARP)
@@ -171,7 +182,8 @@ BUILDS ?= deb:bookworm deb:trixie deb:sid deb:experimental
 SUITES ?= area:peers
 JOBS   ?= 1
 SHARD  ?= 1/1
-matrix: deps $(HARP)
+matrix: $(HARP)
+	@scripts/deps.sh --for "$$BUILDS"
 	$(HARP) matrix --builds "$$BUILDS" --suites "$$SUITES" --jobs "$$JOBS" --shard "$$SHARD"
 
 ## nightly: every suite on every build the Debian mirror serves (plus EXTRA specs,
@@ -187,7 +199,8 @@ VERSIONS ?=
 HEADS ?=
 KEEP ?= 14
 BISECT_BUDGET ?= 45m
-nightly: deps $(HARP)
+nightly: $(HARP)
+	@scripts/deps.sh --for "$$EXTRA $$VERSIONS $$HEADS"
 	$(HARP) nightly --extra "$$EXTRA $$VERSIONS $$HEADS" --jobs "$$JOBS" --keep "$$KEEP" --bisect-budget "$$BISECT_BUDGET"
 
 # Recipes read every value a user gives from the environment ("$$HAPROXY"):

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -32,6 +33,50 @@ var makeTargets = map[string][]string{
 	"capture":                        {`--out="fixtures/captures"`},
 	"repeat":                         {"verdicts over 10 runs of test-3517"},
 	"nemesis":                        {"nemesis: flags parsed: 3 seeds"},
+}
+
+// targetDeps is what each target installs with its defaults
+// (scripts/deps.sh, HARP_DEPS=list): a verdict on a Debian build needs
+// Docker, mmdebstrap and gdb only; compiling adds the toolchain; nothing
+// but make test (deps all) installs the monitor's browser or a registry.
+var targetDeps = map[string]string{
+	"test-3517": runDeps, "test-3519": runDeps, "test-listener-livelock": runDeps, "test-cluster-partition": runDeps,
+	"test-conf-reload-keeps-entries": runDeps, "test-chaos": runDeps, "test-cluster": runDeps, "test-upstream-fixes": runDeps,
+	"conformance": runDeps, "matrix": runDeps, "nightly": runDeps, "bisect": runDeps, "capture": runDeps, "repeat": runDeps,
+	"nemesis":         "harp deps: run source: " + runPkgs + " " + sourcePkgs,
+	"report-property": "", "doctor": "",
+}
+
+const (
+	runPkgs    = "mmdebstrap gdb"
+	sourcePkgs = "build-essential patch ccache git libcrypt-dev ca-certificates"
+	runDeps    = "harp deps: run: " + runPkgs
+)
+
+// scripts/deps.sh --for reads build specs: a compiled one adds the
+// toolchain, flavor=full its headers; all is every profile.
+func TestDepsForSpecs(t *testing.T) {
+	for specs, want := range map[string]string{
+		"deb:latest deb:bookworm image:localhost:5000/h:1": runDeps,
+		"src:deb:3.0.11,patch=fix.diff":                    "harp deps: run source: " + runPkgs + " " + sourcePkgs,
+		"git:~/haproxy@v3.0.0":                             "harp deps: run source: " + runPkgs + " " + sourcePkgs,
+		"src:deb:3.0.11,flavor=full":                       "harp deps: run source full: " + runPkgs + " " + sourcePkgs + " libssl-dev liblua5.4-dev libpcre2-dev zlib1g-dev",
+	} {
+		cmd := exec.Command("../../scripts/deps.sh", "--for", specs)
+		cmd.Env = append(os.Environ(), "HARP_DEPS=list")
+		out, err := cmd.Output()
+		if err != nil || strings.TrimSpace(string(out)) != want {
+			t.Errorf("--for %q: %q %v, want %q", specs, out, err, want)
+		}
+	}
+	cmd := exec.Command("../../scripts/deps.sh", "all")
+	cmd.Env = append(os.Environ(), "HARP_DEPS=list")
+	if out, _ := cmd.Output(); !strings.Contains(string(out), "prometheus chromium docker-registry") {
+		t.Errorf("all: %q", out)
+	}
+	if err := exec.Command("../../scripts/deps.sh", "everything").Run(); err == nil {
+		t.Error("an unknown profile was taken")
+	}
 }
 
 // notHarp are the README's other make words: targets that run no harp
@@ -83,7 +128,7 @@ func TestMakeTargetsWithDefaults(t *testing.T) {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "HARP_FLAGS_ONLY=1", "HARP_DEPS=skip")
+	env = append(env, "HARP_FLAGS_ONLY=1", "HARP_DEPS=list")
 	for target, want := range makeTargets {
 		if !documented[target] {
 			t.Errorf("make %s is tested here but README no longer documents it", target)
@@ -101,6 +146,18 @@ func TestMakeTargetsWithDefaults(t *testing.T) {
 			for _, w := range want {
 				if !strings.Contains(string(out), w) {
 					t.Errorf("make %s: output lacks %s:\n%s", target, w, out)
+				}
+			}
+			// What the target installs with its defaults, exactly: a list
+			// never grows a package the target does not use.
+			got := regexp.MustCompile(`(?m)^harp deps: .*$`).FindAllString(string(out), -1)
+			wd := targetDeps[target]
+			if (wd == "" && len(got) > 0) || (wd != "" && !slices.Contains(got, wd)) {
+				t.Errorf("make %s installs %q, want %q", target, got, wd)
+			}
+			for _, g := range got {
+				if g != wd {
+					t.Errorf("make %s also installs %q (want only %q)", target, g, wd)
 				}
 			}
 			if strings.Contains(string(out), "invalid value") {
