@@ -106,8 +106,10 @@ vet:
 	$(GO) vet ./...
 	$(GO) vet -tags selftest ./...
 
-# Everything that needs no Docker: parsers, judges, parameters, registry.
+# Everything that needs no Docker: parsers, judges, parameters, registry;
+# and the GitHub workflows harp ships, checked by actionlint (go.mod's tool).
 unit:
+	$(GO) tool actionlint .github/workflows/*.yml
 	$(GO) test -count=1 ./...
 
 # The self-tests run real suites on real builds: every package with files

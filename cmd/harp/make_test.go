@@ -82,7 +82,7 @@ func TestDepsForSpecs(t *testing.T) {
 // notHarp are the README's other make words: targets that run no harp
 // command line (go test, the generator) and prose.
 var notHarp = map[string]string{
-	"test": "go test", "unit": "go test", "selftest": "go test", "bench": "go test", "fuzz": "go test",
+	"test": "go test", "unit": "go test", "vet": "go vet", "selftest": "go test", "bench": "go test", "fuzz": "go test",
 	"deps": "scripts/deps.sh", "build": "go build", "readme": "harp suites --readme: no flags with defaults",
 	"variables": "prose", "turns": "prose", "it": "prose", "test-": "prose (make test-<suite>)",
 }
