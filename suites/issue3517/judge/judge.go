@@ -94,6 +94,25 @@ func (f Facts) split(tables []string) (held, lost, wrong []string, unread int) {
 	return held, lost, wrong, unread
 }
 
+// Decided says whether the facts decide the round as they are, with no
+// wait for the new worker's resync: the old worker was seen leaving, and
+// every marker table was read (a value, or HAProxy's refusal). No section
+// has a remote peer, so the old worker is the only process that could
+// teach a section its marker: once it is gone, a marker the new worker
+// lacks can never come (the loss is certain), and a correct build's old
+// worker leaves only after handing over every section (both are there).
+func Decided(f Facts) bool {
+	if !f.OldExited || len(f.Markers) < len(f.tables()) {
+		return false
+	}
+	for _, t := range f.tables() {
+		if !f.Markers[t].Known() {
+			return false
+		}
+	}
+	return true
+}
+
 // Round decides one round from its facts: a violation of the expectation,
 // an unmet precondition, or a remark that does not change the verdict.
 // Unknown readings are left to the one rule on observations.

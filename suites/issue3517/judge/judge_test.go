@@ -121,3 +121,25 @@ func TestBadUnseen(t *testing.T) {
 		t.Errorf("the marker set: Bad = %q", got)
 	}
 }
+
+// The information limit: the old worker gone and every table read decide
+// the round at once; otherwise the round waits for the new worker's
+// resync.
+func TestDecided(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		f    Facts
+		want bool
+	}{
+		{"old gone, both held: PASS is certain", Facts{OldExited: true, Markers: both(kept, kept)}, true},
+		{"old gone, one absent: the loss is certain", Facts{OldExited: true, Markers: both(absent, kept)}, true},
+		{"old still there: it may still teach", Facts{Markers: both(absent, kept)}, false},
+		{"a table not read: wait and read again", Facts{OldExited: true, Markers: both(unread, kept)}, false},
+		{"a table missing from the facts", Facts{OldExited: true, Markers: map[string]obs.Of[Marker]{"first/marker": kept}}, false},
+		{"three sections, two read", Facts{OldExited: true, Tables: TablesFor(3), Markers: both(kept, kept)}, false},
+	} {
+		if got := Decided(c.f); got != c.want {
+			t.Errorf("%s: %v", c.name, got)
+		}
+	}
+}
