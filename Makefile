@@ -24,7 +24,7 @@ deps:
 # harp version reports the commit (and +changes for a modified tree).
 COMMIT = $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo +changes)
 $(HARP): $(GO_SOURCES)
-	$(GO) run ./suites/all/gen
+	@scripts/suites-current.sh || $(GO) run ./suites/all/gen
 	$(GO) build -ldflags "-X main.commit=$(COMMIT)" -o $(HARP) ./cmd/harp
 
 ## generate: suites/all/suites.go, the import of every suite directory
