@@ -18,7 +18,7 @@
 //   - words (args, ports, needs): separated by spaces;
 //   - blocks (config, node): `key {`, then lines taken verbatim, each
 //     ending in a line feed, up to a line that is only `}`;
-//   - flags (silent, keep-open, direct, abort): the key alone.
+//   - flags (silent, keep-open, direct, abort, then-final): the key alone.
 //
 // `needs` names what the build must have for the case to apply (a
 // capability of cliout.Capabilities, read from its -vv): where it lacks
@@ -96,6 +96,10 @@ type Case struct {
 	// Direct: connect to the node's own address, not Docker's port proxy.
 	Direct bool
 	Then   string // a stats command whose answer is appended after ThenMark
+	// ThenFinal: the state Then reads cannot move toward the expectation
+	// once read (an entry of a table that expires in 1 h): the first read
+	// decides, with no poll for the state to settle.
+	ThenFinal bool
 	Port   string // the stats socket written to ("": the admin one)
 	// Node: a whole config for a node of the case's own; NodePorts its
 	// ports besides the stats and master sockets.
@@ -183,7 +187,7 @@ func (p *parser) set(key, val string) error {
 	text := map[string]*string{"fix": &c.Fix, "since": &c.Since, "until": &c.Until, "does": &c.Does,
 		"expects": &c.Expects, "then": &c.Then, "port": &c.Port, "why": &c.Rule.Why}
 	bytes := map[string]*string{"send": &c.Send, "global": &c.Global, "frontend": &c.Frontend, "extra": &c.Extra}
-	flags := map[string]*bool{"silent": &c.Silent, "keep-open": &c.KeepOpen, "direct": &c.Direct, "abort": &c.Abort}
+	flags := map[string]*bool{"silent": &c.Silent, "keep-open": &c.KeepOpen, "direct": &c.Direct, "abort": &c.Abort, "then-final": &c.ThenFinal}
 	blocks := map[string]*string{"config": &c.Config, "node": &c.Node}
 	if _, ok := bytes[key]; !ok && key != "want" {
 		if p.seen[key] {

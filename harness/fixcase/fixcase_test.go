@@ -145,3 +145,10 @@ func TestLoad(t *testing.T) {
 		t.Errorf("a bad file: %v", err)
 	}
 }
+
+func TestThenFinalFlag(t *testing.T) {
+	c, err := Parse("x.case", []byte("fix f\norder 1\ndoes d\nexpects e\nkind stats\nthen show table tip\nthen-final\nwant then-lacks \"key=\"\nwhy w\n"))
+	if err != nil || !c.ThenFinal || c.Then != "show table tip" {
+		t.Errorf("%+v %v", c, err)
+	}
+}

@@ -53,7 +53,8 @@ func (a Area) do(ctx context.Context, n *node.Node, c fixcase.Judged) obs.Of[str
 		node.Poll(ctx, AnswerWait, 100*time.Millisecond, func() (bool, error) {
 			then, err = n.Stats(ctx, c.Then)
 			ok, _, _ := c.Want(answer + fixcase.ThenMark + then)
-			return err == nil && ok, nil
+			// A final state decides on its first read (ThenFinal).
+			return err == nil && (ok || c.ThenFinal), nil
 		})
 		if err != nil {
 			return obs.Failure[string]("reading the state after (%s): %v", c.Then, err)
