@@ -100,7 +100,7 @@ type Case struct {
 	// once read (an entry of a table that expires in 1 h): the first read
 	// decides, with no poll for the state to settle.
 	ThenFinal bool
-	Port   string // the stats socket written to ("": the admin one)
+	Port      string // the stats socket written to ("": the admin one)
 	// Node: a whole config for a node of the case's own; NodePorts its
 	// ports besides the stats and master sockets.
 	Node      string
