@@ -62,7 +62,8 @@ var ErrNoAnswer = errors.New("silence")
 var ErrCut = errors.New("cut")
 
 // Raw sends exactly payload on a fresh TCP connection to addr and reads
-// until the server closes it (or resets it): what came is the answer. A
+// until the server closes it (or resets it), or, with a Control, until it
+// went quiet after answering the control: what came is the answer. A
 // "\x00" in payload is a pause of the client's: what comes before it is
 // sent, then the rest 600 ms later. An empty payload is a connection
 // closed at once. Unlike Ask it adds no newline and nothing is retried;
