@@ -11,9 +11,10 @@
 //   - text: the rest of the line, as written (fix, since, until, order,
 //     does, expects, kind, then, port, times, why; apart, a duration);
 //   - bytes (send, global, frontend, extra): one or more Go-quoted strings,
-//     each optionally followed by *N for N copies, concatenated; a key
-//     given again appends. So "\n", "\r", "\x00" are a line feed, a
-//     carriage return and a NUL, and "x"*20000 is 20000 x;
+//     each optionally followed by *N for N copies, concatenated ({n} in
+//     a string is its copy's number, from 1); a key given again appends.
+//     So "\n", "\r", "\x00" are a line feed, a carriage return and a NUL,
+//     "x"*20000 is 20000 x, and "k{n};"*3 is k1;k2;k3;
 //     in send, {try} is the connection's number when times gives several;
 //   - words (args, ports, needs): separated by spaces;
 //   - blocks (config, node): `key {`, then lines taken verbatim, each
@@ -280,7 +281,8 @@ func (p *parser) done() error {
 	return nil
 }
 
-// Bytes reads a bytes value: Go-quoted strings, each optionally *N.
+// Bytes reads a bytes value: Go-quoted strings, each optionally *N ({n}
+// in one: the copy's number, from 1).
 func Bytes(val string) (string, error) {
 	var b strings.Builder
 	for rest := strings.TrimSpace(val); rest != ""; rest = strings.TrimLeft(rest, " ") {
@@ -298,7 +300,9 @@ func Bytes(val string) (string, error) {
 			}
 			rest = after
 		}
-		b.WriteString(strings.Repeat(s, n))
+		for i := 1; i <= n; i++ {
+			b.WriteString(strings.ReplaceAll(s, "{n}", strconv.Itoa(i)))
+		}
 	}
 	return b.String(), nil
 }

@@ -1,10 +1,13 @@
 package fixcase
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/harp-project/harp/fixtures"
 )
 
 const good = `# a comment
@@ -150,5 +153,31 @@ func TestThenFinalFlag(t *testing.T) {
 	c, err := Parse("x.case", []byte("fix f\norder 1\ndoes d\nexpects e\nkind stats\nthen show table tip\nthen-final\nwant then-lacks \"key=\"\nwhy w\n"))
 	if err != nil || !c.ThenFinal || c.Then != "show table tip" {
 		t.Errorf("%+v %v", c, err)
+	}
+}
+
+// {n} numbers the copies of a repeated string: one line gives what fifty
+// did (cli-pipelined-then-close-all-run's pipeline).
+func TestBytesCopyNumber(t *testing.T) {
+	got, err := Bytes(`"set k{n}; "*3 "end\n"`)
+	if err != nil || got != "set k1; set k2; set k3; end\n" {
+		t.Errorf("%q %v", got, err)
+	}
+	c, err := Load(fixtures.UpstreamFixes, "upstream-fixes/cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for i := 1; i <= 50; i++ {
+		sep := "; "
+		if i == 50 {
+			sep = "\n"
+		}
+		fmt.Fprintf(&want, "set table tpipe key 10.{try}.0.%d data.gpc0 1%s", i, sep)
+	}
+	for _, cs := range c {
+		if cs.ID == "cli-pipelined-then-close-all-run" && cs.Send != want.String() {
+			t.Errorf("the pipeline changed: %q", cs.Send)
+		}
 	}
 }
