@@ -225,3 +225,30 @@ func TestNotApplicableByCapability(t *testing.T) {
 		t.Errorf("too old: %q", why)
 	}
 }
+
+// Every shipped case is in at least one capture of a real build's facts
+// (fixtures/upstream-fixes/captures): a case without one would be judged
+// by TestJudgeOnCaptures on nothing, and its judge never met real output.
+func TestEveryCaseCaptured(t *testing.T) {
+	names, _ := fs.Glob(fixtures.UpstreamFixes, "upstream-fixes/*/*.case")
+	files, _ := fs.Glob(os.DirFS("../../fixtures/upstream-fixes/captures"), "facts-*.json")
+	if len(files) == 0 {
+		t.Fatal("no capture")
+	}
+	captured := map[string]bool{}
+	for _, f := range files {
+		data, _ := os.ReadFile(path.Join("../../fixtures/upstream-fixes/captures", f))
+		var facts []Facts
+		if err := json.Unmarshal(data, &facts); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, x := range facts {
+			captured[x.Case] = true
+		}
+	}
+	for _, n := range names {
+		if id := strings.TrimSuffix(path.Base(n), ".case"); !captured[id] {
+			t.Errorf("case %s is in no capture: run it on the release tags and add its facts to fixtures/upstream-fixes/captures", id)
+		}
+	}
+}
