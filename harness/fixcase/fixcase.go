@@ -80,9 +80,10 @@ type Case struct {
 	// lines and further sections.
 	Global, Frontend, Extra string
 	// Silent: no byte is an answer for this case: HAProxy closing without
-	// one (on a direct connection, no proxy between), or no byte while
-	// HAProxy answered a control exchange sent after the case's bytes.
-	// Elsewhere either is harp's failure to observe, never an answer.
+	// one (on a direct connection, no proxy between), or, on a stats
+	// socket, no byte while HAProxy answered a control exchange sent after
+	// the case's bytes (the master's quiet proves nothing of a command it
+	// relays). Elsewhere either is harp's failure, never an answer.
 	Silent bool
 	// KeepOpen: the client never ends its side.
 	KeepOpen bool
