@@ -37,7 +37,8 @@ func inject(ctx context.Context, path, target string) Injected {
 	return Injected{}
 }
 
-func lateRead(ctx context.Context, d time.Duration) {
+// Sleep waits d or until ctx ends: a fault's delay on harp's side.
+func Sleep(ctx context.Context, d time.Duration) {
 	if d <= 0 {
 		return
 	}

@@ -104,14 +104,13 @@ func Raw(ctx context.Context, addr, payload string, o RawOptions) (Reply, error)
 	if inj.Err != nil {
 		return Reply{}, fmt.Errorf("reading from %s: harp ended the connection before the answer: %w", name, inj.Err)
 	}
-	lateRead(ctx, inj.Late)
+	Sleep(ctx, inj.Late)
 	deadline := time.Now().Add(wait)
 	grace := cmp.Or(o.Grace, time.Second)
 	// The control's end, read once the reading ends: nil when the server
 	// answered it; from then on, Grace of quiet ends the reading.
 	controlled := make(chan error, 1)
-	var answered atomic.Bool
-	var answeredAt atomic.Int64 // unix nanoseconds
+	var answeredAt atomic.Int64 // unix nanoseconds; 0 until the control was answered
 	quiet := func() {           // the reading's end: Grace from now, within the deadline
 		if end := time.Now().Add(grace); end.Before(deadline) {
 			conn.SetReadDeadline(end)
@@ -122,7 +121,6 @@ func Raw(ctx context.Context, addr, payload string, o RawOptions) (Reply, error)
 			err := o.Control(ctx)
 			if err == nil {
 				answeredAt.Store(time.Now().UnixNano())
-				answered.Store(true)
 				quiet()
 			}
 			controlled <- err
@@ -140,7 +138,7 @@ func Raw(ctx context.Context, addr, payload string, o RawOptions) (Reply, error)
 		}
 		if k > 0 {
 			looked, lastByte = false, time.Now()
-			if answered.Load() {
+			if answeredAt.Load() != 0 {
 				quiet() // still sending: its quiet starts again
 			}
 		}

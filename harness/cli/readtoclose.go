@@ -25,7 +25,7 @@ func ReadToClose(conn net.Conn, wait time.Duration) ([]byte, error) {
 	if inj.Err != nil {
 		return nil, fmt.Errorf("harp ended the read itself: %w", inj.Err) // a reset fate: unknown
 	}
-	lateRead(context.Background(), inj.Late)
+	Sleep(context.Background(), inj.Late)
 	got, err := io.ReadAll(conn)
 	if Timeout(err) {
 		conn.SetReadDeadline(time.Now().Add(50 * time.Millisecond))

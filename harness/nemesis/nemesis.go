@@ -175,7 +175,7 @@ func CLI(ctx context.Context, target, cmd string, do func() (string, error)) (st
 			wait = min(wait, time.Until(dl))
 		}
 		s.record("cli-timeout", target, cmd)
-		sleep(ctx, wait)
+		cli.Sleep(ctx, wait)
 		return "", fmt.Errorf("%s: %q: i/o timeout (%w; %w)", target, cmd, ErrInjected, cli.ErrNotSent)
 	case r < 0.5:
 		s.record("cli-close", target, cmd)
@@ -192,7 +192,7 @@ func CLI(ctx context.Context, target, cmd string, do func() (string, error)) (st
 	}
 	d := time.Second + time.Duration(r*2*float64(time.Second))
 	s.record("cli-late", target, fmt.Sprintf("%s, %s late", cmd, d.Round(time.Millisecond)))
-	sleep(ctx, d)
+	cli.Sleep(ctx, d)
 	return do()
 }
 
@@ -273,7 +273,7 @@ func Docker(ctx context.Context, call string) {
 	if hit, r := s.draw(0.10); hit {
 		d := 500*time.Millisecond + time.Duration(r*1.5*float64(time.Second))
 		s.record("docker-slow", call, d.Round(time.Millisecond).String())
-		sleep(ctx, d)
+		cli.Sleep(ctx, d)
 	}
 }
 
@@ -327,17 +327,5 @@ func (s *state) starve() {
 			}()
 		}
 		wg.Wait()
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
 	}
 }
