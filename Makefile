@@ -10,7 +10,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches -type f)
 
-.PHONY: nemesis test-upstream-fixes conformance report-property repeat test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture vet generate readme
+.PHONY: reg-tests reg-tests-export nemesis test-upstream-fixes conformance report-property repeat test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture vet generate readme
 
 build: $(HARP)
 
@@ -86,6 +86,21 @@ REPO  ?=
 bisect: $(HARP)
 	@scripts/deps.sh --for "$$GOOD $$BAD" $(if $(REPO),source)
 	$(HARP) bisect --suite "$$SUITE" --good "$$GOOD" --bad "$$BAD" $(if $(REPO),--repo "$$REPO") $(if $(FIND_FIX),--find-fix) $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
+
+## reg-tests: every exported reg-test (reg-tests/<area>/*.vtc, VTest's format) on HAPROXY,
+##   each build's image with Debian's varnishtest added (or HARP_VTEST=/path/to/vtest),
+##   four at a time, 10 s each; exits 0 when every result is the one
+##   reg-tests/harp-manifest.json expects for that build. COMPARE=<harp run dir> puts harp's
+##   verdict of the same check beside each result; RECORD=1 keeps them as validations
+COMPARE ?=
+reg-tests: $(HARP)
+	@scripts/deps.sh --for "$$HAPROXY"
+	$(HARP) reg-tests run --haproxy "$$HAPROXY" $(if $(COMPARE),--compare "$$COMPARE") $(if $(RECORD),--record)
+
+## reg-tests-export: write reg-tests/ again from the upstream-fix cases (the manifest lists
+##   those VTest cannot express, with why)
+reg-tests-export: $(HARP)
+	$(HARP) reg-tests export
 
 ## report-property: make report-property PROPERTY=conf-reload-keeps-entries [RUN=...] [POST=...]
 PROPERTY ?=
@@ -209,4 +224,4 @@ nightly: $(HARP)
 # a quote in a build spec or a path never reaches the shell as code. The
 # export comes last: GNU make defines a variable it exports before its
 # `?=` default as empty, and the default would never apply.
-export HAPROXY TRIALS N TARGET SUITE PROPERTY GOOD BAD REPO ISSUE RUN POST BUILDS SUITES JOBS SHARD EXTRA VERSIONS HEADS BISECT_BUDGET KEEP LABELS SOCKETS SEEDS NEMESIS_SUITES
+export HAPROXY COMPARE RECORD TRIALS N TARGET SUITE PROPERTY GOOD BAD REPO ISSUE RUN POST BUILDS SUITES JOBS SHARD EXTRA VERSIONS HEADS BISECT_BUDGET KEEP LABELS SOCKETS SEEDS NEMESIS_SUITES

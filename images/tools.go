@@ -42,6 +42,13 @@ const errNoApt = 97
 // and bin: builds: a binary and its libraries) has no apt: that is an
 // error saying so.
 func (b *Builder) WithTools(ctx context.Context, base string) (string, error) {
+	return b.WithPackages(ctx, base, ToolPackages...)
+}
+
+// WithPackages returns the tag of base (a build's image) with the Debian
+// packages pkgs installed by its own apt (see WithTools), made once and
+// kept by tag.
+func (b *Builder) WithPackages(ctx context.Context, base string, pkgs ...string) (string, error) {
 	info, err := b.Docker.ImageInspect(ctx, base)
 	if err != nil {
 		return "", fmt.Errorf("image %s: %w", base, err)
@@ -54,18 +61,25 @@ func (b *Builder) WithTools(ctx context.Context, base string) (string, error) {
 	if len(hint) > 80 {
 		hint = hint[:80]
 	}
-	tag := fmt.Sprintf("%s:%s-%s", ToolsRepository, hint, inputsHash(append([]string{toolsRecipe, info.ID}, ToolPackages...)...))
+	tag := fmt.Sprintf("%s:%s-%s", ToolsRepository, hint, inputsHash(append([]string{toolsRecipe, info.ID}, pkgs...)...))
 	if _, err := b.Docker.ImageInspect(ctx, tag); err == nil {
 		return tag, nil
 	} else if !cerrdefs.IsNotFound(err) {
 		return "", fmt.Errorf("inspecting image %s: %w", tag, err)
 	}
+	// A name "a|b" is the first of them this root's apt has (sid renamed
+	// varnish vinyl-cache).
+	var names []string
+	for _, p := range pkgs {
+		names = append(names, fmt.Sprintf("$(pick %s)", strings.ReplaceAll(p, "|", " ")))
+	}
 	install := fmt.Sprintf(`command -v apt-get >/dev/null || exit %d
 export DEBIAN_FRONTEND=noninteractive
+pick() { for p in "$@"; do apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]' && { echo "$p"; return; }; done; echo "$1"; }
 apt-get -q -o Acquire::Check-Valid-Until=false -o Acquire::Languages=none update &&
 apt-get -q -y --no-install-recommends install %s &&
-apt-get clean && rm -rf /var/lib/apt/lists/*`, errNoApt, strings.Join(ToolPackages, " "))
-	done := progress.Start("adding %s to %s (once: kept as %s)", strings.Join(ToolPackages, " and "), base, tag)
+apt-get clean && rm -rf /var/lib/apt/lists/*`, errNoApt, strings.Join(names, " "))
+	done := progress.Start("adding %s to %s (once: kept as %s)", strings.Join(pkgs, " and "), base, tag)
 	labels := engine.Labels("image-build")
 	// The install runs as the command, the entrypoint replaced only where
 	// the base has one: a commit keeps what its config leaves unset from
@@ -83,9 +97,9 @@ apt-get clean && rm -rf /var/lib/apt/lists/*`, errNoApt, strings.Join(ToolPackag
 	defer b.removeContainer(res.ID)
 	out, code, err := b.runContainer(ctx, res.ID, 15*time.Minute)
 	if err == nil && code == errNoApt {
-		err = fmt.Errorf("image %s has no apt-get: it is not a Debian root (a src: or bin: build holds only haproxy and its libraries), so %s cannot be added to it", base, strings.Join(ToolPackages, " and "))
+		err = fmt.Errorf("image %s has no apt-get: it is not a Debian root (a src: or bin: build holds only haproxy and its libraries), so %s cannot be added to it", base, strings.Join(pkgs, " and "))
 	} else if err == nil && code != 0 {
-		err = fmt.Errorf("installing %s in %s exited %d:\n%s", strings.Join(ToolPackages, " "), base, code, lastLines([]byte(out), 15))
+		err = fmt.Errorf("installing %s in %s exited %d:\n%s", strings.Join(pkgs, " "), base, code, lastLines([]byte(out), 15))
 	}
 	if err != nil {
 		done(err)
@@ -103,10 +117,10 @@ apt-get clean && rm -rf /var/lib/apt/lists/*`, errNoApt, strings.Join(ToolPackag
 			ccfg.Labels[k] = v
 		}
 	}
-	ccfg.Labels["harp.tools"] = strings.Join(ToolPackages, " ")
+	ccfg.Labels["harp.tools"] = strings.Join(pkgs, " ")
 	ccfg.Labels["harp.tools.base"] = base
 	if _, err := b.Docker.ContainerCommit(ctx, res.ID, client.ContainerCommitOptions{Reference: tag, Config: ccfg,
-		Comment: "harp: " + base + " with " + strings.Join(ToolPackages, " ")}); err != nil {
+		Comment: "harp: " + base + " with " + strings.Join(pkgs, " ")}); err != nil {
 		done(err)
 		return "", fmt.Errorf("committing %s: %w", tag, err)
 	}
@@ -160,10 +174,17 @@ const ReproducerDir = "/repro"
 // only): `/repro/reproduce /usr/sbin/haproxy`, as root. It returns the
 // script's output and exit status; err is harp's failure to run it.
 func (b *Builder) RunReproducer(ctx context.Context, image, dir string, timeout time.Duration) (string, int, error) {
+	return b.RunIn(ctx, image, dir, ReproducerDir, []string{ReproducerDir + "/reproduce", Binary}, timeout)
+}
+
+// RunIn runs argv in a container of image with no network, dir's files
+// copied to at (a folder under /), and gives its output (stdout and
+// stderr together) and exit status; the container is removed.
+func (b *Builder) RunIn(ctx context.Context, image, dir, at string, argv []string, timeout time.Duration) (string, int, error) {
 	labels := engine.Labels("repro")
 	res, err := b.Docker.ContainerCreate(ctx, client.ContainerCreateOptions{
-		Config: &container.Config{Image: image, Entrypoint: []string{ReproducerDir + "/reproduce"}, Cmd: []string{Binary},
-			User: "0:0", Tty: true, Labels: labels, WorkingDir: ReproducerDir},
+		Config: &container.Config{Image: image, Entrypoint: argv[:1], Cmd: argv[1:],
+			User: "0:0", Tty: true, Labels: labels, WorkingDir: at},
 		HostConfig: &container.HostConfig{NetworkMode: "none"},
 	})
 	if err != nil {
@@ -171,7 +192,7 @@ func (b *Builder) RunReproducer(ctx context.Context, image, dir string, timeout 
 	}
 	defer b.removeContainer(res.ID)
 	var tb bytes.Buffer
-	if err := tarDir(dir, filepath.Base(ReproducerDir), &tb); err != nil {
+	if err := tarDir(dir, strings.TrimPrefix(at, "/"), &tb); err != nil {
 		return "", 0, err
 	}
 	if _, err := b.Docker.CopyToContainer(ctx, res.ID, client.CopyToContainerOptions{DestinationPath: "/", Content: &tb}); err != nil {

@@ -71,6 +71,12 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp check   RUNDIR | history.json    judge stored chaos histories again
   harp history --repo CLONE [--since v2.6.0] [--head REF] [--reports DIR,...] [--out FILE] [--json]
                upstream's BUG/ fixes as harp's scoreboard (docs/upstream-bugs.md)
+  harp reg-tests export [--dir reg-tests]
+               the upstream-fix checks as HAProxy reg-tests (VTest .vtc files, upstream's layout) and
+               their manifest; the cases VTest cannot express are listed there with why
+  harp reg-tests run --haproxy SPECS [--dir reg-tests] [--compare RUN-DIR [--record]]
+               every reg-test on each build, in its image with a runner (Debian's varnishtest, or
+               HARP_VTEST=/path/to/vtest); exits 0 when every result is the one the manifest expects
   harp sweep   [--all]                  remove containers left by killed runs
   harp version                          harp's version and commit (also in every summary.json)
 
@@ -126,6 +132,8 @@ func main() {
 		code = cmdFindings(ctx, os.Args[2:])
 	case "check":
 		code = cmdCheck(os.Args[2:])
+	case "reg-tests":
+		code = cmdRegTests(ctx, os.Args[2:])
 	case "history":
 		code = cmdHistory(ctx, os.Args[2:])
 	case "-h", "--help", "help":

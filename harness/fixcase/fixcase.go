@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
+	"github.com/harp-project/harp/harness/config"
 )
 
 // Kind is how a case reaches HAProxy.
@@ -306,4 +307,11 @@ func Bytes(val string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// CheckConfig is a check case's whole config: the template every check
+// shares (upstream-fixes-check.cfg.tmpl) with the case's global lines,
+// frontend lines and further sections.
+func CheckConfig(c Case) (string, error) {
+	return config.Render("upstream-fixes-check.cfg.tmpl", map[string]string{"Global": c.Global, "Frontend": c.Frontend, "Extra": c.Extra})
 }

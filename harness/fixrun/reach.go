@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/cli"
-	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/fixcase"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/obs"
@@ -146,7 +145,7 @@ func check(ctx context.Context, n *node.Node, c Case) (string, error) {
 	if err := control(ctx, n); err != nil {
 		return "", err
 	}
-	cfg, err := checkConfig(c)
+	cfg, err := fixcase.CheckConfig(c)
 	if err != nil {
 		return "", err
 	}
@@ -313,7 +312,7 @@ const userPort = "9997/tcp"
 // control: the config without any case's lines loads on this build, so a
 // refusal is the case's, not harp's config or a binary harp cannot run.
 func control(ctx context.Context, n *node.Node) error {
-	cfg, err := checkConfig(Case{})
+	cfg, err := fixcase.CheckConfig(Case{})
 	if err != nil {
 		return err
 	}
@@ -325,12 +324,6 @@ func control(ctx context.Context, n *node.Node) error {
 		return fmt.Errorf("the control config (without the case's lines) does not load: %v %s", err, OneLine(out))
 	}
 	return nil
-}
-
-// checkConfig is a Check case's whole config (the control's, for a case
-// of no lines).
-func checkConfig(c Case) (string, error) {
-	return config.Render("upstream-fixes-check.cfg.tmpl", map[string]string{"Global": c.Global, "Frontend": c.Frontend, "Extra": c.Extra})
 }
 
 // AnswerWait bounds one exchange; a slower one is harp's failure to

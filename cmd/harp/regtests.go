@@ -1,0 +1,422 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/fixtures"
+	"github.com/harp-project/harp/harness/config"
+	"github.com/harp-project/harp/harness/fixcase"
+	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/harness/regtest"
+	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/runner"
+	"github.com/harp-project/harp/images"
+)
+
+// regtestsDir is where the exported reg-tests live, in upstream's layout.
+const regtestsDir = "reg-tests"
+
+// manifestName is the manifest's file in that folder.
+const manifestName = "harp-manifest.json"
+
+func cmdRegTests(ctx context.Context, args []string) int {
+	if len(args) == 0 {
+		return fail("reg-tests: say export or run (see harp help)")
+	}
+	switch args[0] {
+	case "export":
+		return regTestsExport(args[1:])
+	case "run":
+		return regTestsRun(ctx, args[1:])
+	}
+	return fail("reg-tests: no subcommand %q (export, run)", args[0])
+}
+
+// regTestsExport writes every exportable upstream-fix case as a .vtc and
+// the manifest (validations of a test whose text did not change are kept).
+func regTestsExport(args []string) int {
+	fs := flag.NewFlagSet("reg-tests export", flag.ContinueOnError)
+	dir := fs.String("dir", regtestsDir, "the reg-tests folder")
+	scoreboard := fs.String("scoreboard", "docs/upstream-bugs.md", "the scoreboard, for each fix's bad and fixed releases")
+	if !flags(fs, args) {
+		return 3
+	}
+	tests, refused, err := exportAll()
+	if err != nil {
+		return fail("%v", err)
+	}
+	pairs, err := releasePairs(*scoreboard)
+	if err != nil {
+		return fail("%v", err)
+	}
+	mpath := filepath.Join(*dir, manifestName)
+	old, err := regtest.Load(mpath)
+	if err != nil {
+		return fail("%v", err)
+	}
+	m := regtest.Manifest{Refused: refused}
+	for _, t := range tests {
+		file := filepath.Join(*dir, filepath.FromSlash(t.File))
+		prev, _ := os.ReadFile(file)
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			return fail("%v", err)
+		}
+		if err := os.WriteFile(file, []byte(t.Text), 0o644); err != nil {
+			return fail("%v", err)
+		}
+		e := regtest.Entry{Test: t}
+		e.Bad, e.Fixed = pairs[t.Fix][0], pairs[t.Fix][1]
+		if o := old.Entry(t.File); o != nil && string(prev) == t.Text {
+			e.Validations = o.Validations // the same test: its validations hold
+		}
+		m.Tests = append(m.Tests, e)
+	}
+	// A file of an older export that no case writes now goes.
+	for _, o := range old.Tests {
+		if m.Entry(o.File) == nil {
+			os.Remove(filepath.Join(*dir, filepath.FromSlash(o.File)))
+		}
+	}
+	if err := m.Save(mpath); err != nil {
+		return fail("%v", err)
+	}
+	kinds := map[string][2]int{}
+	for _, t := range tests {
+		k := t.Kind
+		kinds[k] = [2]int{kinds[k][0] + 1, kinds[k][1]}
+	}
+	for _, r := range refused {
+		kinds[r.Kind] = [2]int{kinds[r.Kind][0], kinds[r.Kind][1] + 1}
+	}
+	fmt.Printf("exported %d reg-tests to %s, %d cases not exported (%s)\n", len(tests), *dir, len(refused), mpath)
+	for _, k := range slices.Sorted(maps.Keys(kinds)) {
+		fmt.Printf("  %-13s exported %2d, not %2d\n", k, kinds[k][0], kinds[k][1])
+	}
+	return 0
+}
+
+// exportAll exports every case of every upstream-fixes suite.
+func exportAll() ([]regtest.Test, []regtest.Refused, error) {
+	shared, err := config.Render("upstream-fixes.cfg.tmpl", nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	areas, err := fsDirs(fixtures.UpstreamFixes, "upstream-fixes")
+	if err != nil {
+		return nil, nil, err
+	}
+	var tests []regtest.Test
+	var refused []regtest.Refused
+	for _, area := range areas {
+		suite := "upstream-fixes-" + area
+		cases, err := fixcase.Load(fixtures.UpstreamFixes, path.Join("upstream-fixes", area))
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, c := range cases {
+			t, err := regtest.Export(suite, c, shared)
+			switch why := regtest.Reason(err); {
+			case why != "":
+				refused = append(refused, regtest.Refused{Check: t.Check, Kind: string(c.Kind), Reason: why})
+			case err != nil:
+				return nil, nil, fmt.Errorf("%s: %w", t.Check, err)
+			default:
+				tests = append(tests, t)
+			}
+		}
+	}
+	// The runner sees every file in one folder: names must not collide.
+	seen := map[string]string{}
+	for _, t := range tests {
+		if o, ok := seen[path.Base(t.File)]; ok {
+			return nil, nil, fmt.Errorf("%s and %s export to the same file name %s", o, t.Check, path.Base(t.File))
+		}
+		seen[path.Base(t.File)] = t.Check
+	}
+	return tests, refused, nil
+}
+
+func fsDirs(fsys interface {
+	ReadDir(string) ([]os.DirEntry, error)
+}, dir string) ([]string, error) {
+	es, err := fsys.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var ds []string
+	for _, e := range es {
+		if e.IsDir() && e.Name() != "captures" {
+			ds = append(ds, e.Name())
+		}
+	}
+	return ds, nil
+}
+
+// releasePairs reads the scoreboard's table: each fix's bad and fixed
+// releases (`v2.6.0 → v2.7.0`), by the fix's 12-digit commit.
+func releasePairs(file string) (map[string][2]string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("the scoreboard: %w", err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([0-9a-f]{12})` \\|.*?\\| (v[0-9][^ |]*) → (v[0-9][^ |]*) \\|")
+	pairs := map[string][2]string{}
+	for _, m := range row.FindAllStringSubmatch(string(data), -1) {
+		pairs[m[1]] = [2]string{m[2], m[3]}
+	}
+	return pairs, nil
+}
+
+// runScript runs every .vtc of the folder it lies in with the runner the
+// image has: vtest when harp copied one in, else Debian's varnishtest;
+// four at a time, each bounded at 10 s as upstream's are. It prints the
+// runner's name and version first.
+const runScript = `#!/bin/sh
+cd "$(dirname "$0")"
+HAPROXY_PROGRAM=$(command -v haproxy || echo /usr/sbin/haproxy)
+export HAPROXY_PROGRAM
+if [ -x ./vtest ]; then
+	echo "runner: vtest (VTest2, from the user's machine)"
+	exec ./vtest -k -j 4 -t 10 *.vtc
+fi
+for p in varnish vinyl-cache; do
+	v=$(dpkg-query -W -f '${Version}' "$p" 2>/dev/null) && [ -n "$v" ] && echo "runner: varnishtest ($p $v)" && break
+done
+exec varnishtest -k -j 4 -t 10 *.vtc
+`
+
+// regTestsRun runs the reg-tests against builds, in each build's image
+// with the runner added, and compares every result with the manifest's
+// expectation for that build (and with harp's verdicts, with --compare).
+func regTestsRun(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("reg-tests run", flag.ContinueOnError)
+	builds := fs.String("haproxy", "deb:latest", "build specs")
+	dir := fs.String("dir", regtestsDir, "the reg-tests folder")
+	compare := fs.String("compare", "", "a harp run's directory on the same builds: each result beside harp's verdict of the same check")
+	record := fs.Bool("record", false, "with --compare: keep each result as the test's validation on its build, in the manifest")
+	timeout := fs.Duration("timeout", 10*time.Minute, "bound on one build's whole run")
+	if !flags(fs, args) {
+		return 3
+	}
+	if *record && *compare == "" {
+		return fail("reg-tests run: --record needs --compare (a validation is a result beside harp's verdict)")
+	}
+	mpath := filepath.Join(*dir, manifestName)
+	m, err := regtest.Load(mpath)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if len(m.Tests) == 0 {
+		return fail("reg-tests run: %s lists no test (run `harp reg-tests export` first)", mpath)
+	}
+	specs, err := parseSpecs(*builds)
+	if err != nil {
+		return fail("%v", err)
+	}
+	var harp *report.Run
+	if *compare != "" {
+		s, err := report.LoadSummary(*compare)
+		if err != nil {
+			return fail("--compare: %v", err)
+		}
+		harp = &s
+	}
+	_, b, err := setup(ctx)
+	if err != nil {
+		return fail("%v", err)
+	}
+	work, err := os.MkdirTemp("", "harp-regtests-")
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer os.RemoveAll(work)
+	for _, e := range m.Tests {
+		body, err := os.ReadFile(filepath.Join(*dir, filepath.FromSlash(e.File)))
+		if err != nil {
+			return fail("%v", err)
+		}
+		if err := os.WriteFile(filepath.Join(work, path.Base(e.File)), body, 0o644); err != nil {
+			return fail("%v", err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(work, "run"), []byte(runScript), 0o755); err != nil {
+		return fail("%v", err)
+	}
+	pkgs := []string{"varnish|vinyl-cache"} // sid renamed it; both ship varnishtest
+	vt := os.Getenv("HARP_VTEST")
+	if vt == "" {
+		vt, _ = exec.LookPath("vtest") // upstream's runner, where the user has it
+	}
+	if v := vt; v != "" {
+		body, err := os.ReadFile(v)
+		if err != nil {
+			return fail("the VTest runner (HARP_VTEST or vtest on PATH): %v", err)
+		}
+		if err := os.WriteFile(filepath.Join(work, "vtest"), body, 0o755); err != nil {
+			return fail("%v", err)
+		}
+		pkgs = []string{"libpcre2-8-0", "zlib1g"} // what VTest2 links
+	}
+	code := 0
+	date := time.Now().UTC().Format("2006-01-02")
+	for _, s := range specs {
+		img, err := b.Ensure(ctx, s)
+		if err != nil {
+			return fail("%v", runner.Stopped(ctx, err))
+		}
+		with, err := b.WithPackages(ctx, img.Tag, pkgs...)
+		if err != nil {
+			return fail("the runner in %s's image: %v", s.Raw, runner.Stopped(ctx, err))
+		}
+		done := progress.Start("running %d reg-tests on %s (HAProxy %s)", len(m.Tests), s.Raw, img.Version)
+		out, exit, err := b.RunIn(ctx, with, work, "/harp-regtests", []string{"/harp-regtests/run"}, *timeout)
+		done(err)
+		if err != nil {
+			return fail("running the reg-tests on %s: %v", s.Raw, runner.Stopped(ctx, err))
+		}
+		runnerName := strings.TrimPrefix(firstLine(out), "runner: ")
+		got := regtest.Results(out)
+		// A test that could not do its work (killed at 10 s, a haproxy
+		// that never started) runs once more, alone: a second ERROR stays.
+		if again := errored(got); len(again) > 0 {
+			out2, err := rerun(ctx, b, with, work, again, *timeout)
+			if err != nil {
+				return fail("running the reg-tests on %s again: %v", s.Raw, runner.Stopped(ctx, err))
+			}
+			for name, o := range regtest.Results(out2) {
+				o.Why = strings.TrimSpace(o.Why + "; first try: " + got[name].Why)
+				got[name] = o
+			}
+			out += "\n== again: " + strings.Join(again, " ") + "\n" + out2
+		}
+		bad := 0
+		fmt.Printf("== %s (HAProxy %s), runner %s, exit %d\n", s.Raw, img.Version, runnerName, exit)
+		for i := range m.Tests {
+			e := &m.Tests[i]
+			o, ok := got[path.Base(e.File)]
+			r := o.Result
+			line := fmt.Sprintf("  %-8s %s", r, e.File)
+			switch {
+			case !ok:
+				line = fmt.Sprintf("  %-8s %s: the runner printed no result for it", "NONE", e.File)
+				bad++
+			case r == regtest.Error:
+				line += ": not HAProxy's answer: " + o.Why
+				bad++
+			case r == regtest.Failed:
+				line += ": " + o.Why
+			}
+			if want := e.Expect(img.Version); ok && r != regtest.Error && want != "" {
+				if r == want {
+					line += " (as expected)"
+				} else {
+					line += fmt.Sprintf(" (expected %s)", want)
+					bad++
+				}
+			} else if ok && r != regtest.Error {
+				line += " (no validation on this build)"
+			}
+			if harp != nil {
+				hv := harpVerdict(*harp, s.Raw, e.Check)
+				agrees := regtest.Agrees(r, hv)
+				line += fmt.Sprintf("; harp: %s", hv)
+				if !agrees {
+					line += " DISAGREES"
+				}
+				if *record && ok && r != regtest.Error {
+					e.Record(regtest.Validation{Build: s.Raw, Version: img.Version, Runner: runnerName, Result: r, Harp: hv, Agrees: agrees, Date: date})
+				}
+			}
+			fmt.Println(line)
+		}
+		if bad > 0 {
+			fmt.Printf("  %d of %d tests not as the manifest expects on %s (output of the runner: rerun with HARP_KEEP=1)\n", bad, len(m.Tests), s.Raw)
+			if os.Getenv("HARP_KEEP") != "" {
+				fmt.Println(out)
+			}
+			code = 1
+		}
+	}
+	if *record {
+		if err := m.Save(mpath); err != nil {
+			return fail("%v", err)
+		}
+		fmt.Printf("validations recorded in %s\n", mpath)
+	}
+	return code
+}
+
+// errored are the tests whose outcome is the runner's ERROR.
+func errored(got map[string]regtest.Outcome) []string {
+	var names []string
+	for name, o := range got {
+		if o.Result == regtest.Error {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// rerun runs the named tests of work again, by themselves, in image.
+func rerun(ctx context.Context, b *images.Builder, image, work string, names []string, timeout time.Duration) (string, error) {
+	dir, err := os.MkdirTemp("", "harp-regtests-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	for _, n := range append([]string{"run", "vtest"}, names...) {
+		body, err := os.ReadFile(filepath.Join(work, n))
+		if os.IsNotExist(err) && n == "vtest" {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), body, 0o755); err != nil {
+			return "", err
+		}
+	}
+	out, _, err := b.RunIn(ctx, image, dir, "/harp-regtests", []string{"/harp-regtests/run"}, timeout)
+	return out, err
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimLeft(s, "\n"), "\n")
+	return strings.TrimSpace(l)
+}
+
+// harpVerdict is harp's word on one check on one build in a run: REPRODUCED
+// where it failed, PASS where it only held, N/A where it never decided.
+func harpVerdict(s report.Run, build, check string) string {
+	suite, id, _ := strings.Cut(check, "/")
+	for _, r := range s.Results {
+		if r.Suite != suite || r.Build != build {
+			continue
+		}
+		for _, t := range r.Checks {
+			if t.ID != id {
+				continue
+			}
+			switch {
+			case t.Failed > 0:
+				return "REPRODUCED"
+			case t.Held > 0:
+				return "PASS"
+			}
+		}
+		return "N/A"
+	}
+	return "not run"
+}
