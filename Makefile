@@ -88,13 +88,14 @@ bisect: $(HARP)
 	$(HARP) bisect --suite "$$SUITE" --good "$$GOOD" --bad "$$BAD" $(if $(REPO),--repo "$$REPO") $(if $(FIND_FIX),--find-fix) $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
 
 ## reg-tests: every exported reg-test (reg-tests/<area>/*.vtc, VTest's format) on HAPROXY,
-##   each build's image with Debian's varnishtest added (or HARP_VTEST=/path/to/vtest),
+##   each build's image with Debian's varnishtest added (a compiled build's binary: here, with
+##   varnish installed) or HARP_VTEST=/path/to/vtest,
 ##   four at a time, 10 s each; exits 0 when every result is the one
 ##   reg-tests/harp-manifest.json expects for that build. COMPARE=<harp run dir> puts harp's
 ##   verdict of the same check beside each result; RECORD=1 keeps them as validations
 COMPARE ?=
 reg-tests: $(HARP)
-	@scripts/deps.sh --for "$$HAPROXY"
+	@scripts/deps.sh --for "$$HAPROXY" $(if $(filter-out deb:% image:%,$(HAPROXY)),regtests)
 	$(HARP) reg-tests run --haproxy "$$HAPROXY" $(if $(COMPARE),--compare "$$COMPARE") $(if $(RECORD),--record)
 
 ## reg-tests-export: write reg-tests/ again from the upstream-fix cases (the manifest lists

@@ -11,6 +11,8 @@
 #   full     the full flavour's headers (OpenSSL, Lua, PCRE2, zlib)
 #   monitor  the monitor's self-tests: Prometheus (promtool), Chromium
 #   images   the image self-tests: a local registry (docker-registry)
+#   regtests reg-tests of a compiled build, run on this machine against its
+#            binary: Debian's varnishtest (varnish)
 #   all      every profile (make test)
 # --for SPECS adds what those build specs need (source for any spec that is
 # compiled, full for flavor=full) to run.
@@ -35,9 +37,9 @@ while [ $# -gt 0 ]; do
 			case $spec in *flavor=full*) profiles+=(source full) ;; esac
 		done
 		shift 2 ;;
-	run | source | full | monitor | images) profiles+=("$1"); shift ;;
-	all) profiles+=(run source full monitor images); shift ;;
-	*) echo "harp: deps.sh: no profile $1 (run, source, full, monitor, images, all; --for SPECS)" >&2; exit 3 ;;
+	run | source | full | monitor | images | regtests) profiles+=("$1"); shift ;;
+	all) profiles+=(run source full monitor images regtests); shift ;;
+	*) echo "harp: deps.sh: no profile $1 (run, source, full, monitor, images, regtests, all; --for SPECS)" >&2; exit 3 ;;
 	esac
 done
 [ ${#profiles[@]} -gt 0 ] || profiles=(run)
@@ -75,6 +77,9 @@ if has monitor; then
 fi
 if has images; then
 	want docker-registry command -v docker-registry # a local registry for image: self-tests
+fi
+if has regtests; then
+	want varnish command -v varnishtest # runs the .vtc files against a binary built here
 fi
 
 if [ "${HARP_DEPS:-}" = list ]; then

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -21,7 +22,6 @@ import (
 	"github.com/harp-project/harp/harness/regtest"
 	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/runner"
-	"github.com/harp-project/harp/images"
 )
 
 // regtestsDir is where the exported reg-tests live, in upstream's layout.
@@ -184,7 +184,7 @@ func releasePairs(file string) (map[string][2]string, error) {
 // runner's name and version first.
 const runScript = `#!/bin/sh
 cd "$(dirname "$0")"
-HAPROXY_PROGRAM=$(command -v haproxy || echo /usr/sbin/haproxy)
+HAPROXY_PROGRAM=${HAPROXY_PROGRAM:-$(command -v haproxy || echo /usr/sbin/haproxy)}
 export HAPROXY_PROGRAM
 if [ -x ./vtest ]; then
 	echo "runner: vtest (VTest2, from the user's machine)"
@@ -203,7 +203,7 @@ func regTestsRun(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("reg-tests run", flag.ContinueOnError)
 	builds := fs.String("haproxy", "deb:latest", "build specs")
 	dir := fs.String("dir", regtestsDir, "the reg-tests folder")
-	compare := fs.String("compare", "", "a harp run's directory on the same builds: each result beside harp's verdict of the same check")
+	compare := fs.String("compare", "", "harp runs' directories (separated by spaces) on the same builds: each result beside harp's verdict of the same check")
 	record := fs.Bool("record", false, "with --compare: keep each result as the test's validation on its build, in the manifest")
 	timeout := fs.Duration("timeout", 10*time.Minute, "bound on one build's whole run")
 	if !flags(fs, args) {
@@ -225,12 +225,15 @@ func regTestsRun(ctx context.Context, args []string) int {
 		return fail("%v", err)
 	}
 	var harp *report.Run
-	if *compare != "" {
-		s, err := report.LoadSummary(*compare)
+	for _, dir := range strings.Fields(*compare) { // several runs: their results together
+		s, err := report.LoadSummary(dir)
 		if err != nil {
 			return fail("--compare: %v", err)
 		}
-		harp = &s
+		if harp == nil {
+			harp = &report.Run{}
+		}
+		harp.Results = append(harp.Results, s.Results...)
 	}
 	_, b, err := setup(ctx)
 	if err != nil {
@@ -275,12 +278,20 @@ func regTestsRun(ctx context.Context, args []string) int {
 		if err != nil {
 			return fail("%v", runner.Stopped(ctx, err))
 		}
-		with, err := b.WithPackages(ctx, img.Tag, pkgs...)
-		if err != nil {
-			return fail("the runner in %s's image: %v", s.Raw, runner.Stopped(ctx, err))
+		run := func(dir string) (string, int, error) { return runHere(ctx, dir, img.HostBinary, *timeout) }
+		if img.HostBinary == "" {
+			with, err := b.WithPackages(ctx, img.Tag, pkgs...)
+			if err != nil {
+				return fail("the runner in %s's image: %v", s.Raw, runner.Stopped(ctx, err))
+			}
+			run = func(dir string) (string, int, error) {
+				return b.RunIn(ctx, with, dir, "/harp-regtests", []string{"/harp-regtests/run"}, *timeout)
+			}
+		} else if err := hostRunner(work); err != nil {
+			return fail("%s: %v", s.Raw, err)
 		}
 		done := progress.Start("running %d reg-tests on %s (HAProxy %s)", len(m.Tests), s.Raw, img.Version)
-		out, exit, err := b.RunIn(ctx, with, work, "/harp-regtests", []string{"/harp-regtests/run"}, *timeout)
+		out, exit, err := run(work)
 		done(err)
 		if err != nil {
 			return fail("running the reg-tests on %s: %v", s.Raw, runner.Stopped(ctx, err))
@@ -290,7 +301,7 @@ func regTestsRun(ctx context.Context, args []string) int {
 		// A test that could not do its work (killed at 10 s, a haproxy
 		// that never started) runs once more, alone: a second ERROR stays.
 		if again := errored(got); len(again) > 0 {
-			out2, err := rerun(ctx, b, with, work, again, *timeout)
+			out2, err := rerun(work, again, run)
 			if err != nil {
 				return fail("running the reg-tests on %s again: %v", s.Raw, runner.Stopped(ctx, err))
 			}
@@ -327,8 +338,11 @@ func regTestsRun(ctx context.Context, args []string) int {
 			} else if ok && r != regtest.Error {
 				line += " (no validation on this build)"
 			}
-			if harp != nil {
-				hv := harpVerdict(*harp, s.Raw, e.Check)
+			if hv := ""; harp != nil {
+				if hv = harpVerdict(*harp, s.Raw, e.Check); hv == "not run" {
+					fmt.Println(line + "; harp: not run in the runs given")
+					continue
+				}
 				agrees := regtest.Agrees(r, hv)
 				line += fmt.Sprintf("; harp: %s", hv)
 				if !agrees {
@@ -369,8 +383,8 @@ func errored(got map[string]regtest.Outcome) []string {
 	return names
 }
 
-// rerun runs the named tests of work again, by themselves, in image.
-func rerun(ctx context.Context, b *images.Builder, image, work string, names []string, timeout time.Duration) (string, error) {
+// rerun runs the named tests of work again, by themselves.
+func rerun(work string, names []string, run func(string) (string, int, error)) (string, error) {
 	dir, err := os.MkdirTemp("", "harp-regtests-")
 	if err != nil {
 		return "", err
@@ -388,8 +402,39 @@ func rerun(ctx context.Context, b *images.Builder, image, work string, names []s
 			return "", err
 		}
 	}
-	out, _, err := b.RunIn(ctx, image, dir, "/harp-regtests", []string{"/harp-regtests/run"}, timeout)
+	out, _, err := run(dir)
 	return out, err
+}
+
+// hostRunner says whether this machine can run the tests of a compiled
+// build (its binary was built here, and its image has no apt to add a
+// runner to): the user's VTest (copied into work), or Debian's varnishtest.
+func hostRunner(work string) error {
+	if _, err := os.Stat(filepath.Join(work, "vtest")); err == nil {
+		return nil
+	}
+	if _, err := exec.LookPath("varnishtest"); err != nil {
+		return fmt.Errorf("a compiled build's reg-tests run on this machine, against its binary, and there is no runner here: install Debian's varnish (apt-get install varnish; make reg-tests does), or give upstream's VTest as HARP_VTEST=/path/to/vtest")
+	}
+	return nil
+}
+
+// runHere runs work's run script on this machine against binary.
+func runHere(ctx context.Context, work, binary string, timeout time.Duration) (string, int, error) {
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, filepath.Join(work, "run"))
+	cmd.Env = append(os.Environ(), "HAPROXY_PROGRAM="+binary)
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && rctx.Err() == nil {
+		return string(out), exit.ExitCode(), nil
+	}
+	if rctx.Err() != nil && ctx.Err() == nil {
+		err = fmt.Errorf("still running after %s", timeout)
+	}
+	return string(out), 0, err
 }
 
 func firstLine(s string) string {

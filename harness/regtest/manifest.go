@@ -122,6 +122,10 @@ var (
 	start    = regexp.MustCompile(`(?m)^\*\s+top\s+TEST\s+(\S+)\s+starting`)
 	failure  = regexp.MustCompile(`(?m)^---- +\S+ +(.*)$`)
 	timedOut = regexp.MustCompile(`(?m)^#\s+top\s+TEST\s+\S+\s+TIMED OUT`)
+	// crashed is the master's line on a worker that died on a signal
+	// (SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV): not VTest's own
+	// SIGINT or SIGTERM at the end, nor its SIGKILL at a timeout.
+	crashed = regexp.MustCompile(`exited with code 13[2-69] \([^)]*\)`)
 )
 
 // answers are the failures that are HAProxy's answer to the test: an
@@ -160,7 +164,11 @@ func Results(out string) map[string]Outcome {
 		o := Outcome{Result: Result(m[2])}
 		if o.Result == Failed {
 			o.Result, o.Why = Error, "the runner's log says no reason"
-			if timedOut.MatchString(logs[name]) {
+			if c := crashed.FindStringSubmatch(logs[name]); c != nil {
+				// A process of HAProxy's died on a signal: whatever line
+				// stopped the test after it, the crash is HAProxy's doing.
+				o.Result, o.Why = Failed, "a process died: "+strings.TrimSpace(c[0])
+			} else if timedOut.MatchString(logs[name]) {
 				o.Why = "no end within the runner's 10 s (killed)"
 			} else if f := failure.FindStringSubmatch(logs[name]); f != nil {
 				o.Why = strings.TrimSpace(f[1])

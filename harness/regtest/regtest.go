@@ -80,7 +80,7 @@ func Export(suite string, c fixcase.Case, shared string) (Test, error) {
 	b.WriteString("\n")
 	var err error
 	switch c.Kind {
-	case fixcase.Stats, fixcase.Master:
+	case fixcase.Stats, fixcase.Master, fixcase.Connect:
 		err = exchanges(&b, c, shared)
 	case fixcase.Check:
 		err = checkConfig(&b, c)
@@ -91,6 +91,10 @@ func Export(suite string, c fixcase.Case, shared string) (Test, error) {
 	return t, err
 }
 
+// connectFrontend is the shared node's frontend a connect case reaches
+// (fixrun's, on 8081).
+const connectFrontend = "untracked"
+
 // exportable refuses what VTest's haproxy driver cannot do.
 func exportable(c fixcase.Case) error {
 	switch {
@@ -100,8 +104,8 @@ func exportable(c fixcase.Case) error {
 		return refuse("several exchanges composed by Go code (counts before and after, a connection's fate over time)")
 	case c.Kind == fixcase.PeerSession, c.Kind == fixcase.Peer:
 		return refuse("raw peers-protocol bytes and replies: VTest has no peers client")
-	case c.Kind == fixcase.Connect, c.Kind == fixcase.HTTP:
-		return refuse("judged by a table counter after a connection or request: exportable with VTest's client, not written yet")
+	case c.Kind == fixcase.HTTP:
+		return refuse("a request then a header judged by Go code: exportable with VTest's client, not written yet")
 	case c.KeepOpen:
 		return refuse("the client never ends its side: VTest's CLI always half-closes after its send")
 	case c.Abort:
@@ -124,6 +128,9 @@ func exportable(c fixcase.Case) error {
 		return refuse("names a config it does not give")
 	}
 	for _, t := range c.Rule.Terms {
+		if c.Kind == fixcase.Connect && t.Op != "anything" {
+			return refuse("a connect case judged by its answer (%s): harp's answer is its own word", t.Op)
+		}
 		if t.Op == "then-lacks" && c.Then == "" {
 			return refuse("a then term without a then command")
 		}
@@ -163,7 +170,11 @@ func features(c fixcase.Case) []string {
 // master-worker mode with a master CLI, the case's bytes, the state after,
 // and the control: the worker still answers.
 func exchanges(b *strings.Builder, c fixcase.Case, shared string) error {
-	body, err := sections(shared, c.Send+" "+c.Then)
+	words := c.Send + " " + c.Then
+	if c.Kind == fixcase.Connect {
+		words += " " + connectFrontend
+	}
+	body, err := sections(shared, words)
 	if err != nil {
 		return err
 	}
@@ -182,7 +193,12 @@ func exchanges(b *strings.Builder, c fixcase.Case, shared string) error {
 	b.WriteString("# The worker is up.\n")
 	exchange(b, "-cli", "show info", []fixcase.Term{{Op: "contains", Arg: "Name: HAProxy"}})
 	b.WriteString("\n# The case.\n")
-	exchange(b, cli, strings.TrimSuffix(c.Send, "\n"), now)
+	if c.Kind == fixcase.Connect {
+		// One connection and a byte, as harp's connect case sends.
+		fmt.Fprintf(b, "client c1 -connect ${h1_%s_sock} {\n    send \"x\"\n} -run\n", connectFrontend)
+	} else {
+		exchange(b, cli, strings.TrimSuffix(c.Send, "\n"), now)
+	}
 	if c.Then != "" {
 		b.WriteString("\n# The state after.\n")
 		exchange(b, "-cli", c.Then, then)

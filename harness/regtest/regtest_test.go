@@ -228,6 +228,16 @@ func TestResultsOfBothRunners(t *testing.T) {
 	if got := Results(killed)["mcli_x.vtc"]; got.Result != Error || !strings.Contains(got.Why, "10 s") {
 		t.Errorf("timed out: %+v", got)
 	}
+	// A worker that died on a signal is HAProxy's answer, whatever the
+	// runner tripped over after it; VTest's SIGINT at the end is not.
+	died := "*    top   TEST c.vtc starting\n***  h1    debug|[ALERT]    (7) : Current worker (9) exited with code 139 (Segmentation fault)\n---- h1    CLI failed to open 127.0.0.1:1\n#    top  TEST c.vtc FAILED (0.3) exit=2\n"
+	if got := Results(died)["c.vtc"]; got.Result != Failed || !strings.Contains(got.Why, "139 (Segmentation fault)") {
+		t.Errorf("crash: %+v", got)
+	}
+	stopped := strings.Replace(died, "139 (Segmentation fault)", "130 (Interrupt)", 1)
+	if got := Results(stopped)["c.vtc"]; got.Result != Error {
+		t.Errorf("VTest's own stop is no crash: %+v", got)
+	}
 	if got := Results("harp: the container could not start\n"); len(got) != 0 {
 		t.Errorf("no summary line, no result: %v", got)
 	}
