@@ -102,7 +102,7 @@ func TestExportCheckAndExec(t *testing.T) {
 		t.Errorf("%v\n%s", err, tt.Text)
 	}
 	ok := parse(t, head+"kind check\nfrontend \"    http-request sc-add-gpc(0,4) int(1)\"\nwant starts-with \"exit 0\"\n")
-	if tt, err = Export("upstream-fixes-config", ok, shared); err != nil || !strings.Contains(tt.Text, "haproxy h1 -conf-OK {\n") {
+	if tt, err = Export("upstream-fixes-config", ok, shared); err != nil || !strings.Contains(tt.Text, `shell -match "\\A(?=exit 0)" {`) || strings.Contains(tt.Text, "-conf-OK") {
 		t.Errorf("%v\n%s", err, tt.Text)
 	}
 	both := parse(t, head+"kind check\nfrontend \"    x\"\nwant not-starts-with \"exit 0\"\nwant lacks \"Expects sc-set-gpc(\"\n")
