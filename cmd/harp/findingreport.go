@@ -17,7 +17,7 @@ import (
 )
 
 type findingArgs struct {
-	name, reports, repro, bisect, fix, proof string
+	name, reports, repro, bisect, fix, proof, vtc string
 }
 
 // cmdReportFinding fills HAProxy's bug report form for one finding from
@@ -102,6 +102,16 @@ func cmdReportFinding(ctx context.Context, a findingArgs, out, post string) int 
 			return fail("report: --proof %s has no build with %s (its builds' specs must name the patch: patch=%s)", a.proof, name, a.fix)
 		}
 		in.Fix = &bugreport.Fix{Name: name, Patch: string(patch), Proof: proof}
+	}
+	if a.vtc != "" {
+		text, err := os.ReadFile(a.vtc)
+		if err != nil {
+			return fail("report: --vtc: %v", err)
+		}
+		if !strings.HasPrefix(strings.TrimSpace(string(text)), "varnishtest ") && !strings.HasPrefix(strings.TrimSpace(string(text)), "vtest ") {
+			return fail("report: --vtc %s is not a reg-test (its first line is not `varnishtest \"...\"`)", a.vtc)
+		}
+		in.RegTest = &bugreport.RegTest{Name: filepath.Base(a.vtc), Text: string(text)}
 	}
 	md := bugreport.Markdown(in)
 	if unverified != "" {

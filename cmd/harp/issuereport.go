@@ -27,6 +27,7 @@ func cmdReport(ctx context.Context, args []string) int {
 	fs.StringVar(&fa.repro, "repro", "", "with --finding: a reproducer directory (harp findings repro --out) to inline")
 	fs.StringVar(&fa.bisect, "bisect", "", "with --finding: a bisect run directory (harp bisect --finding) naming its first bad commit")
 	fs.StringVar(&fa.fix, "fix", "", "with --finding: a patch that fixes it (--proof: the run that proves it)")
+	fs.StringVar(&fa.vtc, "vtc", "", "with --finding: the finding's reg-test (.vtc): the short form, the reg-test first, at most 200 lines")
 	fs.StringVar(&fa.proof, "proof", "", "with --fix: a run of every suite on the same base with and without the patch (or two runs, comma-separated)")
 	if !flags(fs, args) {
 		return 3

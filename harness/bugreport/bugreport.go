@@ -32,7 +32,18 @@ type Inputs struct {
 	Bisect *bisect.Outcome
 	// Fix is a patch and the run that proves it; nil when none.
 	Fix *Fix
+	// RegTest is the finding as a reg-test in HAProxy's own form (a .vtc
+	// file); given, the report is the short form: the reg-test first, the
+	// long evidence folded and cut, at most MaxLines lines.
+	RegTest *RegTest
 }
+
+// RegTest is a .vtc file: its name and text.
+type RegTest struct{ Name, Text string }
+
+// MaxLines bounds the short form (with a reg-test): what a maintainer
+// reads first fits a screenful or three; harp's evidence keeps the rest.
+const MaxLines = 200
 
 // Fix is a patch and its proof: a run with the same base built with and
 // without it, every suite on both.
@@ -67,13 +78,24 @@ func Markdown(in Inputs) string {
 	}
 
 	b.WriteString("### Steps to Reproduce the Behavior\n\n")
+	short := in.RegTest != nil
+	if short {
+		fmt.Fprintf(&b, "A reg-test in HAProxy's own form: save it as `reg-tests/mcli/%s` (or anywhere) and run `HAPROXY_PROGRAM=/path/to/haproxy vtest -t 10 %s` (Debian's `varnishtest` runs it too); it fails where the bug shows and passes with the fix.\n\n```\n%s\n```\n\n",
+			in.RegTest.Name, in.RegTest.Name, strings.TrimSpace(in.RegTest.Text))
+		b.WriteString("<details><summary>The steps harp ran</summary>\n\n")
+	}
 	for i, s := range r.Steps {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, s)
 	}
 	if len(r.Steps) > 0 {
 		b.WriteString("\n")
 	}
-	if script, ok := in.Repro["reproduce"]; ok {
+	if short {
+		b.WriteString("</details>\n\n")
+		if _, ok := in.Repro["reproduce"]; ok {
+			fmt.Fprintf(&b, "harp's longer standalone reproducer (sh, socat, checked against harp's verdicts): `harp findings repro %s --reports DIR --out DIR`.\n\n", f.ID)
+		}
+	} else if script, ok := in.Repro["reproduce"]; ok {
 		b.WriteString("A standalone reproducer (no harp, Go or Docker needed): save the files and run `./reproduce /path/to/haproxy`; it prints REPRODUCED and exits 1 when the bug shows, PASS and 0 when not, INCONCLUSIVE and 2 when it could not tell.\n\n")
 		names := make([]string, 0, len(in.Repro))
 		for name := range in.Repro {
@@ -99,18 +121,31 @@ func Markdown(in Inputs) string {
 	b.WriteString("### Do you have an idea how to solve the issue?\n\n")
 	b.WriteString(fix(in) + "\n\n")
 
+	// The short form folds the long evidence and keeps its head.
+	block := func(summary, text string, lines, chars int) {
+		text = strings.TrimSpace(text)
+		if !short {
+			fmt.Fprintf(&b, "```\n%s\n```\n\n", fit(text, chars))
+			return
+		}
+		fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n```\n%s\n```\n</details>\n\n", summary, firstLines(text, lines))
+	}
 	b.WriteString("### What is your configuration?\n\n")
 	if r.Config != "" {
-		fmt.Fprintf(&b, "```\n%s\n```\n\n", fit(strings.TrimSpace(r.Config), 8000))
+		block("the configuration harp ran", r.Config, 20, 8000)
 	} else {
 		b.WriteString("(not recorded)\n\n")
 	}
 
 	b.WriteString("### Output of `haproxy -vv`\n\n")
-	fmt.Fprintf(&b, "```\n%s\n```\n\n", fit(strings.TrimSpace(r.VV), 6000))
+	block("haproxy -vv", r.VV, 10, 6000)
 
 	b.WriteString("### Last Outputs and Backtraces\n\n")
-	b.WriteString(outputs(f, r) + "\n\n")
+	if short {
+		fmt.Fprintf(&b, "<details><summary>harp's evidence</summary>\n\n%s\n</details>\n\n", closeFences(firstLines(outputs(f, r), 25)))
+	} else {
+		b.WriteString(outputs(f, r) + "\n\n")
+	}
 
 	b.WriteString("### Additional Information\n\n")
 	fmt.Fprintf(&b, "- First seen %s (run `%s`, %s); last seen %s (run `%s`, %s).\n", f.FirstSeen.At.UTC().Format("2006-01-02"), f.FirstSeen.Run, f.FirstSeen.Build,
@@ -124,6 +159,15 @@ func Markdown(in Inputs) string {
 		fmt.Fprintf(&b, "- Status in harp's ledger: %s %s.\n", f.Status.State, f.Status.Ref)
 	}
 	out := b.String()
+	if n := strings.Count(out, "\n"); short && n > MaxLines {
+		// Never silently: the short form says where it stopped.
+		lines := strings.SplitAfter(out, "\n")
+		out = closeFences(strings.Join(lines[:MaxLines-4], ""))
+		if open := strings.Count(out, "<details>") - strings.Count(out, "</details>"); open > 0 {
+			out += "\n</details>"
+		}
+		out += fmt.Sprintf("\n\n(cut here: the long form, harp report --finding without --vtc, has the rest)\n")
+	}
 	if len(out) > MaxLen {
 		out = out[:MaxLen-200]
 		out = out[:strings.LastIndex(out, "\n")+1] + "\n(cut at GitHub's length limit: the evidence directories hold the rest)\n"
@@ -168,8 +212,12 @@ func fix(in Inputs) string {
 	if x == nil {
 		return "No fix proposed yet."
 	}
+	patch := fit(strings.TrimSpace(x.Patch), 15000)
+	if in.RegTest != nil {
+		patch = firstLines(strings.TrimSpace(x.Patch), 30)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "A proposed fix, `%s`:\n\n<details><summary>patch</summary>\n\n```diff\n%s\n```\n</details>\n\n", x.Name, fit(strings.TrimSpace(x.Patch), 15000))
+	fmt.Fprintf(&b, "A proposed fix, `%s`:\n\n<details><summary>patch</summary>\n\n```diff\n%s\n```\n</details>\n\n", x.Name, patch)
 	b.WriteString(Proof(x.Proof, x.Name, in.Finding.Signature))
 	return b.String()
 }
@@ -333,6 +381,29 @@ func fit(s string, n int) string {
 		cut = cut[:i]
 	}
 	return cut + fmt.Sprintf("\n... (%d more characters in harp's evidence)", len(s)-len(cut))
+}
+
+// firstLines keeps the first n lines of s, saying how many more there are.
+func firstLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append(lines[:n], fmt.Sprintf("... (%d more lines in harp's evidence)", len(lines)-n))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// closeFences ends a code block that a cut left open.
+func closeFences(s string) string {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "```") {
+			n++
+		}
+	}
+	if n%2 == 1 {
+		s += "\n```"
+	}
+	return s
 }
 
 // lastLines keeps a log's last n lines.

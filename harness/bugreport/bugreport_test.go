@@ -76,4 +76,41 @@ func TestMarkdown(t *testing.T) {
 	if md := Markdown(Inputs{Finding: f, Shows: shows}); len(md) > MaxLen {
 		t.Errorf("%d characters, want at most %d", len(md), MaxLen)
 	}
+
+	// The short form (with the finding's reg-test): the reg-test first,
+	// the rest folded and cut, at most MaxLines lines whatever the
+	// evidence, and every code block closed.
+	vtc := "varnishtest \"mworker: a master in recovery mode serves its CLI\"\n#REGTEST_TYPE=bug\nhaproxy h1 -W -S -conf {\n} -start\n"
+	shows.Steps = append(shows.Steps, strings.Repeat("A long step. ", 200))
+	shows.VV = strings.Repeat("Feature line\n", 400)
+	shows.Trials[0].Notes = []string{strings.Repeat("note\n", 500)}
+	long := Inputs{Finding: f, Shows: shows, Repro: map[string]string{"reproduce": strings.Repeat("sh\n", 360)}, Bisect: o,
+		Fix: &Fix{Name: "fix.diff", Patch: strings.Repeat("+line\n", 300), Proof: proof}, RegTest: &RegTest{Name: "mcli_recovery_mode_cli.vtc", Text: vtc}}
+	md = Markdown(long)
+	if n := strings.Count(md, "\n"); n > MaxLines {
+		t.Errorf("short form: %d lines, want at most %d", n, MaxLines)
+	}
+	steps := strings.Index(md, "### Steps to Reproduce")
+	if i := strings.Index(md, "varnishtest \"mworker"); i < steps || i > strings.Index(md, "<details><summary>The steps harp ran") {
+		t.Errorf("the reg-test does not open the steps:\n%s", md)
+	}
+	if strings.Count(md, "```")%2 != 0 || strings.Count(md, "<details>") != strings.Count(md, "</details>") {
+		t.Errorf("an open block:\n%s", md)
+	}
+	for _, want := range []string{"vtest -t 10 mcli_recovery_mode_cli.vtc", "harp findings repro " + f.ID, "more lines in harp's evidence", "abc1234def"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("short form lacks %q:\n%s", want, md)
+		}
+	}
+	// Evidence too long even folded: cut at MaxLines, blocks still closed.
+	for i := 0; i < 300; i++ {
+		long.Shows.Steps = append(long.Shows.Steps, "one more step")
+	}
+	md = Markdown(long)
+	if n := strings.Count(md, "\n"); n > MaxLines || !strings.Contains(md, "(cut here") {
+		t.Errorf("cut: %d lines", n)
+	}
+	if strings.Count(md, "```")%2 != 0 || strings.Count(md, "<details>") != strings.Count(md, "</details>") {
+		t.Errorf("the cut left a block open:\n%s", md)
+	}
 }
