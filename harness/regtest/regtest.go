@@ -143,11 +143,14 @@ func exportable(c fixcase.Case) error {
 func features(c fixcase.Case) []string {
 	var fs []string
 	cc := func(cond string) { fs = append(fs, "$HAPROXY_PROGRAM -cc '"+cond+"'") }
+	// -dev0: a case's X.Y is its major.minor, development builds of X.Y
+	// included (harp's rule); HAProxy's version_atleast(X.Y) alone is false
+	// on X.Y-devN.
 	if c.Since != "" {
-		cc("version_atleast(" + c.Since + ")")
+		cc("version_atleast(" + c.Since + "-dev0)")
 	}
 	if c.Until != "" {
-		cc("!version_atleast(" + c.Until + ")")
+		cc("!version_atleast(" + c.Until + "-dev0)")
 	}
 	for _, n := range c.Needs {
 		switch n {

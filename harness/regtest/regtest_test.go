@@ -80,8 +80,8 @@ func TestExportMasterAndLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"feature cmd \"$HAPROXY_PROGRAM -cc 'version_atleast(2.8)'\"\n",
-		"feature cmd \"$HAPROXY_PROGRAM -cc '!version_atleast(3.1)'\"\n",
+		"feature cmd \"$HAPROXY_PROGRAM -cc 'version_atleast(2.8-dev0)'\"\n",
+		"feature cmd \"$HAPROXY_PROGRAM -cc '!version_atleast(3.1-dev0)'\"\n",
 		"feature cmd \"$HAPROXY_PROGRAM -cc 'feature(THREAD)'\"\n",
 		"haproxy h1 -W -S -conf {",
 		"haproxy h1 -mcli {\n    send \"@2 show info\"\n    expect !~ \"Pid:\"\n}",
