@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -112,9 +113,15 @@ func exportAll() ([]regtest.Test, []regtest.Refused, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	areas, err := fsDirs(fixtures.UpstreamFixes, "upstream-fixes")
+	dirs, err := fs.ReadDir(fixtures.UpstreamFixes, "upstream-fixes")
 	if err != nil {
 		return nil, nil, err
+	}
+	var areas []string
+	for _, d := range dirs {
+		if d.IsDir() {
+			areas = append(areas, d.Name())
+		}
 	}
 	var tests []regtest.Test
 	var refused []regtest.Refused
@@ -145,22 +152,6 @@ func exportAll() ([]regtest.Test, []regtest.Refused, error) {
 		seen[path.Base(t.File)] = t.Check
 	}
 	return tests, refused, nil
-}
-
-func fsDirs(fsys interface {
-	ReadDir(string) ([]os.DirEntry, error)
-}, dir string) ([]string, error) {
-	es, err := fsys.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var ds []string
-	for _, e := range es {
-		if e.IsDir() && e.Name() != "captures" {
-			ds = append(ds, e.Name())
-		}
-	}
-	return ds, nil
 }
 
 // releasePairs reads the scoreboard's table: each fix's bad and fixed
@@ -338,8 +329,9 @@ func regTestsRun(ctx context.Context, args []string) int {
 			} else if ok && r != regtest.Error {
 				line += " (no validation on this build)"
 			}
-			if hv := ""; harp != nil {
-				if hv = harpVerdict(*harp, s.Raw, e.Check); hv == "not run" {
+			if harp != nil {
+				hv := harpVerdict(*harp, s.Raw, e.Check)
+				if hv == "not run" {
 					fmt.Println(line + "; harp: not run in the runs given")
 					continue
 				}

@@ -334,7 +334,10 @@ func lookahead(t fixcase.Term) string {
 }
 
 // section is one top-level section of a config: its header's name and text.
-type section struct{ kind, name, text string }
+type section struct {
+	kind, name, text string
+	named            *regexp.Regexp // the name as a word
+}
 
 // sections are the shared config's sections that the words name, and
 // those that they name in turn (a frontend's tables), binds on fixed ports
@@ -353,6 +356,7 @@ func sections(shared, words string) (string, error) {
 		sec := section{kind: head[0], text: strings.TrimRight(text, "\n") + "\n"}
 		if len(head) > 1 {
 			sec.name = head[1]
+			sec.named = regexp.MustCompile(`\b` + regexp.QuoteMeta(sec.name) + `\b`)
 		}
 		all = append(all, sec)
 	}
@@ -360,7 +364,7 @@ func sections(shared, words string) (string, error) {
 	for changed := true; changed; {
 		changed = false
 		for _, s := range all {
-			if s.name == "" || want[s.name] || !regexp.MustCompile(`\b`+regexp.QuoteMeta(s.name)+`\b`).MatchString(words) {
+			if s.name == "" || want[s.name] || !s.named.MatchString(words) {
 				continue
 			}
 			if s.kind == "peers" {
