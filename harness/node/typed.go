@@ -262,34 +262,3 @@ func (n *Node) MasterExit(ctx context.Context) obs.Of[obs.Exit] {
 	}
 	return obs.Value(e)
 }
-
-// ProcsUntil polls show proc until done holds for a reading or timeout
-// passes. The value is the reading that decided: the one done accepted,
-// or the last one, taken at or after the deadline (a failed reading then
-// is retried for up to 5 s more). Unknown when no reading at or after the
-// deadline succeeded: what HAProxy showed then is not known.
-func (n *Node) ProcsUntil(ctx context.Context, timeout time.Duration, done func(cliout.Procs) bool) obs.Of[cliout.Procs] {
-	deadline := time.Now().Add(timeout)
-	var last obs.Of[cliout.Procs]
-	for {
-		p, err := n.Procs(ctx)
-		last = obs.From(p, err)
-		if err == nil && done(p) {
-			return last
-		}
-		now := time.Now()
-		if ctx.Err() != nil && now.Before(deadline) {
-			return obs.Failure[cliout.Procs]("the run ended %s before the end of the wait", deadline.Sub(now).Round(time.Millisecond))
-		}
-		if ctx.Err() != nil || (now.After(deadline) && (err == nil || now.After(deadline.Add(5*time.Second)))) {
-			if err != nil {
-				return obs.Failure[cliout.Procs]("show proc at the end of %s: %v", timeout, err)
-			}
-			return last
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}

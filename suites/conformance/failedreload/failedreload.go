@@ -34,7 +34,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 		"Setup: one node, nbthread 2; an HTTP frontend on 8080 answering 200 and tracking its x-key header in backend `tbl`'s stick table (type string len 32, expire 1h, store gpc0).",
 		"Before each cycle: the current worker answers HTTP 200; `set table tbl key keep-N data.gpc0 N` on it; the master's `show proc` failed-reload counter is read.",
 		"Trigger: the config is replaced by one that cannot load, each break once per round (a map file that does not exist; an unterminated quote; an unknown keyword; an unterminated quote after a peers section; a bind to 192.0.2.10, an address no node has), then SIGUSR2 to the master. Checked first: the build's `haproxy -c` must refuse it, except the bind, which `haproxy -c` must accept and which, started alone, must fail on that bind.",
-		"Expectation, once `show proc` counts one more failed reload (within BOUND, 20 s): the same worker is still the current one and answers HTTP 200, its table still holds keep-N with gpc0 N, and the master does not block or leave pending SIGUSR2 (/proc/<master>/status SigBlk, SigPnd, ShdPnd, recorded).",
+		"When the count is decided: as soon as `show proc` counts one more failed reload, or as soon as a `show proc` read begins after the master logged that the reload failed (`Loading failure!` up to 3.0, `Failed to load worker` or `Master failed to parse new configuration` from 3.1). Each of those lines is printed once the master has set the count it keeps until the next reload (counted, or reset by 3.1's loop entry), and a master answers its CLI only from its loop, after them: no later reading can differ, on a correct build as on one that does not count. Where neither shows, the wait runs to BOUND (20 s); a master seen gone ends it.",
+		"Expectation, once the count is decided: the same worker is still the current one and answers HTTP 200, its table still holds keep-N with gpc0 N, and the master does not block or leave pending SIGUSR2 (/proc/<master>/status SigBlk, SigPnd, ShdPnd, recorded).",
 		"Recovery: the good config is written back and the node reloaded, by SIGUSR2 in the first round and by the master CLI `reload` in the second: a new worker must be listed within BOUND, and answer HTTP 200.",
 	},
 	Run: run,
@@ -155,7 +156,7 @@ func (c *trial) refused(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	c.ev.Broken = broken
-	unmet, note, err := c.n.CannotLoad(ctx, "/etc/harp/broken.cfg", broken, "the config with "+c.b.Name, c.b.FailsOnBind, c.ev.Facts.Bound)
+	unmet, note, err := cannotLoad(ctx, c.n, "/etc/harp/broken.cfg", broken, "the config with "+c.b.Name, c.b.FailsOnBind, c.ev.Facts.Bound)
 	if c.ev.Facts.Setup = unmet; note != "" {
 		c.t.Note(note)
 	}
@@ -163,11 +164,11 @@ func (c *trial) refused(ctx context.Context) (bool, error) {
 }
 
 // fail: the master's count of failed reloads read, the broken config in
-// place, SIGUSR2, and show proc until it counts the failure (observed,
-// not waited out).
+// place, SIGUSR2, and show proc until it counts the failure or the count
+// is final (observed, not waited out).
 func (c *trial) fail(ctx context.Context) (bool, error) {
 	f := &c.ev.Facts
-	r, err := c.n.FailReload(ctx, c.ev.Broken, c.old, f.Bound)
+	r, err := failReload(ctx, c.n, c.ev.Broken, c.old, f.Bound)
 	if f.FailedBefore, f.Master = r.FailedBefore, r.Master; err != nil || obs.Gone(r.Master) {
 		return false, err
 	}

@@ -29,8 +29,9 @@ type Facts struct {
 	FailedBefore int              `json:"failed_before"`
 	Master       obs.Of[obs.Exit] `json:"master"` // after the failed reload
 	OldPID       int              `json:"old_pid"`
-	// Procs is show proc at the moment it counted the failure, or at the
-	// end of Bound.
+	// Procs is show proc at the moment it counted the failure, or once its
+	// count was final (the master logged the failure before it was read),
+	// or at the end of Bound.
 	Procs         obs.Of[ProcsAfter]     `json:"show_proc_after"`
 	OldWorker     obs.Optional[obs.Exit] `json:"old_worker_gone"`
 	HTTP          obs.Of[int]            `json:"http_after"` // 0: no answer while its CLI answered
@@ -42,9 +43,6 @@ type Facts struct {
 	RecoveryErr   string                 `json:"recovery_error,omitempty"`
 	HTTPRecovered obs.Optional[int]      `json:"http_recovered"`
 }
-
-// ProcsAfter is what show proc said after the failed reload.
-type ProcsAfter = cliout.AfterFailure
 
 // Signals is the master's SIGUSR2 state (/proc/<master>/status).
 type Signals = cliout.ReloadSignal
@@ -92,7 +90,11 @@ func CycleChecks(f Facts) (cs verdict.Checks, violation, unmet string) {
 // its entry, and the master takes SIGUSR2.
 func nothingChanged(cs *verdict.Checks, f Facts) {
 	if p, ok := f.Procs.Get(); ok {
-		cs.Expect(CheckCounted, p.Counted, fmt.Sprintf("show proc never counted the failed reload within %s (failed: %d -> %d)", f.Bound, f.FailedBefore, p.Failed))
+		uncounted := fmt.Sprintf("show proc never counted the failed reload within %s (failed: %d -> %d)", f.Bound, f.FailedBefore, p.Failed)
+		if p.Final {
+			uncounted = fmt.Sprintf("show proc did not count the failed reload (failed: %d -> %d, read after the master logged the failure)", f.FailedBefore, p.Failed)
+		}
+		cs.Expect(CheckCounted, p.Counted, uncounted)
 		cs.Expect(CheckOldWorkerKept, p.OldListed, fmt.Sprintf("the old worker %d is gone after the failed reload", f.OldPID))
 		cs.Expect(CheckNoNewWorker, p.NewWorker == 0, fmt.Sprintf("a new worker %d started although the config could not load", p.NewWorker))
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/verdict"
 )
@@ -28,6 +29,8 @@ func TestJudge(t *testing.T) {
 		violation, unmet string
 	}{
 		{"nothing changed, the next reload took: held", ok(held), "", ""},
+		{"the count final and not moved", with(func(f *Facts) { f.Procs = obs.Value(ProcsAfter{Failed: 0, OldListed: true, Final: true}) }),
+			"a missing map file, recovery by SIGUSR2: show proc did not count the failed reload (failed: 0 -> 0, read after the master logged the failure)", ""},
 		{"the failure never counted", with(func(f *Facts) { f.Procs = obs.Value(ProcsAfter{Failed: 0, OldListed: true}) }),
 			"a missing map file, recovery by SIGUSR2: show proc never counted the failed reload within 15s (failed: 0 -> 0)", ""},
 		{"the master blocks SIGUSR2 and the next reload never takes (a master that hangs)", with(func(f *Facts) {
@@ -124,5 +127,58 @@ func TestJudgeChecks(t *testing.T) {
 	f.Master = obs.Failure[obs.Exit]("docker inspect failed")
 	if cs, _, _ := CycleChecks(f); len(cs) != 0 && cs[0].ID == CheckMasterSurvives+".syntax-error" {
 		t.Errorf("an unknown master state is no held check: %+v", cs)
+	}
+}
+
+// The master's lines after a failed reload, as real builds print them
+// (2.6.12/3.0.11's re-execution, 3.2.26's and HEAD's new worker, 3.4.7's
+// own parse failure): each ends the wait for the count; the lines
+// around them, and a reload that went well, do not.
+func TestFailureLogged(t *testing.T) {
+	for _, c := range []struct {
+		logs string
+		want string
+	}{
+		{"[WARNING]  (1) : Loading failure!\n[WARNING]  (1) : Reexecuting Master process in waitpid mode\n", "[WARNING]  (1) : Loading failure!"},
+		{"[ALERT]    (25) : config : parsing [/etc/harp/haproxy.cfg:17] : error detected in frontend 'web'\n[WARNING]  (1) : Failed to load worker!\n", "[WARNING]  (1) : Failed to load worker!"},
+		{"[WARNING]  (1) : Failed to load worker (25) exited with code 1 (Exit)\n", "[WARNING]  (1) : Failed to load worker (25) exited with code 1 (Exit)"},
+		{"[ALERT]    (1) : config : parsing [/etc/harp/haproxy.cfg:17]: unmatched quote at position 33:\n[ALERT]    (1) : config : Fatal errors found in configuration.\n[WARNING]  (1) : config : Master failed to parse new configuration and can't start a new worker. Already running worker will be kept. Please, check global section settings and memory limits and reload haproxy.\n",
+			"[WARNING]  (1) : config : Master failed to parse new configuration and can't start a new worker. Already running worker will be kept. Please, check global section settings and memory limits and reload haproxy."},
+		{"[ALERT]    (1) : config : parsing [/etc/harp/haproxy.cfg:17]: unmatched quote at position 33:\n", ""},
+		{"[NOTICE]   (1) : Reloading HAProxy\n[NOTICE]   (1) : New worker (30) forked\n[NOTICE]   (1) : Loading success.\n", ""},
+	} {
+		got, ok := FailureLogged(c.logs)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("FailureLogged(%q) = %q, %v; want %q", c.logs, got, ok, c.want)
+		}
+	}
+}
+
+func TestAfterReading(t *testing.T) {
+	running := obs.Value(obs.Exit{})
+	kept := AfterReading(obs.Value(cliout.Procs{Master: cliout.Proc{Failed: 2}, Workers: []cliout.Proc{{PID: 9}}}), 180*time.Millisecond, false, running, 1, 9)
+	if a, ok := kept.Procs.Get(); !ok || !a.Counted || !a.OldListed || kept.Demoted || kept.OldGone.State != "" || kept.FailedBefore != 1 ||
+		len(kept.Notes()) != 1 || kept.Notes()[0] != "show proc counted the failed reload 180ms after SIGUSR2" {
+		t.Errorf("kept: %+v %q", kept, kept.Notes())
+	}
+	// 3.1 and later list the worker that keeps serving among the old ones;
+	// the count read after the master's line is final.
+	demoted := AfterReading(obs.Value(cliout.Procs{Master: cliout.Proc{Failed: 1}, OldWorkers: []cliout.Proc{{PID: 9}}}), 250*time.Millisecond, true, running, 1, 9)
+	demoted.Logged = "[WARNING]  (1) : Failed to load worker!"
+	if a, _ := demoted.Procs.Get(); !demoted.Demoted || demoted.OldGone.State != "" || a.Counted || !a.Final || len(demoted.Notes()) != 2 ||
+		!strings.Contains(demoted.Notes()[0], "final 250ms after SIGUSR2: read after the master logged") || !strings.Contains(demoted.Notes()[1], "keeps serving, 9, among the old workers") {
+		t.Errorf("demoted: %+v, notes %q", demoted, demoted.Notes())
+	}
+	replaced := AfterReading(obs.Value(cliout.Procs{Master: cliout.Proc{Failed: 1}, Workers: []cliout.Proc{{PID: 18}}}), 0, false, running, 1, 9)
+	if e, ok := replaced.OldGone.Get(); !ok || e.Process != "old worker 9" || replaced.Demoted {
+		t.Errorf("replaced: %+v", replaced)
+	}
+	if a, _ := replaced.Procs.Get(); a.NewWorker != 18 || a.Counted {
+		t.Errorf("replaced: %+v", a)
+	}
+	// show proc unread: unknown, never "not counted" or "old worker gone".
+	unread := AfterReading(obs.Failure[cliout.Procs]("show proc at the end of 20s: EOF"), 0, false, running, 1, 9)
+	if unread.Procs.State != obs.Failed || unread.Procs.Why != "show proc at the end of 20s: EOF" || unread.OldGone.State != "" {
+		t.Errorf("unread: %+v", unread)
 	}
 }
