@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -40,6 +41,34 @@ func TestNoTrackedBinaries(t *testing.T) {
 		for _, magic := range [][]byte{[]byte("\x7fELF"), {0xcf, 0xfa, 0xed, 0xfe}, {0xfe, 0xed, 0xfa, 0xcf}} {
 			if n == 4 && bytes.Equal(head, magic) {
 				t.Errorf("%s is a compiled binary: build it, never track it", f)
+			}
+		}
+	}
+}
+
+// README is an index a newcomer reads whole: at most 250 lines, and every
+// page it links to is there (the rest of what it once held lives there).
+func TestReadmeIsAnIndex(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(readme, []byte("\n")); n > 250 {
+		t.Errorf("README.md has %d lines: an index has at most 250; move the topic's text to its page under docs/", n)
+	}
+	pages, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	for _, page := range append([]string{filepath.Join(root, "README.md")}, pages...) {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`\]\(([^)#\s]+\.md)(#[^)]*)?\)`).FindAllStringSubmatch(string(text), -1) {
+			if strings.HasPrefix(m[1], "http") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(page), m[1])); err != nil {
+				t.Errorf("%s links to %s, which is not there", strings.TrimPrefix(page, root+"/"), m[1])
 			}
 		}
 	}
