@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
 
+	"github.com/harp-project/harp/harness/regtest"
 	"github.com/harp-project/harp/harness/selftest"
 )
 
@@ -38,6 +39,13 @@ var _ = Describe("harp reg-tests", Label("reg-tests"), func() {
 	It("never reads a test the runner refused, or a result the manifest does not expect, as a pass", func() {
 		dir := GinkgoT().TempDir()
 		Expect(exec.Command("cp", "-r", regtests+"/.", dir).Run()).To(Succeed())
+		// One test is enough here (the first spec runs them all): the
+		// manifest narrowed to it.
+		m, err := regtest.Load(filepath.Join(dir, "harp-manifest.json"))
+		Expect(err).NotTo(HaveOccurred())
+		one := *m.Entry("cli/cli_empty_line_ignored.vtc")
+		m.Tests = []regtest.Entry{one}
+		Expect(m.Save(filepath.Join(dir, "harp-manifest.json"))).To(Succeed())
 		// A test the runner refuses (an argument it does not know) is
 		// harp's ERROR, not HAProxy's answer.
 		vtc := filepath.Join(dir, "cli", "cli_empty_line_ignored.vtc")

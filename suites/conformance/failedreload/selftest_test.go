@@ -51,7 +51,9 @@ var _ = selftest.Describe(failedreload.Suite, func() {
 					final++
 				}
 			}
-			Expect(final).To(BeNumerically(">", 0), "some uncounted failure was read")
+			if strings.HasPrefix(b.Spec, "deb:sid") { // 3.4.7's master dies at the first one
+				Expect(final).To(BeNumerically(">", 0), "some uncounted failure was read")
+			}
 			return
 		}
 		for _, t := range r.Trials {
