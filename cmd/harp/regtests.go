@@ -23,6 +23,8 @@ import (
 	"github.com/harp-project/harp/harness/regtest"
 	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/runner"
+	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/images"
 )
 
 // regtestsDir is where the exported reg-tests live, in upstream's layout.
@@ -40,8 +42,10 @@ func cmdRegTests(ctx context.Context, args []string) int {
 		return regTestsExport(args[1:])
 	case "run":
 		return regTestsRun(ctx, args[1:])
+	case "minimize":
+		return regTestsMinimize(ctx, args[1:])
 	}
-	return fail("reg-tests: no subcommand %q (export, run)", args[0])
+	return fail("reg-tests: no subcommand %q (export, run, minimize)", args[0])
 }
 
 // regTestsExport writes every exportable upstream-fix case as a .vtc and
@@ -247,39 +251,16 @@ func regTestsRun(ctx context.Context, args []string) int {
 	if err := os.WriteFile(filepath.Join(work, "run"), []byte(runScript), 0o755); err != nil {
 		return fail("%v", err)
 	}
-	pkgs := []string{"varnish|vinyl-cache"} // sid renamed it; both ship varnishtest
-	vt := os.Getenv("HARP_VTEST")
-	if vt == "" {
-		vt, _ = exec.LookPath("vtest") // upstream's runner, where the user has it
-	}
-	if v := vt; v != "" {
-		body, err := os.ReadFile(v)
-		if err != nil {
-			return fail("the VTest runner (HARP_VTEST or vtest on PATH): %v", err)
-		}
-		if err := os.WriteFile(filepath.Join(work, "vtest"), body, 0o755); err != nil {
-			return fail("%v", err)
-		}
-		pkgs = []string{"libpcre2-8-0", "zlib1g"} // what VTest2 links
+	pkgs, err := userRunner(work)
+	if err != nil {
+		return fail("%v", err)
 	}
 	code := 0
 	date := time.Now().UTC().Format("2006-01-02")
 	for _, s := range specs {
-		img, err := b.Ensure(ctx, s)
+		img, run, err := testRunner(ctx, b, s, work, pkgs, *timeout)
 		if err != nil {
-			return fail("%v", runner.Stopped(ctx, err))
-		}
-		run := func(dir string) (string, int, error) { return runHere(ctx, dir, img.HostBinary, *timeout) }
-		if img.HostBinary == "" {
-			with, err := b.WithPackages(ctx, img.Tag, pkgs...)
-			if err != nil {
-				return fail("the runner in %s's image: %v", s.Raw, runner.Stopped(ctx, err))
-			}
-			run = func(dir string) (string, int, error) {
-				return b.RunIn(ctx, with, dir, "/harp-regtests", []string{"/harp-regtests/run"}, *timeout)
-			}
-		} else if err := hostRunner(work); err != nil {
-			return fail("%s: %v", s.Raw, err)
+			return fail("%v", err)
 		}
 		done := progress.Start("running %d reg-tests on %s (HAProxy %s)", len(m.Tests), s.Raw, img.Version)
 		out, exit, err := run(work)
@@ -362,6 +343,51 @@ func regTestsRun(ctx context.Context, args []string) int {
 		fmt.Printf("validations recorded in %s\n", mpath)
 	}
 	return code
+}
+
+// userRunner copies the user's VTest into work, where they have one
+// (HARP_VTEST, or vtest on PATH), and says what a build's image needs
+// added to run the tests: what VTest2 links, else Debian's varnishtest.
+func userRunner(work string) ([]string, error) {
+	vt := os.Getenv("HARP_VTEST")
+	if vt == "" {
+		vt, _ = exec.LookPath("vtest") // upstream's runner, where the user has it
+	}
+	if vt == "" {
+		return []string{"varnish|vinyl-cache"}, nil // sid renamed it; both ship varnishtest
+	}
+	body, err := os.ReadFile(vt)
+	if err != nil {
+		return nil, fmt.Errorf("the VTest runner (HARP_VTEST or vtest on PATH): %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "vtest"), body, 0o755); err != nil {
+		return nil, err
+	}
+	return []string{"libpcre2-8-0", "zlib1g"}, nil // what VTest2 links
+}
+
+// testRunner builds s and says how to run a folder of tests (the run
+// script, the runner if the user gave one, the .vtc files) against it: in
+// the build's image with pkgs added (the runner), or here for a build
+// compiled here (its binary, this machine's runner).
+func testRunner(ctx context.Context, b *images.Builder, s spec.Spec, work string, pkgs []string, timeout time.Duration) (*images.Image, func(dir string) (string, int, error), error) {
+	img, err := b.Ensure(ctx, s)
+	if err != nil {
+		return nil, nil, runner.Stopped(ctx, err)
+	}
+	run := func(dir string) (string, int, error) { return runHere(ctx, dir, img.HostBinary, timeout) }
+	if img.HostBinary == "" {
+		with, err := b.WithPackages(ctx, img.Tag, pkgs...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the runner in %s's image: %v", s.Raw, runner.Stopped(ctx, err))
+		}
+		run = func(dir string) (string, int, error) {
+			return b.RunIn(ctx, with, dir, "/harp-regtests", []string{"/harp-regtests/run"}, timeout)
+		}
+	} else if err := hostRunner(work); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", s.Raw, err)
+	}
+	return img, run, nil
 }
 
 // errored are the tests whose outcome is the runner's ERROR.

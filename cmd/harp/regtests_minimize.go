@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/harness/regtest"
+)
+
+// regTestsMinimize reduces a finding's reg-test by delta debugging: parts
+// are removed one at a time while the test still FAILS on the bad build,
+// for the reason it failed there, and passes on the good one.
+func regTestsMinimize(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("reg-tests minimize", flag.ContinueOnError)
+	bad := fs.String("bad", "", "the build that shows the finding (one spec)")
+	good := fs.String("good", "", "the build that does not (one spec: the fix)")
+	out := fs.String("out", "", "where the minimized test goes (default: FILE with .min.vtc)")
+	maxRuns := fs.Int("max-runs", 300, "bound on the candidates tried, each run on both builds")
+	timeout := fs.Duration("timeout", 2*time.Minute, "bound on one run of one candidate on one build")
+	if !flags(fs, args) {
+		return 3
+	}
+	if fs.NArg() != 1 || !strings.HasSuffix(fs.Arg(0), ".vtc") {
+		return fail("reg-tests minimize: give one .vtc file (and --bad, --good)")
+	}
+	if *bad == "" || *good == "" {
+		return fail("reg-tests minimize: --bad and --good name the builds with and without the finding")
+	}
+	file := fs.Arg(0)
+	body, err := os.ReadFile(file)
+	if err != nil {
+		return fail("reg-tests minimize: %v", err)
+	}
+	if *out == "" {
+		*out = strings.TrimSuffix(file, ".vtc") + ".min.vtc"
+	}
+	var builds [2]string
+	for i, raw := range []string{*bad, *good} {
+		specs, err := parseSpecs(raw)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if len(specs) != 1 {
+			return fail("reg-tests minimize: %q names %d builds, want one", raw, len(specs))
+		}
+		builds[i] = specs[0].Raw
+	}
+	_, b, err := setup(ctx)
+	if err != nil {
+		return fail("%v", err)
+	}
+	var runs [2]func(vtc string) (regtest.Outcome, error)
+	for i, raw := range builds {
+		specs, _ := parseSpecs(raw)
+		work, err := os.MkdirTemp("", "harp-minimize-")
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer os.RemoveAll(work)
+		if err := os.WriteFile(filepath.Join(work, "run"), []byte(runScript), 0o755); err != nil {
+			return fail("%v", err)
+		}
+		pkgs, err := userRunner(work)
+		if err != nil {
+			return fail("%v", err)
+		}
+		img, run, err := testRunner(ctx, b, specs[0], work, pkgs, *timeout)
+		if err != nil {
+			return fail("%v", err)
+		}
+		progress.Printf("%s: HAProxy %s", raw, img.Version)
+		name := filepath.Base(file)
+		runs[i] = func(vtc string) (regtest.Outcome, error) {
+			if err := os.WriteFile(filepath.Join(work, name), []byte(vtc), 0o644); err != nil {
+				return regtest.Outcome{}, err
+			}
+			out, _, err := run(work)
+			if err != nil {
+				return regtest.Outcome{}, err
+			}
+			o, ok := regtest.Results(out)[name]
+			if !ok {
+				return regtest.Outcome{Result: regtest.Error, Why: "the runner printed no result"}, nil
+			}
+			return o, nil
+		}
+	}
+	n := 0
+	oracle := func(vtc string) (regtest.Outcome, regtest.Outcome, error) {
+		n++
+		bo, err := runs[0](vtc)
+		if err != nil {
+			return bo, bo, fmt.Errorf("running a candidate on %s: %v", builds[0], err)
+		}
+		gr, err := runs[1](vtc)
+		if err != nil {
+			return bo, gr, fmt.Errorf("running a candidate on %s: %v", builds[1], err)
+		}
+		progress.Printf("candidate %d (%d lines): %s on the bad build, %s on the good one", n, strings.Count(vtc, "\n"), bo.Result, gr.Result)
+		return bo, gr, nil
+	}
+	m, err := regtest.Minimize(string(body), oracle, *maxRuns)
+	if err != nil {
+		return fail("reg-tests minimize %s: %v", file, err)
+	}
+	head := fmt.Sprintf("# Minimized by harp reg-tests minimize from %s: %d lines to %d, %d candidates,\n# each FAILED on %s (%s) and passed on %s.\n",
+		filepath.Base(file), m.LinesFrom, m.LinesTo, m.Runs, builds[0], m.BadWhy, builds[1])
+	vtc := m.VTC
+	if first, rest, ok := strings.Cut(vtc, "\n"); ok && strings.HasPrefix(first, "varnishtest ") {
+		vtc = first + "\n" + head + rest
+	}
+	if err := os.WriteFile(*out, []byte(vtc), 0o644); err != nil {
+		return fail("%v", err)
+	}
+	fmt.Printf("%s: %d lines to %d (%d parts removed, %d candidates run on both builds): %s\n", file, m.LinesFrom, m.LinesTo, m.Removed, m.Runs, *out)
+	return 0
+}
