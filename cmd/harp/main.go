@@ -77,7 +77,7 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp reg-tests run --haproxy SPECS [--dir reg-tests] [--compare RUN-DIR [--record]]
                every reg-test on each build, in its image with a runner (Debian's varnishtest, or
                HARP_VTEST=/path/to/vtest); exits 0 when every result is the one the manifest expects
-  harp reg-tests minimize --bad SPEC --good SPEC [--out FILE] [--max-runs 300] FILE.vtc
+  harp reg-tests minimize --vtc FILE --bad SPEC --good SPEC [--out FILE] [--max-runs 300]
                a finding's reg-test reduced by delta debugging: comments, statements and lines removed
                one at a time while it still FAILS on --bad (for the same reason) and passes on --good
   harp sweep   [--all]                  remove containers left by killed runs

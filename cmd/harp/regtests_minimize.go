@@ -18,6 +18,7 @@ import (
 // for the reason it failed there, and passes on the good one.
 func regTestsMinimize(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("reg-tests minimize", flag.ContinueOnError)
+	vtcFile := fs.String("vtc", "", "the finding's reg-test (.vtc)")
 	bad := fs.String("bad", "", "the build that shows the finding (one spec)")
 	good := fs.String("good", "", "the build that does not (one spec: the fix)")
 	out := fs.String("out", "", "where the minimized test goes (default: FILE with .min.vtc)")
@@ -26,13 +27,13 @@ func regTestsMinimize(ctx context.Context, args []string) int {
 	if !flags(fs, args) {
 		return 3
 	}
-	if fs.NArg() != 1 || !strings.HasSuffix(fs.Arg(0), ".vtc") {
-		return fail("reg-tests minimize: give one .vtc file (and --bad, --good)")
+	if !strings.HasSuffix(*vtcFile, ".vtc") {
+		return fail("reg-tests minimize: --vtc names the finding's reg-test, a .vtc file (and --bad, --good its builds)")
 	}
 	if *bad == "" || *good == "" {
 		return fail("reg-tests minimize: --bad and --good name the builds with and without the finding")
 	}
-	file := fs.Arg(0)
+	file := *vtcFile
 	body, err := os.ReadFile(file)
 	if err != nil {
 		return fail("reg-tests minimize: %v", err)

@@ -123,9 +123,11 @@ var (
 	failure  = regexp.MustCompile(`(?m)^---- +\S+ +(.*)$`)
 	timedOut = regexp.MustCompile(`(?m)^#\s+top\s+TEST\s+\S+\s+TIMED OUT`)
 	// crashed is the master's line on a worker that died on a signal
-	// (SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV): not VTest's own
-	// SIGINT or SIGTERM at the end, nor its SIGKILL at a timeout.
-	crashed = regexp.MustCompile(`exited with code 13[2-69] \([^)]*\)`)
+	// (SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV), or the runner's
+	// own on a haproxy it started (the master) that died on one: not
+	// VTest's own SIGINT or SIGTERM at the end, nor its SIGKILL at a
+	// timeout.
+	crashed = regexp.MustCompile(`exited with code 13[2-69] \([^)]*\)|Bad exit status: \S+ exit \S+ signal (?:[4-8]|11) core \d+`)
 )
 
 // answers are the failures that are HAProxy's answer to the test: an

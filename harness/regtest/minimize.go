@@ -38,7 +38,10 @@ func Units(lines []string) []Unit {
 		depth += opens - closes
 		if depth <= 0 {
 			depth = 0
-			if !strings.HasPrefix(t, "varnishtest ") {
+			// The title and the requirements (a version limit, a feature
+			// of the build) stay: they say where the test applies, which
+			// two builds cannot tell.
+			if !strings.HasPrefix(t, "varnishtest ") && !strings.HasPrefix(t, "feature ") {
 				blocks = append(blocks, Unit{From: start, To: i + 1, Block: true})
 			}
 		}

@@ -2,6 +2,7 @@ package regtest
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -237,6 +238,23 @@ func TestResultsOfBothRunners(t *testing.T) {
 	stopped := strings.Replace(died, "139 (Segmentation fault)", "130 (Interrupt)", 1)
 	if got := Results(stopped)["c.vtc"]; got.Result != Error {
 		t.Errorf("VTest's own stop is no crash: %+v", got)
+	}
+	// The master itself died on SIGSEGV (3.5-dev5's recovery mode, the
+	// finding mworker-recovery-master-crash): the runner read an EOF or a
+	// missing answer first, and names the signal when it stops h1. Both
+	// runners' real output.
+	for _, f := range []string{"varnishtest-7.1.1-master-crash.txt", "vtest2-master-crash.txt"} {
+		out, err := os.ReadFile(filepath.Join("testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Results(string(out))["mcli_recovery_mode_cli.vtc"]; got.Result != Failed || got.Why != "a process died: Bad exit status: 0x000b exit 0x0 signal 11 core 0" {
+			t.Errorf("%s: %+v", f, got)
+		}
+	}
+	sigterm := "*    top   TEST t.vtc starting\n---- h1    CLI rx timeout (fd: 6 0.000s ret: 0)\n---- h1    Bad exit status: 0x000f exit 0x0 signal 15 core 0\n#    top  TEST t.vtc FAILED (0.1) exit=2\n"
+	if got := Results(sigterm)["t.vtc"]; got.Result != Error {
+		t.Errorf("a SIGTERM is the runner's stop, no crash: %+v", got)
 	}
 	if got := Results("harp: the container could not start\n"); len(got) != 0 {
 		t.Errorf("no summary line, no result: %v", got)
