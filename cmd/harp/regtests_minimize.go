@@ -24,6 +24,7 @@ func regTestsMinimize(ctx context.Context, args []string) int {
 	out := fs.String("out", "", "where the minimized test goes (default: FILE with .min.vtc)")
 	maxRuns := fs.Int("max-runs", 300, "bound on the candidates tried, each run on both builds")
 	timeout := fs.Duration("timeout", 2*time.Minute, "bound on one run of one candidate on one build")
+	repeat := fs.Int("repeat", 3, "runs of each candidate on the good build (with each runner): all must pass")
 	if !flags(fs, args) {
 		return 3
 	}
@@ -56,52 +57,89 @@ func regTestsMinimize(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	var runs [2]func(vtc string) (regtest.Outcome, error)
+	// Each build's runners: Debian's varnishtest, and upstream's VTest
+	// too when the user has it; a candidate must give the same answer
+	// under each, and on the good build every time of --repeat (a test
+	// that lost the expect its next step waited on races).
+	var runs [2][]func(vtc string) (regtest.Outcome, error)
 	for i, raw := range builds {
 		specs, _ := parseSpecs(raw)
-		work, err := os.MkdirTemp("", "harp-minimize-")
-		if err != nil {
-			return fail("%v", err)
-		}
-		defer os.RemoveAll(work)
-		if err := os.WriteFile(filepath.Join(work, "run"), []byte(runScript), 0o755); err != nil {
-			return fail("%v", err)
-		}
-		pkgs, err := userRunner(work)
-		if err != nil {
-			return fail("%v", err)
-		}
-		img, run, err := testRunner(ctx, b, specs[0], work, pkgs, *timeout)
-		if err != nil {
-			return fail("%v", err)
-		}
-		progress.Printf("%s: HAProxy %s", raw, img.Version)
-		name := filepath.Base(file)
-		runs[i] = func(vtc string) (regtest.Outcome, error) {
-			if err := os.WriteFile(filepath.Join(work, name), []byte(vtc), 0o644); err != nil {
-				return regtest.Outcome{}, err
-			}
-			out, _, err := run(work)
+		for _, withVTest := range []bool{false, true} {
+			work, err := os.MkdirTemp("", "harp-minimize-")
 			if err != nil {
-				return regtest.Outcome{}, err
+				return fail("%v", err)
 			}
-			o, ok := regtest.Results(out)[name]
-			if !ok {
-				return regtest.Outcome{Result: regtest.Error, Why: "the runner printed no result"}, nil
+			defer os.RemoveAll(work)
+			if err := os.WriteFile(filepath.Join(work, "run"), []byte(runScript), 0o755); err != nil {
+				return fail("%v", err)
 			}
-			return o, nil
+			pkgs := []string{"varnish|vinyl-cache"}
+			if withVTest {
+				if pkgs, err = userRunner(work); err != nil {
+					return fail("%v", err)
+				}
+				if _, err := os.Stat(filepath.Join(work, "vtest")); err != nil {
+					continue // the user has no VTest: varnishtest alone
+				}
+			}
+			img, run, err := testRunner(ctx, b, specs[0], work, pkgs, *timeout)
+			if err != nil {
+				return fail("%v", err)
+			}
+			if !withVTest {
+				progress.Printf("%s: HAProxy %s", raw, img.Version)
+			}
+			name := filepath.Base(file)
+			runs[i] = append(runs[i], func(vtc string) (regtest.Outcome, error) {
+				if err := os.WriteFile(filepath.Join(work, name), []byte(vtc), 0o644); err != nil {
+					return regtest.Outcome{}, err
+				}
+				out, _, err := run(work)
+				if err != nil {
+					return regtest.Outcome{}, err
+				}
+				o, ok := regtest.Results(out)[name]
+				if !ok {
+					return regtest.Outcome{Result: regtest.Error, Why: "the runner printed no result"}, nil
+				}
+				return o, nil
+			})
 		}
+	}
+	// all runs a candidate on one build with every runner, times times:
+	// their one outcome, or ERROR when they disagree.
+	all := func(i, times int, vtc string) (regtest.Outcome, error) {
+		var first regtest.Outcome
+		for t := range times {
+			for j, run := range runs[i] {
+				o, err := run(vtc)
+				if err != nil {
+					return o, fmt.Errorf("running a candidate on %s: %v", builds[i], err)
+				}
+				if t == 0 && j == 0 {
+					first = o
+				} else if o.Result != first.Result || !regtest.SameWhy(o.Why, first.Why) {
+					// Runners or runs that disagree: no answer to keep.
+					return regtest.Outcome{Result: regtest.Error, Why: fmt.Sprintf("runs disagree: %s (%s), then %s (%s)", first.Result, first.Why, o.Result, o.Why)}, nil
+				}
+			}
+		}
+		return first, nil
 	}
 	n := 0
 	oracle := func(vtc string) (regtest.Outcome, regtest.Outcome, error) {
 		n++
-		bo, err := runs[0](vtc)
+		bo, err := all(0, 1, vtc)
 		if err != nil {
-			return bo, bo, fmt.Errorf("running a candidate on %s: %v", builds[0], err)
+			return bo, bo, err
 		}
-		gr, err := runs[1](vtc)
+		if bo.Result != regtest.Failed { // no need to run the good build
+			progress.Printf("candidate %d (%d lines): %s on the bad build", n, strings.Count(vtc, "\n"), bo.Result)
+			return bo, regtest.Outcome{}, nil
+		}
+		gr, err := all(1, *repeat, vtc)
 		if err != nil {
-			return bo, gr, fmt.Errorf("running a candidate on %s: %v", builds[1], err)
+			return bo, gr, err
 		}
 		progress.Printf("candidate %d (%d lines): %s on the bad build, %s on the good one", n, strings.Count(vtc, "\n"), bo.Result, gr.Result)
 		return bo, gr, nil
