@@ -315,3 +315,7 @@ func Bytes(val string) (string, error) {
 func CheckConfig(c Case) (string, error) {
 	return config.Render("upstream-fixes-check.cfg.tmpl", map[string]string{"Global": c.Global, "Frontend": c.Frontend, "Extra": c.Extra})
 }
+
+// MapHolds is what the shared node's map file (/etc/harp/m.map) holds
+// before any case: harp's node and an exported reg-test both start so.
+const MapHolds = "k0 v0"

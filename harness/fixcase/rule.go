@@ -33,6 +33,8 @@ var ops = map[string]func(t Term, a string) bool{
 	"once":            func(t Term, a string) bool { return strings.Count(a, t.Arg) == 1 },
 	// then-lacks: the answer to Then (after ThenMark) lacks Arg.
 	"then-lacks": func(t Term, a string) bool { return !strings.Contains(Then(a), t.Arg) },
+	// then-matches: the answer to Then matches the regular expression Arg.
+	"then-matches": func(t Term, a string) bool { return t.re.MatchString(Then(a)) },
 	// no-line: no line of the answer is Arg, spaces around it aside.
 	"no-line": func(t Term, a string) bool {
 		for _, l := range strings.Split(a, "\n") {
@@ -62,9 +64,9 @@ func parseTerm(val string) (Term, error) {
 		return t, fmt.Errorf("%s: want one Go-quoted argument, got %q", op, arg)
 	}
 	t.Arg = s
-	if op == "matches" {
+	if op == "matches" || op == "then-matches" {
 		if t.re, err = regexp.Compile(s); err != nil {
-			return t, fmt.Errorf("matches: %v", err)
+			return t, fmt.Errorf("%s: %v", op, err)
 		}
 	}
 	return t, nil

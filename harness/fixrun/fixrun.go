@@ -105,7 +105,7 @@ func keys[V any](m map[string]V) map[string]bool {
 	return out
 }
 
-const setup = "Setup: one node (nbthread 1) with an admin and a level user stats socket, a peers section `p` holding only the local peer `harp` (port 10000) and one `p2` with `harp` (port 10001) and a remote peer `remote` on a port where nothing listens, for harp's peers sessions, map " + mapFile + " (k0 v0), an ip table `tip` (gpc0), a string table `texp` whose entries expire after 1s, an ip table `tgpc` (gpc(1)), a TCP frontend on 8081 whose `tcp-request connection accept if { src_inc_gpc(0,tgpc) -m bool }` tracks nothing, an HTTP frontend on 8082 tracking int(97) in integer table `tint` and answering `sc0_get_gpc0(tstr)` in header x-g, an ip table `tpipe`, a string table `tpurge` (20k entries, expire 8s), an HTTP frontend on 8083 tracking `url_param(q),url_dec` in string table `tnul`, and an HTTP frontend on 8084 with `maxconn 1` and `rate-limit sessions 1`. A case on \"a node of its own\" starts one for itself (its config is in the run's report) and leaves the shared node alone."
+const setup = "Setup: one node (nbthread 1) with an admin and a level user stats socket, a peers section `p` holding only the local peer `harp` (port 10000) and one `p2` with `harp` (port 10001) and a remote peer `remote` on a port where nothing listens, for harp's peers sessions, map " + mapFile + " (" + fixcase.MapHolds + "), an ip table `tip` (gpc0), a string table `texp` whose entries expire after 1s, an ip table `tgpc` (gpc(1)), a TCP frontend on 8081 whose `tcp-request connection accept if { src_inc_gpc(0,tgpc) -m bool }` tracks nothing, an HTTP frontend on 8082 tracking int(97) in integer table `tint` and answering `sc0_get_gpc0(tstr)` in header x-g, an ip table `tpipe`, a string table `tpurge` (20k entries, expire 8s), an HTTP frontend on 8083 tracking `url_param(q),url_dec` in string table `tnul`, and an HTTP frontend on 8084 with `maxconn 1` and `rate-limit sessions 1`. A case on \"a node of its own\" starts one for itself (its config is in the run's report) and leaves the shared node alone."
 
 const mapFile = "/etc/harp/m.map"
 
@@ -117,7 +117,7 @@ func (a Area) run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp", "8081/tcp", "8082/tcp", "8083/tcp", "8084/tcp", "10000/tcp", sessionPort, userPort}, Files: map[string]string{mapFile: "k0 v0\n"}}, 1)
+	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp", "8081/tcp", "8082/tcp", "8083/tcp", "8084/tcp", "10000/tcp", sessionPort, userPort}, Files: map[string]string{mapFile: fixcase.MapHolds + "\n"}}, 1)
 	if n == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}

@@ -131,7 +131,7 @@ func exportable(c fixcase.Case) error {
 		if c.Kind == fixcase.Connect && t.Op != "anything" {
 			return refuse("a connect case judged by its answer (%s): harp's answer is its own word", t.Op)
 		}
-		if t.Op == "then-lacks" && c.Then == "" {
+		if strings.HasPrefix(t.Op, "then-") && c.Then == "" {
 			return refuse("a then term without a then command")
 		}
 	}
@@ -177,10 +177,24 @@ func exchanges(b *strings.Builder, c fixcase.Case, shared string) error {
 	if c.Kind == fixcase.Connect {
 		words += " " + connectFrontend
 	}
-	body, err := sections(shared, words)
+	// The map files the case names are the test's own, in its tmpdir,
+	// with what harp's node holds in them; so are the sections that load
+	// them.
+	maps := nodeFile.FindAllString(words, -1)
+	for _, f := range maps {
+		if !strings.HasSuffix(f, ".map") {
+			return refuse("names %s, a file of harp's node that is not a map", f)
+		}
+	}
+	body, err := sections(shared, words, maps...)
 	if err != nil {
 		return err
 	}
+	for _, f := range slices.Compact(slices.Sorted(slices.Values(maps))) {
+		fmt.Fprintf(b, "shell {\n    printf '%s\\n' > \"%s\"\n}\n\n", fixcase.MapHolds, inTmpdir(f))
+	}
+	body = inTmpdirs(body)
+	c.Send, c.Then = inTmpdirs(c.Send), inTmpdirs(c.Then)
 	// Master-worker with a master CLI, as harp runs every node: what the
 	// worker holds (its environment, its sockets) is a worker's of that mode.
 	mode := " -W -S"
@@ -220,8 +234,8 @@ func exchange(b *strings.Builder, cli, send string, terms []fixcase.Term) {
 // its Then.
 func split(terms []fixcase.Term) (now, then []fixcase.Term) {
 	for _, t := range terms {
-		if t.Op == "then-lacks" {
-			then = append(then, fixcase.Term{Op: "lacks", Arg: t.Arg})
+		if op, ok := strings.CutPrefix(t.Op, "then-"); ok {
+			then = append(then, fixcase.Term{Op: op, Arg: t.Arg})
 		} else {
 			now = append(now, t)
 		}
@@ -343,7 +357,7 @@ type section struct {
 // those that they name in turn (a frontend's tables), binds on fixed ports
 // made VTest's (fd@${name}). A peers section or a file on harp's node is
 // refused: their addresses and paths are the node's.
-func sections(shared, words string) (string, error) {
+func sections(shared, words string, files ...string) (string, error) {
 	var all []section
 	starts := regexp.MustCompile(`(?m)^[a-z]`).FindAllStringIndex(shared, -1)
 	for i, s := range starts {
@@ -364,14 +378,17 @@ func sections(shared, words string) (string, error) {
 	for changed := true; changed; {
 		changed = false
 		for _, s := range all {
-			if s.name == "" || want[s.name] || !s.named.MatchString(words) {
+			reads := slices.ContainsFunc(files, func(f string) bool { return strings.Contains(s.text, f) })
+			if s.name == "" || want[s.name] || !(s.named.MatchString(words) || reads) {
 				continue
 			}
 			if s.kind == "peers" {
 				return "", refuse("uses peers section %s, whose peers are the node's addresses", s.name)
 			}
-			if strings.Contains(s.text, "/etc/harp/") {
-				return "", refuse("section %s reads a file of harp's node", s.name)
+			for _, f := range nodeFile.FindAllString(s.text, -1) {
+				if !slices.Contains(files, f) {
+					return "", refuse("section %s reads a file of harp's node", s.name)
+				}
 			}
 			want[s.name], changed = true, true
 			words += " " + s.text
@@ -385,6 +402,17 @@ func sections(shared, words string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// nodeFile is a path of harp's node's files.
+var nodeFile = regexp.MustCompile(`/etc/harp/[\w.-]+`)
+
+// inTmpdir is a file of harp's node as the test's own.
+func inTmpdir(f string) string { return "${tmpdir}/" + strings.TrimPrefix(f, "/etc/harp/") }
+
+// inTmpdirs puts every file of harp's node named in s in the test's tmpdir.
+func inTmpdirs(s string) string {
+	return nodeFile.ReplaceAllStringFunc(s, inTmpdir)
 }
 
 // prose is words for a title or a comment, where VTest expands macros

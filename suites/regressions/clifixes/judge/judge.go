@@ -18,17 +18,6 @@ import (
 var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/cli", goWants)
 
 var goWants = fixcase.GoWants{
-	"cli-map-payload-crlf": func(a string) (bool, string, error) {
-		has := func(k string) bool {
-			for _, l := range strings.Split(fixcase.Then(a), "\n") {
-				if f := strings.Fields(l); len(f) >= 2 && f[1] == k {
-					return true
-				}
-			}
-			return false
-		}
-		return has("k1") && has("k2"), "CRLF-ended payload lines were not read as separate entries", nil
-	},
 	"cli-immediate-abort-released": func(a string) (bool, string, error) {
 		// Only sessions born with the case count: one an earlier case
 		// left (2.7.0 kept a 30s-old one) is not this bug's.
