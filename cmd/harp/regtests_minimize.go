@@ -13,6 +13,11 @@ import (
 	"github.com/harp-project/harp/harness/regtest"
 )
 
+// upstreamArgs starts a run script that runs haproxy as upstream's
+// scripts/run-regtests.sh does (zero-warning among them): a candidate that
+// only passes without them would fail in upstream's CI.
+const upstreamArgs = "#!/bin/sh\nHAPROXY_ARGS=${HAPROXY_ARGS:--dM -dI -dW}\nexport HAPROXY_ARGS\n"
+
 // regTestsMinimize reduces a finding's reg-test by delta debugging: parts
 // are removed one at a time while the test still FAILS on the bad build,
 // for the reason it failed there, and passes on the good one.
@@ -70,7 +75,7 @@ func regTestsMinimize(ctx context.Context, args []string) int {
 				return fail("%v", err)
 			}
 			defer os.RemoveAll(work)
-			if err := os.WriteFile(filepath.Join(work, "run"), []byte(runScript), 0o755); err != nil {
+			if err := os.WriteFile(filepath.Join(work, "run"), []byte(upstreamArgs+runScript[len("#!/bin/sh\n"):]), 0o755); err != nil {
 				return fail("%v", err)
 			}
 			pkgs := []string{"varnish|vinyl-cache"}

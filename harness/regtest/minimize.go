@@ -51,10 +51,11 @@ func Units(lines []string) []Unit {
 				}
 				inner = append(inner, u)
 			}
-			// The title and the requirements (a version limit, a feature
-			// of the build) stay: they say where the test applies, which
-			// two builds cannot tell.
-			if !strings.HasPrefix(t, "varnishtest ") && !strings.HasPrefix(t, "feature ") {
+			// The title, the requirements (a version limit, a feature of
+			// the build) and the environment (setenv: HAProxy's arguments
+			// under upstream's runner) stay: they say where and how the
+			// test applies, which two builds cannot tell.
+			if !strings.HasPrefix(t, "varnishtest ") && !strings.HasPrefix(t, "feature ") && !strings.HasPrefix(t, "setenv ") {
 				blocks = append(blocks, Unit{From: start, To: i + 1, Block: true})
 			}
 		}
