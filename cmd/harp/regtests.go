@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/fixtures"
+	"github.com/harp-project/harp/harness/child"
 	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/fixcase"
 	"github.com/harp-project/harp/harness/progress"
@@ -440,11 +441,13 @@ func hostRunner(work string) error {
 
 // runHere runs work's run script on this machine against binary.
 func runHere(ctx context.Context, work, binary string, timeout time.Duration) (string, int, error) {
+	// In a process group of its own, killed whole: the runner forks a
+	// process per test, and each starts haproxy; none outlives harp.
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(rctx, filepath.Join(work, "run"))
-	cmd.Env = append(os.Environ(), "HAPROXY_PROGRAM="+binary)
-	cmd.WaitDelay = 5 * time.Second
+	cmd, stop := child.Command(rctx, timeout, filepath.Join(work, "run"))
+	defer stop()
+	cmd.Env = append(cmd.Env, "HAPROXY_PROGRAM="+binary)
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) && rctx.Err() == nil {
