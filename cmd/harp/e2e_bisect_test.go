@@ -1,11 +1,6 @@
 //go:build selftest
 
-// selftest: together
-
-// Package bisecttest runs harp bisect end to end. A package of its own, so
-// that make selftest runs it beside cmd/harp's other end-to-end specs
-// (together they took 741 s one after another, the longest package).
-package bisecttest_test
+package main_test
 
 import (
 	"context"
@@ -18,7 +13,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -27,10 +21,6 @@ import (
 
 	"github.com/harp-project/harp/harness/selftest"
 )
-
-func TestBisect(t *testing.T) { selftest.Run(t, "harp bisect end to end") }
-
-var fix3517 = selftest.Fix("3517-peers-dont-stop-per-section.diff")
 
 // harp bisect with #3517 as the oracle, on real builds: across the Debian
 // builds the mirror serves, and across commits of a small local repository
