@@ -11,6 +11,7 @@ import (
 
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/regtest"
+	"github.com/harp-project/harp/harness/spec"
 )
 
 // upstreamArgs starts a run script that runs haproxy as upstream's
@@ -48,6 +49,7 @@ func regTestsMinimize(ctx context.Context, args []string) int {
 		*out = strings.TrimSuffix(file, ".vtc") + ".min.vtc"
 	}
 	var builds [2]string
+	var parsed [2]spec.Spec
 	for i, raw := range []string{*bad, *good} {
 		specs, err := parseSpecs(raw)
 		if err != nil {
@@ -56,7 +58,7 @@ func regTestsMinimize(ctx context.Context, args []string) int {
 		if len(specs) != 1 {
 			return fail("reg-tests minimize: %q names %d builds, want one", raw, len(specs))
 		}
-		builds[i] = specs[0].Raw
+		builds[i], parsed[i] = specs[0].Raw, specs[0]
 	}
 	_, b, err := setup(ctx)
 	if err != nil {
@@ -68,7 +70,6 @@ func regTestsMinimize(ctx context.Context, args []string) int {
 	// that lost the expect its next step waited on races).
 	var runs [2][]func(vtc string) (regtest.Outcome, error)
 	for i, raw := range builds {
-		specs, _ := parseSpecs(raw)
 		for _, withVTest := range []bool{false, true} {
 			work, err := os.MkdirTemp("", "harp-minimize-")
 			if err != nil {
@@ -87,7 +88,7 @@ func regTestsMinimize(ctx context.Context, args []string) int {
 					continue // the user has no VTest: varnishtest alone
 				}
 			}
-			img, run, err := testRunner(ctx, b, specs[0], work, pkgs, *timeout)
+			img, run, err := testRunner(ctx, b, parsed[i], work, pkgs, *timeout)
 			if err != nil {
 				return fail("%v", err)
 			}
