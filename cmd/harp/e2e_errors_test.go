@@ -133,12 +133,17 @@ var _ = Describe("bad input gets a clear error and leaves nothing running", Labe
 	// containers, networks, temporary files and the compiler still running.
 	It("removes what a run killed with SIGKILL left, at the next start", func(ctx context.Context) {
 		selftest.Image(ctx, "deb:bookworm")
+		// A compile of its own (new make variables: nothing cached), killed
+		// with the run. It starts first: the run is killed as soon as its
+		// first container is listed, before its trial creates another (a
+		// create the engine finishes after its client died can show up
+		// after any sweep).
+		c := selftest.Harp(nil, "images", "--haproxy", fmt.Sprintf("src:deb:2.6.12,make=DEFINE=-DHARP_NONCE=%d;", time.Now().UnixNano()))
+		Eventually(func() bool { return compilerOf(c.Command.Process.Pid) }).WithTimeout(5 * time.Minute).WithPolling(200 * time.Millisecond).Should(BeTrue())
 		s := selftest.Harp(nil, "run", "--label-filter", "issue:3519", "--haproxy", "deb:bookworm", "--param", "PARALLEL=1")
 		pid := s.Command.Process.Pid
 		Eventually(func() int { return containersOf(ctx, pid) }).WithTimeout(time.Minute).WithPolling(100 * time.Millisecond).Should(Equal(1))
-		// A compile of its own (new make variables: nothing cached), killed with it.
-		c := selftest.Harp(nil, "images", "--haproxy", fmt.Sprintf("src:deb:2.6.12,make=DEFINE=-DHARP_NONCE=%d;", time.Now().UnixNano()))
-		Eventually(func() bool { return compilerOf(c.Command.Process.Pid) }).WithTimeout(5 * time.Minute).WithPolling(200 * time.Millisecond).Should(BeTrue())
+		Expect(compilerOf(c.Command.Process.Pid)).To(BeTrue(), "the compile ended before the run was killed")
 		s.Kill()
 		c.Kill()
 		Eventually(s).Should(gexec.Exit())

@@ -236,7 +236,9 @@ func setup(ctx context.Context) (*client.Client, *images.Builder, error) {
 	}
 	// What killed runs left: containers and networks, temporary files,
 	// compilers and local HAProxy processes still running.
-	if n, err := engine.Sweep(ctx, docker, false); err == nil && n > 0 {
+	if n, err := engine.Sweep(ctx, docker, false); err != nil {
+		progress.Printf("sweeping what killed runs left: %v (harp sweep --all removes it)", err)
+	} else if n > 0 {
 		progress.Printf("swept %d container(s)/network(s) left by killed runs", n)
 	}
 	if err := os.MkdirAll(cache.Dir(), 0o755); err != nil {

@@ -69,32 +69,71 @@ func Connect(ctx context.Context) (*client.Client, error) {
 
 // Sweep removes harp containers and networks whose owning process is gone
 // (or all of them, with all=true). It returns how many it removed.
+//
+// A killed owner may have left a removal half done (Docker refuses a second
+// one while it runs) or a create the engine finishes after the owner died:
+// Sweep lists again until none is left, within sweepPatience.
 func Sweep(ctx context.Context, cli *client.Client, all bool) (int, error) {
-	return sweep(ctx, cli, client.Filters{}.Add("label", LabelHarp+"=1"), all)
+	ctx, cancel := context.WithTimeout(ctx, sweepPatience)
+	defer cancel()
+	return sweepUntilGone(ctx, cli, client.Filters{}.Add("label", LabelHarp+"=1"), all, "harp containers of dead runs")
 }
+
+// sweepPatience bounds how long a sweep waits for Docker to finish what a
+// dead owner began.
+const sweepPatience = 30 * time.Second
 
 // SweepRun removes every container and network of one run.
 func SweepRun(ctx context.Context, cli *client.Client, runID string) (int, error) {
-	f := client.Filters{}.Add("label", LabelRun+"="+runID)
-	n, err := sweep(ctx, cli, f, true)
-	// A container whose create was cut short by an interrupt, or that
-	// another removal holds, may show up or stay a moment: sweep until
-	// none is listed, within ctx.
+	ctx, cancel := context.WithTimeout(ctx, 4*sweepPatience) // a run may own dozens
+	defer cancel()
+	return sweepUntilGone(ctx, cli, client.Filters{}.Add("label", LabelRun+"="+runID), true, "containers of run "+runID)
+}
+
+// sweepUntilGone sweeps until a listing shows none of what it sweeps, within
+// ctx: a container whose create was cut short by an interrupt, or that
+// another removal holds, may show up or stay a moment.
+func sweepUntilGone(ctx context.Context, cli *client.Client, f client.Filters, all bool, what string) (int, error) {
+	n, err := sweep(ctx, cli, f, all)
 	for err == nil {
-		cs, lerr := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
-		if lerr != nil || len(cs.Items) == 0 {
+		left, lerr := remaining(ctx, cli, f, all)
+		if lerr != nil || left == 0 {
 			return n, lerr
 		}
 		select {
 		case <-ctx.Done():
-			return n, fmt.Errorf("containers of run %s still listed: %w", runID, ctx.Err())
+			return n, fmt.Errorf("%s: %d still listed: %w", what, left, ctx.Err())
 		case <-time.After(200 * time.Millisecond):
 		}
 		var more int
-		more, err = sweep(ctx, cli, f, true)
+		more, err = sweep(ctx, cli, f, all)
 		n += more
 	}
 	return n, err
+}
+
+// remaining counts the containers and networks a sweep would remove.
+func remaining(ctx context.Context, cli *client.Client, f client.Filters, all bool) (int, error) {
+	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		return 0, fmt.Errorf("listing harp containers: %w", err)
+	}
+	ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: f})
+	if err != nil {
+		return 0, fmt.Errorf("listing harp networks: %w", err)
+	}
+	left := 0
+	for _, c := range cs.Items {
+		if all || !ownerAlive(c.Labels) {
+			left++
+		}
+	}
+	for _, nw := range ns.Items {
+		if all || !ownerAlive(nw.Labels) {
+			left++
+		}
+	}
+	return left, nil
 }
 
 func sweep(ctx context.Context, cli *client.Client, f client.Filters, all bool) (int, error) {
