@@ -18,7 +18,6 @@ import (
 
 	"github.com/harp-project/harp/fixtures"
 	"github.com/harp-project/harp/harness/child"
-	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/fixcase"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/regtest"
@@ -83,7 +82,7 @@ func regTestsExport(args []string) int {
 		}
 		e := regtest.Entry{Test: t}
 		e.Bad, e.Fixed = pairs[t.Fix][0], pairs[t.Fix][1]
-		if o := old.Entry(t.File); o != nil && string(prev) == t.Text {
+		if o := old.Entry(t.File); o != nil && regtest.SameRun(string(prev), t.Text) {
 			e.Validations = o.Validations // the same test: its validations hold
 		}
 		m.Tests = append(m.Tests, e)
@@ -114,10 +113,6 @@ func regTestsExport(args []string) int {
 
 // exportAll exports every case of every upstream-fixes suite.
 func exportAll() ([]regtest.Test, []regtest.Refused, error) {
-	shared, err := config.Render("upstream-fixes.cfg.tmpl", nil)
-	if err != nil {
-		return nil, nil, err
-	}
 	dirs, err := fs.ReadDir(fixtures.UpstreamFixes, "upstream-fixes")
 	if err != nil {
 		return nil, nil, err
@@ -137,7 +132,7 @@ func exportAll() ([]regtest.Test, []regtest.Refused, error) {
 			return nil, nil, err
 		}
 		for _, c := range cases {
-			t, err := regtest.Export(suite, c, shared)
+			t, err := regtest.Export(suite, c)
 			switch why := regtest.Reason(err); {
 			case why != "":
 				refused = append(refused, regtest.Refused{Check: t.Check, Kind: string(c.Kind), Reason: why})

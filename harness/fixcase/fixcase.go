@@ -17,13 +17,22 @@
 //     "x"*20000 is 20000 x, and "k{n};"*3 is k1;k2;k3;
 //     in send, {try} is the connection's number when times gives several;
 //   - words (args, ports, needs): separated by spaces;
-//   - blocks (config, node): `key {`, then lines taken verbatim, each
-//     ending in a line feed, up to a line that is only `}`;
+//   - blocks (config, node, section): `key {`, then lines taken verbatim,
+//     each ending in a line feed, up to a line that is only `}`; section
+//     given again appends;
 //   - flags (silent, keep-open, direct, abort, then-final): the key alone.
 //
 // `needs` names what the build must have for the case to apply (a
 // capability of cliout.Capabilities, read from its -vv): where it lacks
 // one, the case is not applicable, never held and never failed.
+//
+// A case carries its config: `section` holds the top-level sections it
+// reaches on the suite's shared node (its frontend, tables, peers
+// section), added to the part every case shares (shared.cfg) and to the
+// other cases' sections; `node` is a whole config for a node of its own.
+// Both name their ports: `bind "0.0.0.0:${PORT_name}"`, HAProxy's own
+// syntax for an environment variable, which harp replaces with a port
+// number (Ports) and an exported reg-test with VTest's fd@${name}.
 //
 // `want OP [ARG]` (ARG Go-quoted) adds a term the answer must meet; all
 // must. `why` says what a failure means; {answer} in it is the answer.
@@ -51,11 +60,11 @@ const (
 	Stats       Kind = "stats"        // bytes on the admin stats socket, read until it closes
 	Master      Kind = "master"       // bytes on the master CLI
 	Check       Kind = "check"        // a config checked with haproxy -c
-	Connect     Kind = "connect"      // a TCP connection to the frontend on 8081
-	HTTP        Kind = "http"         // Send on the stats socket, then a request to 8082: its x-g header
-	Peer        Kind = "peer"         // a connection to the peers bind that sends nothing and half-closes
+	Connect     Kind = "connect"      // a TCP connection to the port of the case's sections
+	HTTP        Kind = "http"         // Send on the stats socket, then a request to the case's port: its x-g header
+	Peer        Kind = "peer"         // a connection to the case's peers bind that sends nothing and half-closes
 	Exec        Kind = "exec"         // the build's haproxy run with Args ({cfg}: Config written to a file)
-	PeerSession Kind = "peer-session" // harp's peers client runs the case's Go session
+	PeerSession Kind = "peer-session" // harp's peers client, as its peers section's remote peer, runs the case's Go session
 	Steps       Kind = "steps"        // the case's Go drive runs several exchanges
 )
 
@@ -104,10 +113,11 @@ type Case struct {
 	// decides, with no poll for the state to settle.
 	ThenFinal bool
 	Port      string // the stats socket written to ("": the admin one)
-	// Node: a whole config for a node of the case's own; NodePorts its
-	// ports besides the stats and master sockets.
-	Node      string
-	NodePorts []string
+	// Sections: the top-level config sections the case reaches on the
+	// shared node, ports named (${PORT_name}).
+	Sections string
+	// Node: a whole config for a node of the case's own, ports named.
+	Node string
 	// Args of an Exec case; {cfg} is the path Config is written to.
 	Args   []string
 	Config string
@@ -191,8 +201,8 @@ func (p *parser) set(key, val string) error {
 		"expects": &c.Expects, "then": &c.Then, "port": &c.Port, "why": &c.Rule.Why}
 	bytes := map[string]*string{"send": &c.Send, "global": &c.Global, "frontend": &c.Frontend, "extra": &c.Extra}
 	flags := map[string]*bool{"silent": &c.Silent, "keep-open": &c.KeepOpen, "direct": &c.Direct, "abort": &c.Abort, "then-final": &c.ThenFinal}
-	blocks := map[string]*string{"config": &c.Config, "node": &c.Node}
-	if _, ok := bytes[key]; !ok && key != "want" {
+	blocks := map[string]*string{"config": &c.Config, "node": &c.Node, "section": &c.Sections}
+	if _, ok := bytes[key]; !ok && key != "want" && key != "section" {
 		if p.seen[key] {
 			return p.errorf("%s given twice", key)
 		}
@@ -215,6 +225,16 @@ func (p *parser) set(key, val string) error {
 	case blocks[key] != nil:
 		if !strings.HasSuffix(val, "\n") {
 			return p.errorf("%s is a block: `%s {`, its lines, then `}`", key, key)
+		}
+		if key == "section" {
+			if _, err := SplitSections(val); err != nil {
+				return p.errorf("section: %v", err)
+			}
+			if c.Sections != "" {
+				c.Sections += "\n"
+			}
+			c.Sections += val
+			break
 		}
 		*blocks[key] = val
 	case key == "order" || key == "times":
@@ -240,8 +260,6 @@ func (p *parser) set(key, val string) error {
 		c.Kind = Kind(val)
 	case key == "args":
 		c.Args = strings.Fields(val)
-	case key == "ports":
-		c.NodePorts = strings.Fields(val)
 	case key == "needs":
 		c.Needs = strings.Fields(val)
 		for _, n := range c.Needs {
@@ -279,6 +297,19 @@ func (p *parser) done() error {
 		return p.errorf("no want")
 	case !c.Rule.Go && c.Rule.Why == "" && c.Rule.Terms[0].Op != "anything":
 		return p.errorf("no why")
+	case c.Sections != "" && c.Node != "":
+		return p.errorf("section and node: a case runs on the shared node (its sections) or on a node of its own, not both")
+	}
+	switch c.Kind {
+	case Connect, HTTP, Peer, PeerSession:
+		if _, err := c.ReachPort(); err != nil {
+			return p.errorf("%v", err)
+		}
+	}
+	if c.Kind == PeerSession {
+		if _, err := c.Peers(); err != nil {
+			return p.errorf("%v", err)
+		}
 	}
 	return nil
 }

@@ -1,6 +1,6 @@
 // Package fixrun runs upstream-fix cases (harness/fixcase) as a suite: one
-// shared node (fixtures/templates/upstream-fixes.cfg.tmpl) or a node of the
-// case's own, each case reached by its kind (reach.go), and after each
+// shared node (the part every case shares, fixtures/upstream-fixes/
+// shared.cfg, and each case's sections) or a node of the case's own, each case reached by its kind (reach.go), and after each
 // whether the worker still answers. A suite of fixes is an Area: its
 // words, its cases, and Go code only for the cases that need some.
 package fixrun
@@ -8,11 +8,15 @@ package fixrun
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"net"
+	"path"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/harp-project/harp/fixtures"
 	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/config"
 	"github.com/harp-project/harp/harness/fixcase"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/obs"
@@ -67,7 +71,7 @@ func Scenario(a Area) *scenario.Scenario {
 				for _, need := range c.Needs {
 					line += ", on a build with " + cliout.Capabilities[need]
 				}
-				s = append(s, line+"): "+c.Does+"; expected: "+c.Expects+".")
+				s = append(s, line+"): "+c.Does+"; expected: "+c.Expects+sectionsOf(c.Case)+".")
 			}
 			return append(s, rules, "After each case the worker must still answer `show info` within 10s. One that does not fails the case when the master logged its death (the node is then started again for the next case); without that log line the case is INCONCLUSIVE.")
 		},
@@ -105,25 +109,92 @@ func keys[V any](m map[string]V) map[string]bool {
 	return out
 }
 
-const setup = "Setup: one node (nbthread 1) with an admin and a level user stats socket, a peers section `p` holding only the local peer `harp` (port 10000) and one `p2` with `harp` (port 10001) and a remote peer `remote` on a port where nothing listens, for harp's peers sessions, map " + mapFile + " (" + fixcase.MapHolds + "), an ip table `tip` (gpc0), a string table `texp` whose entries expire after 1s, an ip table `tgpc` (gpc(1)), a TCP frontend on 8081 whose `tcp-request connection accept if { src_inc_gpc(0,tgpc) -m bool }` tracks nothing, an HTTP frontend on 8082 tracking int(97) in integer table `tint` and answering `sc0_get_gpc0(tstr)` in header x-g, an ip table `tpipe`, a string table `tpurge` (20k entries, expire 8s), an HTTP frontend on 8083 tracking `url_param(q),url_dec` in string table `tnul`, and an HTTP frontend on 8084 with `maxconn 1` and `rate-limit sessions 1`. A case on \"a node of its own\" starts one for itself (its config is in the run's report) and leaves the shared node alone."
+// setup says what the shared node holds; each case's step names its own
+// sections, and the run's report has the whole config.
+const setup = "Setup: one node holding the part every case shares (fixtures/upstream-fixes/shared.cfg: nbthread 1, localpeer harp, an admin stats socket and one at level user) and the sections of every case of the suite, each named in its case's step; map " + mapFile + " holds " + fixcase.MapHolds + ". A case on \"a node of its own\" starts one with its whole config (in the run's report) and leaves the shared node alone."
 
 const mapFile = "/etc/harp/m.map"
+
+// Port is the container port of a named port of the cases' configs
+// (${PORT_name}): Go code that reaches a case's frontend asks by name.
+// Every suite numbers them alike (fixcase.Number over every case).
+func Port(name string) string {
+	ports, err := portNumbers()
+	if err != nil {
+		panic(fmt.Sprintf("fixrun: the upstream-fixes cases: %v", err))
+	}
+	n, ok := ports[name]
+	if !ok {
+		panic(fmt.Sprintf("fixrun: no case names port %s", name))
+	}
+	return fmt.Sprintf("%d/tcp", n)
+}
+
+// firstPort: the named ports are numbered from here, below the stats
+// and master sockets (9997-9999).
+const firstPort = 8080
+
+var portNumbers = sync.OnceValues(func() (map[string]int, error) {
+	dirs, err := fs.ReadDir(fixtures.UpstreamFixes, "upstream-fixes")
+	if err != nil {
+		return nil, err
+	}
+	var all []fixcase.Case
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		cs, err := fixcase.Load(fixtures.UpstreamFixes, path.Join("upstream-fixes", d.Name()))
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, cs...)
+	}
+	return fixcase.Number(all, firstPort), nil
+})
+
+// sectionsOf names a case's sections for its step.
+func sectionsOf(c fixcase.Case) string {
+	secs, err := fixcase.SplitSections(c.Sections)
+	if err != nil || c.Sections == "" {
+		return ""
+	}
+	var keys []string
+	for _, s := range secs {
+		keys = append(keys, "`"+s.Key()+"`")
+	}
+	return "; its sections: " + strings.Join(keys, ", ")
+}
 
 // rules: what counts as HAProxy's answer, in the steps users read.
 const rules = "An answer is HAProxy's only when it is whole: bytes on the node's own address (no proxy between) up to HAProxy's close. Harp's failures are unknown, never an answer: a dial or a write that failed, no byte by harp's 10s deadline, an answer cut by it, a close without a byte where the case expects words, a setup (a `set table` before the trigger) that does not read back, output the case's judge cannot parse. A case whose answer may be no byte (`silent`) takes HAProxy's close without one, or its silence while it answered a control exchange (`show info`, or `show proc` on the master CLI) sent after the case's bytes. A case too old or too new for the build, or needing a capability its `haproxy -vv` lacks, is not applicable: held by none. `--trials N` runs every case N times; a run where no case applies is INCONCLUSIVE."
 
 func (a Area) run(ctx context.Context, env *scenario.Env) verdict.Outcome {
-	cfg, err := config.Render("upstream-fixes.cfg.tmpl", nil)
+	cfg, ports, err := a.nodeConfig()
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
-	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: []string{"8080/tcp", "8081/tcp", "8082/tcp", "8083/tcp", "8084/tcp", "10000/tcp", sessionPort, userPort}, Files: map[string]string{mapFile: fixcase.MapHolds + "\n"}}, 1)
+	n, unmet, err := env.StartNode(ctx, node.Options{Config: cfg, Ports: append(ports, userPort), Files: map[string]string{mapFile: fixcase.MapHolds + "\n"}}, 1)
 	if n == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
 		return a.trial(ctx, env, n, t, a.Cases[(t.N-1)%len(a.Cases)])
 	})
+}
+
+// nodeConfig is the shared node's: the shared part and the cases'
+// sections, ports numbered.
+func (a Area) nodeConfig() (string, []string, error) {
+	ports, err := portNumbers()
+	if err != nil {
+		return "", nil, err
+	}
+	cases := make([]fixcase.Case, len(a.Cases))
+	for i, c := range a.Cases {
+		cases[i] = c.Case
+	}
+	return fixcase.NodeConfig(fixtures.UpstreamFixesShared, cases, ports)
 }
 
 // trial runs one case: not applicable to a build too old or too new for
@@ -184,11 +255,15 @@ func (a Area) trial(ctx context.Context, env *scenario.Env, n *node.Node, t *ver
 // harp's error, never HAProxy's answer: the case's Since names what the
 // config needs.
 func ownNode(ctx context.Context, env *scenario.Env, c fixcase.Judged) (*node.Node, error) {
-	cfg, err := config.RenderText("upstream-fixes-"+c.ID, c.Node, nil)
+	numbers, err := portNumbers()
 	if err != nil {
 		return nil, err
 	}
-	own, unmet, err := env.StartNode(ctx, node.Options{Name: "node-upstream-fixes-" + c.ID, Config: cfg, Ports: c.NodePorts}, 0)
+	cfg, ports, err := fixcase.WithPorts(c.Node, numbers)
+	if err != nil {
+		return nil, err
+	}
+	own, unmet, err := env.StartNode(ctx, node.Options{Name: "node-upstream-fixes-" + c.ID, Config: cfg, Ports: ports}, 0)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("starting the case's own node: %w", err)

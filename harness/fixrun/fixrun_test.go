@@ -3,10 +3,14 @@ package fixrun
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/harp-project/harp/fixtures"
 	"github.com/harp-project/harp/harness/cli"
 	"github.com/harp-project/harp/harness/fixcase"
 	"github.com/harp-project/harp/harness/node"
@@ -103,6 +107,45 @@ func TestSetupChecked(t *testing.T) {
 		err := Setup(context.Background(), c.f, set)
 		if (err == nil) != (c.fails == "") || (err != nil && !strings.Contains(err.Error(), c.fails)) {
 			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// Every suite's shared node holds the shared part and its cases' sections
+// once, every named port numbered below the stats and master sockets.
+func TestEveryAreaHasANodeConfig(t *testing.T) {
+	dirs, err := fs.ReadDir(fixtures.UpstreamFixes, "upstream-fixes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		cs, err := fixcase.Load(fixtures.UpstreamFixes, path.Join("upstream-fixes", d.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a Area
+		for _, c := range cs {
+			a.Cases = append(a.Cases, fixcase.Judged{Case: c})
+		}
+		cfg, ports, err := a.nodeConfig()
+		if err != nil {
+			t.Fatalf("%s: %v", d.Name(), err)
+		}
+		if !strings.HasPrefix(cfg, fixtures.UpstreamFixesShared) || strings.Contains(cfg, "${PORT_") {
+			t.Errorf("%s: config\n%s", d.Name(), cfg)
+		}
+		for _, p := range ports {
+			if n, _ := strconv.Atoi(strings.TrimSuffix(p, "/tcp")); n < firstPort || n >= 9997 {
+				t.Errorf("%s: port %s", d.Name(), p)
+			}
+		}
+	}
+	for _, name := range []string{"limited", "nul", "held", "www"} { // what the suites' Go code asks for
+		if Port(name) == "" {
+			t.Errorf("no port %s", name)
 		}
 	}
 }

@@ -32,7 +32,7 @@ func (a Area) do(ctx context.Context, n *node.Node, c fixcase.Judged) obs.Of[str
 		fixcase.Stats: stats, fixcase.Master: master, fixcase.Check: check, fixcase.Exec: execute,
 		fixcase.Connect: connect, fixcase.HTTP: request, fixcase.Peer: halfClosedPeer,
 		fixcase.PeerSession: func(ctx context.Context, n *node.Node, c Case) (string, error) {
-			return peerSession(ctx, n, a.Sessions[c.ID])
+			return peerSession(ctx, n, c, a.Sessions[c.ID])
 		},
 		fixcase.Steps: func(ctx context.Context, n *node.Node, c Case) (string, error) { return a.Drives[c.ID](ctx, n) },
 	}[c.Kind]
@@ -189,21 +189,29 @@ func execute(ctx context.Context, n *node.Node, c Case) (string, error) {
 	return fmt.Sprintf("exit %d\n%s", code, out), nil
 }
 
-// connect opens one TCP connection to 8081 and sends a byte.
-func connect(ctx context.Context, n *node.Node, _ Case) (string, error) {
-	if err := n.Poke(ctx, "8081/tcp", "x", time.Second); err != nil {
+// connect opens one TCP connection to the case's port and sends a byte.
+func connect(ctx context.Context, n *node.Node, c Case) (string, error) {
+	port, err := c.ReachPort()
+	if err != nil {
+		return "", err
+	}
+	if err := n.Poke(ctx, Port(port), "x", time.Second); err != nil {
 		return "", err
 	}
 	return "connected", nil
 }
 
 // request sends Send on the stats socket (a setup, checked), then a
-// request to 8082: its x-g header is the answer.
+// request to the case's port: its x-g header is the answer.
 func request(ctx context.Context, n *node.Node, c Case) (string, error) {
+	port, err := c.ReachPort()
+	if err != nil {
+		return "", err
+	}
 	if err := Setup(ctx, n, c.Send); err != nil {
 		return "", err
 	}
-	resp, err := n.Get(ctx, "8082/tcp", "/", 5*time.Second)
+	resp, err := n.Get(ctx, Port(port), "/", 5*time.Second)
 	if err != nil {
 		return "", fmt.Errorf("the request: %w", err)
 	}
@@ -271,8 +279,12 @@ func SetTables(cmds string) []Write {
 // halfClosedPeer connects to the peers bind, sends nothing and
 // half-closes: HAProxy's close, or the connection still open after the
 // wait. A reset is neither (harp's side or a proxy's): unknown.
-func halfClosedPeer(ctx context.Context, n *node.Node, _ Case) (string, error) {
-	fate, err := n.HalfClosed(ctx, "10000/tcp", AnswerWait)
+func halfClosedPeer(ctx context.Context, n *node.Node, c Case) (string, error) {
+	port, err := c.ReachPort()
+	if err != nil {
+		return "", err
+	}
+	fate, err := n.HalfClosed(ctx, Port(port), AnswerWait)
 	switch {
 	case err != nil:
 		return "", err
@@ -284,27 +296,31 @@ func halfClosedPeer(ctx context.Context, n *node.Node, _ Case) (string, error) {
 	return "closed by haproxy", nil
 }
 
-// peerSession completes a handshake as remote and runs the case's Session
-// on a session that is harp's alone (remotepeer's Session): one that
-// collided with HAProxy's own attempt to reach remote is run again, at
-// most collisionTries times.
-func peerSession(ctx context.Context, n *node.Node, run Session) (string, error) {
-	addr, err := n.Addr(ctx, sessionPort)
+// peerSession completes a handshake as the remote peer `remote` of the
+// case's peers section (its port's bind) and runs the case's Session on a
+// session that is harp's alone (remotepeer's Session): one that collided
+// with HAProxy's own attempt to reach remote is run again, at most
+// collisionTries times.
+func peerSession(ctx context.Context, n *node.Node, c Case, run Session) (string, error) {
+	port, err := c.ReachPort()
 	if err != nil {
 		return "", err
 	}
-	p := &remotepeer.Probe{Node: n, Addr: addr, Section: "p2", Local: "harp", Remote: "remote"}
+	section, err := c.Peers()
+	if err != nil {
+		return "", err
+	}
+	addr, err := n.Addr(ctx, Port(port))
+	if err != nil {
+		return "", err
+	}
+	p := &remotepeer.Probe{Node: n, Addr: addr, Section: section, Local: "harp", Remote: "remote"}
 	return p.Session(ctx, peers.Options{}, collisionTries, func(pc *peers.Conn, tcp *net.TCPConn) (string, error) {
 		return run(ctx, pc, tcp)
 	})
 }
 
 const collisionTries = 3
-
-// sessionPort is the bind of section p2, which has the remote peer harp's
-// sessions play (p, on 10000, has none: a remote peer changes how HAProxy
-// treats a connection that never says hello).
-const sessionPort = "10001/tcp"
 
 // userPort is the stats socket at level user.
 const userPort = "9997/tcp"

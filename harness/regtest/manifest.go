@@ -185,3 +185,20 @@ func Results(out string) map[string]Outcome {
 }
 
 func base(name string) string { return name[strings.LastIndex(name, "/")+1:] }
+
+// SameRun says whether two texts of a test run alike: the same once its
+// title and comment lines are left out (words VTest prints, never runs),
+// so a validation of one holds for the other.
+func SameRun(a, b string) bool { return runs(a) == runs(b) }
+
+func runs(text string) string {
+	var keep []string
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "#REGTEST_TYPE") || strings.HasPrefix(t, "varnishtest ") {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	return strings.Join(keep, "\n")
+}

@@ -61,9 +61,9 @@ func Dir(suite string, c fixcase.Case) string {
 		"upstream-fixes-listeners": "listeners", "upstream-fixes-peers": "peers"}[suite]
 }
 
-// Export writes case c of suite as a reg-test. shared is the text of the
-// suite's shared node config: the sections a case names are taken from it.
-func Export(suite string, c fixcase.Case, shared string) (Test, error) {
+// Export writes case c of suite as a reg-test, its config the case's own
+// sections (its file's `section` blocks).
+func Export(suite string, c fixcase.Case) (Test, error) {
 	t := Test{Check: suite + "/" + c.ID, Kind: string(c.Kind), Fix: c.Fix, File: Dir(suite, c) + "/" + strings.ReplaceAll(c.ID, "-", "_") + ".vtc"}
 	if err := exportable(c); err != nil {
 		return t, err
@@ -81,7 +81,7 @@ func Export(suite string, c fixcase.Case, shared string) (Test, error) {
 	var err error
 	switch c.Kind {
 	case fixcase.Stats, fixcase.Master, fixcase.Connect:
-		err = exchanges(&b, c, shared)
+		err = exchanges(&b, c)
 	case fixcase.Check:
 		err = checkConfig(&b, c)
 	case fixcase.Exec:
@@ -90,10 +90,6 @@ func Export(suite string, c fixcase.Case, shared string) (Test, error) {
 	t.Text = b.String()
 	return t, err
 }
-
-// connectFrontend is the shared node's frontend a connect case reaches
-// (fixrun's, on 8081).
-const connectFrontend = "untracked"
 
 // exportable refuses what VTest's haproxy driver cannot do.
 func exportable(c fixcase.Case) error {
@@ -169,26 +165,27 @@ func features(c fixcase.Case) []string {
 	return fs
 }
 
-// exchanges: the shared node's sections the case names, started in
-// master-worker mode with a master CLI, the case's bytes, the state after,
-// and the control: the worker still answers.
-func exchanges(b *strings.Builder, c fixcase.Case, shared string) error {
-	words := c.Send + " " + c.Then
-	if c.Kind == fixcase.Connect {
-		words += " " + connectFrontend
-	}
+// exchanges: the case's sections, started in master-worker mode with a
+// master CLI, the case's bytes, the state after, and the control: the
+// worker still answers.
+func exchanges(b *strings.Builder, c fixcase.Case) error {
 	// The map files the case names are the test's own, in its tmpdir,
-	// with what harp's node holds in them; so are the sections that load
-	// them.
-	maps := nodeFile.FindAllString(words, -1)
+	// with what harp's node holds in them.
+	maps := nodeFile.FindAllString(c.Send+" "+c.Then+" "+c.Sections, -1)
 	for _, f := range maps {
 		if !strings.HasSuffix(f, ".map") {
 			return refuse("names %s, a file of harp's node that is not a map", f)
 		}
 	}
-	body, err := sections(shared, words, maps...)
+	body, err := sections(c.Sections)
 	if err != nil {
 		return err
+	}
+	var port string
+	if c.Kind == fixcase.Connect {
+		if port, err = c.ReachPort(); err != nil {
+			return err
+		}
 	}
 	for _, f := range slices.Compact(slices.Sorted(slices.Values(maps))) {
 		fmt.Fprintf(b, "shell {\n    printf '%s\\n' > \"%s\"\n}\n\n", fixcase.MapHolds, inTmpdir(f))
@@ -212,7 +209,7 @@ func exchanges(b *strings.Builder, c fixcase.Case, shared string) error {
 	b.WriteString("\n# The case.\n")
 	if c.Kind == fixcase.Connect {
 		// One connection and a byte, as harp's connect case sends.
-		fmt.Fprintf(b, "client c1 -connect ${h1_%s_sock} {\n    send \"x\"\n} -run\n", connectFrontend)
+		fmt.Fprintf(b, "client c1 -connect ${h1_%s_sock} {\n    send \"x\"\n} -run\n", port)
 	} else {
 		exchange(b, cli, strings.TrimSuffix(c.Send, "\n"), now)
 	}
@@ -347,59 +344,24 @@ func lookahead(t fixcase.Term) string {
 	panic("regtest: no term " + t.Op) // fixcase.Parse knows every op
 }
 
-// section is one top-level section of a config: its header's name and text.
-type section struct {
-	kind, name, text string
-	named            *regexp.Regexp // the name as a word
-}
-
-// sections are the shared config's sections that the words name, and
-// those that they name in turn (a frontend's tables), binds on fixed ports
-// made VTest's (fd@${name}). A peers section or a file on harp's node is
-// refused: their addresses and paths are the node's.
-func sections(shared, words string, files ...string) (string, error) {
-	var all []section
-	starts := regexp.MustCompile(`(?m)^[a-z]`).FindAllStringIndex(shared, -1)
-	for i, s := range starts {
-		end := len(shared)
-		if i+1 < len(starts) {
-			end = starts[i+1][0]
-		}
-		text := shared[s[0]:end]
-		head := strings.Fields(strings.SplitN(text, "\n", 2)[0])
-		sec := section{kind: head[0], text: strings.TrimRight(text, "\n") + "\n"}
-		if len(head) > 1 {
-			sec.name = head[1]
-			sec.named = regexp.MustCompile(`\b` + regexp.QuoteMeta(sec.name) + `\b`)
-		}
-		all = append(all, sec)
+// sections are a case's own sections as the test's, its named ports
+// VTest's (fd@${name}: VTest opens the socket, ${h1_name_sock} reaches
+// it). A peers section is refused: its peers are the node's addresses.
+func sections(text string) (string, error) {
+	if text == "" {
+		return "", nil
 	}
-	want := map[string]bool{}
-	for changed := true; changed; {
-		changed = false
-		for _, s := range all {
-			reads := slices.ContainsFunc(files, func(f string) bool { return strings.Contains(s.text, f) })
-			if s.name == "" || want[s.name] || !(s.named.MatchString(words) || reads) {
-				continue
-			}
-			if s.kind == "peers" {
-				return "", refuse("uses peers section %s, whose peers are the node's addresses", s.name)
-			}
-			for _, f := range nodeFile.FindAllString(s.text, -1) {
-				if !slices.Contains(files, f) {
-					return "", refuse("section %s reads a file of harp's node", s.name)
-				}
-			}
-			want[s.name], changed = true, true
-			words += " " + s.text
-		}
+	secs, err := fixcase.SplitSections(text)
+	if err != nil {
+		return "", err
 	}
 	var b strings.Builder
-	bind := regexp.MustCompile(`(?m)^(\s+bind )\S+:\d+`)
-	for _, s := range all { // in the shared config's order
-		if want[s.name] {
-			b.WriteString("\n" + indent(bind.ReplaceAllString(s.text, `${1}"fd@$${`+s.name+`}"`)))
+	bind := regexp.MustCompile(`"[^"\s]*` + fixcase.PortRef.String() + `"`)
+	for _, s := range secs {
+		if s.Kind == "peers" {
+			return "", refuse("uses peers section %s, whose peers are the node's addresses", s.Name)
 		}
+		b.WriteString("\n" + indent(bind.ReplaceAllString(s.Text, `"fd@$${$1}"`)))
 	}
 	return b.String(), nil
 }

@@ -20,32 +20,17 @@ func parse(t *testing.T, text string) fixcase.Case {
 
 const head = "fix 0123456789ab\norder 1\ndoes d\nexpects e\nwhy w\n"
 
-const shared = `global
-    nbthread 1
-
-frontend mixed
-    mode http
-    bind 0.0.0.0:8082
-    http-request track-sc0 int(97) table tint
-
-backend tint
-    stick-table type integer size 1k expire 1h store gpc0
-
-backend tip
-    stick-table type ip size 1k expire 1h store gpc0
-
-peers p
-    bind 0.0.0.0:10000
-    server harp
-
-frontend web
-    bind 0.0.0.0:8080
-    http-request set-var(txn.m) req.hdr(host),map(/etc/harp/m.map)
-`
+// Sections as case files give them (`section {` ... `}`).
+const (
+	tip   = "section {\nbackend tip\n    stick-table type ip size 1k expire 1h store gpc0\n}\n"
+	mixed = "section {\nfrontend mixed\n    mode http\n    bind \"0.0.0.0:${PORT_mixed}\"\n    http-request track-sc0 int(97) table tint\n\nbackend tint\n    stick-table type integer size 1k expire 1h store gpc0\n}\n"
+	peerP = "section {\npeers p\n    bind \"0.0.0.0:${PORT_p}\"\n    server harp\n}\n"
+	web   = "section {\nfrontend web\n    bind \"0.0.0.0:${PORT_web}\"\n    http-request set-var(txn.m) req.hdr(host),map(/etc/harp/m.conf)\n}\n"
+)
 
 func TestExportStats(t *testing.T) {
-	c := parse(t, head+"kind stats\nsend \"set table tip key 1.2.3.4 data.gpc0 1\\nshow table tip\\n\"\nthen show table tip\nthen-final\nwant lacks \"Unknown\"\nwant then-lacks \"gpc0=2\"\n")
-	tt, err := Export("upstream-fixes-cli", c, shared)
+	c := parse(t, head+"kind stats\nsend \"set table tip key 1.2.3.4 data.gpc0 1\\nshow table tip\\n\"\nthen show table tip\nthen-final\n"+tip+"want lacks \"Unknown\"\nwant then-lacks \"gpc0=2\"\n")
+	tt, err := Export("upstream-fixes-cli", c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +41,7 @@ func TestExportStats(t *testing.T) {
 		"varnishtest \"upstream-fixes-cli: d\"\n",
 		"#REGTEST_TYPE=bug\n",
 		"feature ignore_unknown_macro\n",
-		"    backend tip\n        stick-table type ip", // the section the case names
+		"    backend tip\n        stick-table type ip", // the case's own section
 		"haproxy h1 -W -S -conf {",                     // master-worker, as harp runs every node
 		"} -start\n",
 		"    send \"set table tip key 1.2.3.4 data.gpc0 1\\nshow table tip\"\n    expect !~ \"Unknown\"\n", // the line feed VTest adds is not sent twice
@@ -76,7 +61,7 @@ func TestExportStats(t *testing.T) {
 
 func TestExportMasterAndLimits(t *testing.T) {
 	c := parse(t, head+"since 2.8\nuntil 3.1\nneeds threads\nkind master\nsend \"@2 show info\\n\"\nwant lacks \"Pid:\"\n")
-	tt, err := Export("upstream-fixes-master", c, shared)
+	tt, err := Export("upstream-fixes-master", c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,26 +83,26 @@ func TestExportMasterAndLimits(t *testing.T) {
 
 func TestExportCheckAndExec(t *testing.T) {
 	bad := parse(t, head+"kind check\nglobal \"    mworker-max-reloads -1\"\nwant not-starts-with \"exit 0\"\n")
-	tt, err := Export("upstream-fixes-config", bad, shared)
+	tt, err := Export("upstream-fixes-config", bad)
 	if err != nil || !strings.Contains(tt.Text, "haproxy h1 -conf-BAD \"ALERT\" {\n    global\n") || !strings.Contains(tt.Text, "mworker-max-reloads -1") {
 		t.Errorf("%v\n%s", err, tt.Text)
 	}
 	ok := parse(t, head+"kind check\nfrontend \"    http-request sc-add-gpc(0,4) int(1)\"\nwant starts-with \"exit 0\"\n")
-	if tt, err = Export("upstream-fixes-config", ok, shared); err != nil || !strings.Contains(tt.Text, `shell -match "\\A(?=exit 0)" {`) || strings.Contains(tt.Text, "-conf-OK") {
+	if tt, err = Export("upstream-fixes-config", ok); err != nil || !strings.Contains(tt.Text, `shell -match "\\A(?=exit 0)" {`) || strings.Contains(tt.Text, "-conf-OK") {
 		t.Errorf("%v\n%s", err, tt.Text)
 	}
 	both := parse(t, head+"kind check\nfrontend \"    x\"\nwant not-starts-with \"exit 0\"\nwant lacks \"Expects sc-set-gpc(\"\n")
-	tt, err = Export("upstream-fixes-config", both, shared)
+	tt, err = Export("upstream-fixes-config", both)
 	if err != nil || !strings.Contains(tt.Text, `shell -match "\\A(?!exit 0)(?![\\s\\S]*?Expects sc-set-gpc\\()" {`+"\ncat >") {
 		t.Errorf("%v\n%s", err, tt.Text)
 	}
 	// shell -match has no negation: one term is a lookahead too.
 	lacks := parse(t, head+"kind check\nglobal \"    stats bind-process 1\"\nwant lacks \"'stats' is not supported\"\n")
-	if tt, err = Export("upstream-fixes-config", lacks, shared); err != nil || !strings.Contains(tt.Text, `shell -match "\\A(?![\\s\\S]*?'stats' is not supported)" {`) {
+	if tt, err = Export("upstream-fixes-config", lacks); err != nil || !strings.Contains(tt.Text, `shell -match "\\A(?![\\s\\S]*?'stats' is not supported)" {`) {
 		t.Errorf("%v\n%s", err, tt.Text)
 	}
 	ex := parse(t, head+"kind exec\nargs -W -c -f {cfg}\nconfig {\nglobal\n    nbthread 1\n}\nwant once \"x y\"\n")
-	tt, err = Export("upstream-fixes-master", ex, shared)
+	tt, err = Export("upstream-fixes-master", ex)
 	for _, want := range []string{
 		"cat >\"${tmpdir}/case.cfg\" <<'HARP_CFG'\nglobal\n    nbthread 1\nHARP_CFG\n",              // not indented: the marker ends the here-document
 		`out=$("$HAPROXY_PROGRAM" -W -c -f "${tmpdir}/case.cfg" 2>&1 </dev/null) || code=$?` + "\n", // sh -e: the status is kept
@@ -143,23 +128,24 @@ func TestRefusals(t *testing.T) {
 		{"kind stats\nsend \"x\\x00\\n\"\nwant anything\n", "NUL"},
 		{"kind stats\nsend \"x\\n\"\nport 9997/tcp\nwant anything\n", "user-level"},
 		{"kind stats\nsend \"x\\n\"\nthen show table tip\nwant then-lacks \"a\"\n", "polled"},
-		{"kind stats\nsend \"show peers p\\n\"\nwant anything\n", "peers section p"},
-		{"kind stats\nsend \"show table web\\n\"\nwant anything\n", "file of harp's node"},
-		{"kind peer\nwant anything\n", "peers client"},
+		{"kind stats\nsend \"show peers p\\n\"\n" + peerP + "want anything\n", "peers section p"},
+		{"kind stats\nsend \"show table web\\n\"\n" + web + "want anything\n", "file of harp's node"},
+		{"kind peer\n" + peerP + "want anything\n", "peers client"},
 	} {
 		h := head
 		if strings.Contains(c.text, "want go") {
 			h = strings.TrimSuffix(head, "why w\n")
 		}
-		_, err := Export("upstream-fixes-cli", parse(t, h+c.text), shared)
+		_, err := Export("upstream-fixes-cli", parse(t, h+c.text))
 		if why := Reason(err); !strings.Contains(why, c.why) {
 			t.Errorf("%q: refused for %q (%v), want %q", c.text, why, err, c.why)
 		}
 	}
 }
 
-func TestSectionsFollowNames(t *testing.T) {
-	got, err := sections(shared, "show table mixed")
+func TestSectionsAreTheCases(t *testing.T) {
+	c := parse(t, head+"kind stats\nsend \"show table tint\\n\"\n"+mixed+"want anything\n")
+	got, err := sections(c.Sections)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,8 +153,8 @@ func TestSectionsFollowNames(t *testing.T) {
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	if got, _ := sections(shared, "show info"); got != "" {
-		t.Errorf("no name, no section: %q", got)
+	if got, _ := sections(""); got != "" {
+		t.Errorf("no section: %q", got)
 	}
 }
 
@@ -274,5 +260,18 @@ func TestManifestExpectations(t *testing.T) {
 	}
 	if !Agrees(Failed, "REPRODUCED") || !Agrees(Skipped, "N/A") || Agrees(Passed, "REPRODUCED") || Agrees(Failed, "not run") {
 		t.Error("Agrees")
+	}
+}
+
+func TestSameRunIgnoresWords(t *testing.T) {
+	a := "varnishtest \"x: to 8081\"\n\n# does: to 8081\n#REGTEST_TYPE=bug\nhaproxy h1 -conf {\n} -start\n"
+	b := "varnishtest \"x: to frontend untracked\"\n\n# does: to frontend\n# untracked\n#REGTEST_TYPE=bug\nhaproxy h1 -conf {\n} -start\n"
+	if !SameRun(a, b) {
+		t.Error("a title and comments are words, not the run")
+	}
+	for _, c := range []string{strings.Replace(b, "-start", "-wait", 1), strings.Replace(b, "#REGTEST_TYPE=bug", "#REGTEST_TYPE=slow", 1)} {
+		if SameRun(a, c) {
+			t.Errorf("%q runs otherwise", c)
+		}
 	}
 }

@@ -33,13 +33,14 @@ var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
 // listener stopped accepting (show fd: l.st LIM or FUL), A leaves while
 // the session rate is still at its limit.
 func fullThenLimited(ctx context.Context, n *node.Node) (string, error) {
+	limited := fixrun.Port("limited")
 	// Both on the node's own address: a dial that returned is a
 	// connection in HAProxy's backlog, not only Docker's port proxy's.
-	addr, err := n.DirectAddr(ctx, "8084/tcp")
+	addr, err := n.DirectAddr(ctx, limited)
 	if err != nil {
 		return "", err
 	}
-	a, err := cli.Dial(ctx, addr, "8084/tcp")
+	a, err := cli.Dial(ctx, addr, limited)
 	if err != nil {
 		return "", fmt.Errorf("A: %w", err)
 	}
@@ -58,7 +59,7 @@ func fullThenLimited(ctx context.Context, n *node.Node) (string, error) {
 	if _, err := node.UntilErr(ctx, 5*time.Second, 50*time.Millisecond, conns, func(c int64) bool { return c == 1 }); err != nil {
 		return "", fmt.Errorf("A was never accepted: %w", err)
 	}
-	b, err := cli.Dial(ctx, addr, "8084/tcp")
+	b, err := cli.Dial(ctx, addr, limited)
 	if err != nil {
 		return "", fmt.Errorf("B: %w", err)
 	}

@@ -30,7 +30,7 @@ var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
 	Cases:    judge.Cases,
 	Drives: map[string]fixrun.Drive{
 		"expired-entries-all-purged":        purge,
-		"sc-generic-fetch-counter-above-9":  get8082("/"),
+		"sc-generic-fetch-counter-above-9":  get("www", "/"),
 		"idle-worker-after-entries-expired": idleAfterExpiry,
 		"idle-worker-with-entry-in-use":     idleHeld,
 		"string-key-with-nul-one-entry":     nulKey,
@@ -97,10 +97,10 @@ func purge(ctx context.Context, n *node.Node) (string, error) {
 	return fmt.Sprintf("tpurge used %d -> %d within 10s after the delay", filled, left), nil
 }
 
-// get8082 sends one request to the node's 8082: its status line.
-func get8082(path string) fixrun.Drive {
+// get sends one request to the node's named port: its status line.
+func get(port, path string) fixrun.Drive {
 	return func(ctx context.Context, n *node.Node) (string, error) {
-		resp, err := n.Get(ctx, "8082/tcp", path, 5*time.Second)
+		resp, err := n.Get(ctx, fixrun.Port(port), path, 5*time.Second)
 		if err != nil {
 			// Unknown, unless run then finds the worker dead: a slow
 			// answer is never the bug's.
@@ -141,7 +141,7 @@ func idleAfterExpiry(ctx context.Context, n *node.Node) (string, error) {
 
 // idleHeld holds a connection tracked in tshort past the entry's expire.
 func idleHeld(ctx context.Context, n *node.Node) (string, error) {
-	conn, err := n.Dial(ctx, "8083/tcp")
+	conn, err := n.Dial(ctx, fixrun.Port("held"))
 	if err != nil {
 		return "", err
 	}
@@ -169,7 +169,7 @@ var nulKeys = []string{"AB", "CD", "EF", "GH"}
 func nulKey(ctx context.Context, n *node.Node) (string, error) {
 	for _, k := range nulKeys {
 		for _, p := range []string{"/?q=" + k + "%00zz", "/?q=" + k} {
-			if _, err := n.Get(ctx, "8083/tcp", p, 5*time.Second); err != nil {
+			if _, err := n.Get(ctx, fixrun.Port("nul"), p, 5*time.Second); err != nil {
 				return "", fmt.Errorf("GET %s: %w", p, err)
 			}
 		}
