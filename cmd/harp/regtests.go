@@ -23,6 +23,7 @@ import (
 	"github.com/harp-project/harp/harness/regtest"
 	"github.com/harp-project/harp/harness/report"
 	"github.com/harp-project/harp/harness/runner"
+	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/harness/spec"
 	"github.com/harp-project/harp/images"
 )
@@ -141,6 +142,25 @@ func exportAll() ([]regtest.Test, []regtest.Refused, error) {
 			default:
 				tests = append(tests, t)
 			}
+		}
+	}
+	// The suites that write their own (conformance properties), and
+	// those that say why they cannot.
+	for _, s := range scenario.All() {
+		switch {
+		case s.RegTests != nil:
+			ts, not, err := s.RegTests()
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", s.ID, err)
+			}
+			for _, t := range ts {
+				tests = append(tests, regtest.Test{Check: t.Check, Kind: t.Kind, File: t.File, Text: t.Text})
+			}
+			for _, n := range not {
+				refused = append(refused, regtest.Refused{Check: n.Check, Kind: n.Kind, Reason: n.Reason})
+			}
+		case s.NoRegTest != "":
+			refused = append(refused, regtest.Refused{Check: s.ID, Kind: "conformance", Reason: s.NoRegTest})
 		}
 	}
 	// The runner sees every file in one folder: names must not collide.
@@ -459,26 +479,31 @@ func firstLine(s string) string {
 	return strings.TrimSpace(l)
 }
 
-// harpVerdict is harp's word on one check on one build in a run: REPRODUCED
-// where it failed, PASS where it only held, N/A where it never decided.
+// harpVerdict is harp's word on a test's checks on one build in the runs
+// given (all of them together: a run of some variants completes another):
+// REPRODUCED where any failed, PASS where they only held, N/A where none
+// was decided.
 func harpVerdict(s report.Run, build, check string) string {
-	suite, id, _ := strings.Cut(check, "/")
+	suite, ids := regtest.CheckIDs(check)
+	v := "not run"
 	for _, r := range s.Results {
 		if r.Suite != suite || r.Build != build {
 			continue
 		}
+		if v == "not run" {
+			v = "N/A"
+		}
 		for _, t := range r.Checks {
-			if t.ID != id {
+			if !slices.Contains(ids, t.ID) {
 				continue
 			}
 			switch {
 			case t.Failed > 0:
 				return "REPRODUCED"
 			case t.Held > 0:
-				return "PASS"
+				v = "PASS"
 			}
 		}
-		return "N/A"
 	}
-	return "not run"
+	return v
 }

@@ -218,7 +218,7 @@ func fix(in Inputs) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "A proposed fix, `%s`:\n\n<details><summary>patch</summary>\n\n```diff\n%s\n```\n</details>\n\n", x.Name, patch)
-	b.WriteString(Proof(x.Proof, x.Name, in.Finding.Signature))
+	b.WriteString(proofTable(x.Proof, x.Name, in.Finding.Signature, in.RegTest != nil))
 	return b.String()
 }
 
@@ -226,7 +226,12 @@ func fix(in Inputs) string {
 // build without the patch and with it, and the finding's own verdict on
 // both. The fix is proven when the finding is REPRODUCED without it and
 // PASS with it, and no other suite's verdict moved.
-func Proof(run report.Run, patch, sig string) string {
+func Proof(run report.Run, patch, sig string) string { return proofTable(run, patch, sig, false) }
+
+// proofTable renders the proof; short keeps the finding's row and the suites
+// that moved, and names the others in one line (the short form's budget
+// is lines).
+func proofTable(run report.Run, patch, sig string, short bool) string {
 	// The pair is a build with the patch and the build with the same
 	// spec less that patch: with several patches in the proof runs, the
 	// comparison isolates this one.
@@ -284,6 +289,7 @@ func Proof(run report.Run, patch, sig string) string {
 	fa, fp := fv(ra, oka), fv(rp, okp)
 	fmt.Fprintf(&b, "| **finding `%s`** | **%s** | **%s** |\n", sig, fa, fp)
 	moved := 0
+	var still []string
 	for _, s := range suites {
 		x, y := a[s], p[s]
 		yv := verdict.Verdict("not run")
@@ -295,9 +301,16 @@ func Proof(run report.Run, patch, sig string) string {
 			mark = " (moved)"
 			moved++
 		}
+		if short && mark == "" && s != suite {
+			still = append(still, fmt.Sprintf("%s %s", s, x.Verdict))
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s%s |\n", s, x.Verdict, yv, mark)
 	}
 	b.WriteString("\n")
+	if len(still) > 0 {
+		fmt.Fprintf(&b, "The same verdict without and with it (%d suites): %s.\n\n", len(still), strings.Join(still, ", "))
+	}
 	switch {
 	case fa == verdict.Reproduced && fp == verdict.Pass && moved == 0:
 		b.WriteString("The finding is REPRODUCED without the patch and PASS with it; no other suite's verdict moved.\n")

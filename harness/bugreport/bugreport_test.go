@@ -60,6 +60,11 @@ func TestMarkdown(t *testing.T) {
 	if p := Proof(stacked, "other.diff", "conf-failed-reload/failed-reload-counted.syntax-error"); !strings.Contains(p, "without the patch and `git:/h@HEAD,patch=fix.diff,patch=/p/other.diff` with it") {
 		t.Errorf("the second patch's pair:\n%s", p)
 	}
+	// The short form keeps the finding's row and names the suites that
+	// did not move in one line.
+	if p := proofTable(proof, "fix.diff", sig, true); !strings.Contains(p, "The same verdict without and with it (1 suites): 3517 PASS.") || strings.Contains(p, "| 3517 |") {
+		t.Errorf("short proof:\n%s", p)
+	}
 	// A fix whose proof moved another suite says so; one that leaves the
 	// finding says NOT PROVEN.
 	proof.Results[3].Verdict = verdict.Reproduced

@@ -202,3 +202,17 @@ func runs(text string) string {
 	}
 	return strings.Join(keep, "\n")
 }
+
+// CheckIDs reads a test's check: suite/id, or suite/{a,b}.variant for
+// several checks of one variant (a.variant and b.variant).
+func CheckIDs(check string) (suite string, ids []string) {
+	suite, id, _ := strings.Cut(check, "/")
+	if !strings.HasPrefix(id, "{") {
+		return suite, []string{id}
+	}
+	set, variant, _ := strings.Cut(id[1:], "}")
+	for _, a := range strings.Split(set, ",") {
+		ids = append(ids, a+variant)
+	}
+	return suite, ids
+}

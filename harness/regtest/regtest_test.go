@@ -275,3 +275,13 @@ func TestSameRunIgnoresWords(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckIDs(t *testing.T) {
+	if s, ids := CheckIDs("upstream-fixes-cli/cli-x"); s != "upstream-fixes-cli" || len(ids) != 1 || ids[0] != "cli-x" {
+		t.Errorf("%s %v", s, ids)
+	}
+	if s, ids := CheckIDs("conf-failed-reload/{master-survives,failed-reload-counted}.syntax-error"); s != "conf-failed-reload" ||
+		strings.Join(ids, " ") != "master-survives.syntax-error failed-reload-counted.syntax-error" {
+		t.Errorf("%s %v", s, ids)
+	}
+}

@@ -43,7 +43,27 @@ type Scenario struct {
 	// still trusts without them (verdict.Trial.Weak); "" for neither.
 	WhenUnmet string
 	Run       func(ctx context.Context, env *Env) verdict.Outcome
+	// RegTests writes the suite's checks that VTest can express as
+	// reg-tests in HAProxy's own form (harp reg-tests export), and says
+	// why each of the others cannot be; NoRegTest says why none of the
+	// suite's can. A suite with neither is not looked at.
+	RegTests  func() ([]RegTest, []NoRegTest, error)
+	NoRegTest string
 }
+
+// RegTest is one check of a suite as a .vtc file.
+type RegTest struct {
+	// Check names the harp checks the test stands for, as `harp reg-tests
+	// run --compare` reads them: suite/id, or suite/{a,b}.variant for
+	// several (the test fails where any of them does).
+	Check string
+	Kind  string // what it does, in the reg-tests manifest's words (failed-reload)
+	File  string // under reg-tests/: <dir>/<name>.vtc
+	Text  string
+}
+
+// NoRegTest is a check not written as a reg-test, and why.
+type NoRegTest struct{ Check, Kind, Reason string }
 
 // StepsWith gives the steps for a run with these parameters.
 func (s *Scenario) StepsWith(p Values) []string {

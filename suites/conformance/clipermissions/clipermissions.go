@@ -41,7 +41,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 		"Trials: the user socket, then the operator socket: each state-changing command whose documented level is above the socket's is sent there; before and after, the state it would change is read on the admin socket (the table's entries, the map's or ACL's contents, `show stat` of the frontend or server, `show info` limits, the held session in `show sess`).",
 		"Expectation: every such command is refused (not answered as a success) and its state is unchanged; a change is reported as a security violation. Third trial: each read command with a documented level is sent at that level and must not be refused.",
 	},
-	Run: run,
+	Run:       run,
+	NoRegTest: "commands on stats sockets at levels user and operator, judged by what each changed: VTest's CLI speaks only on the admin socket it adds, and its raw client cannot match an answer",
 })
 
 // Sockets are the trials: the socket each one uses.

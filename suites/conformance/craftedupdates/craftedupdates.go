@@ -35,7 +35,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 		"Kinds, one per trial (TRIALS=8 runs each twice): " + scenario.KindNames(Kinds) + ".",
 		"Expectations: a timed update with a 2^31-1 ms expiry gets exp <= 10000; an update after a definition of a table the node lacks, or of `t` with an integer key, is not applied (to `t` or any table), and a correct update right after is; an update carrying gpt0, gpc0, conn_rate, http_req_cnt and gpc1 stores gpc0 exactly. After every crafted message the session is still established; a session harp's own side ended decides nothing, nor does one HAProxy's reconnect check dropped (no_hbt up, proto_err not) after it applied the update sent after the messages, or while harp had sent nothing for 4 s. harp dials its session once HAProxy's own attempts to connect to `remote` settled, and again (3 tries) when it collided with one anyway (coll up): the superseded attempt's release would clear its alive flag (#3519).",
 	},
-	Run: run,
+	Run:       run,
+	NoRegTest: "updates crafted in the peers protocol by harp's peer: VTest has no peers client",
 })
 
 // Kinds are the checks, in trial order, each a turn on an established

@@ -38,7 +38,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 		"Expectation, once the count is decided: the same worker is still the current one and answers HTTP 200, its table still holds keep-N with gpc0 N, and the master does not block or leave pending SIGUSR2 (/proc/<master>/status SigBlk, SigPnd, ShdPnd, recorded).",
 		"Recovery: the good config is written back and the node reloaded, by SIGUSR2 in the first round and by the master CLI `reload` in the second: a new worker must be listed within BOUND, and answer HTTP 200.",
 	},
-	Run: run,
+	Run:      run,
+	RegTests: RegTests,
 })
 
 // Break is one way a config cannot load: a line added to the frontend.

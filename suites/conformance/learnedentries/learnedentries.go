@@ -35,7 +35,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 		"Kinds, one per trial (TRIALS=10 runs each twice): " + scenario.KindNames(Kinds) + ".",
 		"Expectations: B's `exp` entries have exp <= 4000 ms when learnt (at runtime and by a resync after B restarts afresh) and are gone from B within 4 s + 4 s while A keeps them (a restarted B that lacks the entry violates this only if its link to A came up within HAProxy's 5 s resync timeout, else its resync may have ended untaught, and only if harp read B's table within 4 s of B's worker starting and never paused 4 s between reads, else the entry may have come and gone unseen: INCONCLUSIVE otherwise); B's integer `keys` table never gets A's string keys, and replication of `exp` keeps working; B's `types` entry has A's gpc0 and gpc1 0; A writing `onlya` does not stop B learning `exp`.",
 	},
-	Run: run,
+	Run:       run,
+	NoRegTest: "entries taught in the peers protocol by harp's peer, then read from the receiving table: VTest has no peers client",
 })
 
 // Kinds are the checks, in trial order, of the two nodes once they are

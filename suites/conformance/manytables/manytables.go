@@ -42,7 +42,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 			"Each check records how long it took (in the notes and evidence).",
 		}
 	},
-	Run: run,
+	Run:       run,
+	NoRegTest: "two nodes resyncing hundreds of tables, judged once the resync ends and by its duration: VTest has no poll and no clock to measure with",
 })
 
 // Kinds in trial order (TRIALS=6 runs each twice).
