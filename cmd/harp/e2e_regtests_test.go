@@ -32,8 +32,11 @@ var _ = Describe("harp reg-tests", Label("reg-tests"), func() {
 		Expect(out).To(ContainSubstring(`FAILED   startup/cfg_len_needs_digits.vtc: Bad exit status`))
 		files, _ := filepath.Glob(filepath.Join(regtests, "*", "*.vtc"))
 		Expect(strings.Count(out, "(as expected)")).To(Equal(2*len(files)), out)
+		// On 3.4.7 every upstream fix is in: the only failure is the open
+		// finding conf-failed-reload's test shows (the master's SIGSEGV).
 		_, latest, _ := strings.Cut(out, "== deb:experimental")
-		Expect(latest).NotTo(ContainSubstring("FAILED"))
+		Expect(strings.Count(latest, "FAILED")).To(Equal(1), latest)
+		Expect(latest).To(ContainSubstring("FAILED   mcli/mcli_failed_reload_syntax_error.vtc: a process died"))
 	})
 
 	It("never reads a test the runner refused, or a result the manifest does not expect, as a pass", func() {

@@ -285,3 +285,26 @@ func TestCheckIDs(t *testing.T) {
 		t.Errorf("%s %v", s, ids)
 	}
 }
+
+func TestAgreesOnTheTestsScope(t *testing.T) {
+	text := "feature ignore_unknown_macro\nfeature cmd \"$HAPROXY_PROGRAM -cc 'version_atleast(3.0-dev0)'\"\n"
+	if Limit(text) != "3.0-dev0" || Limit("feature cmd \"$HAPROXY_PROGRAM -cc '!version_atleast(3.1-dev0)'\"\n") != "" {
+		t.Errorf("limit %q", Limit(text))
+	}
+	for _, c := range []struct {
+		r        Result
+		harp, v  string
+		text     string
+		expected bool
+	}{
+		{Skipped, "PASS", "2.6.12-1+deb12u4", text, true}, // before the test's limit: its scope
+		{Skipped, "PASS", "3.2.26-1", text, false},        // after it, a skip where harp decided is not
+		{Skipped, "REPRODUCED", "2.6.12-1", "", false},    // no limit: as Agrees
+		{Failed, "PASS", "2.6.12-1", text, false},         // a result is always compared
+		{Passed, "PASS", "3.5-dev5-50872daa6", text, true},
+	} {
+		if got := AgreesOn(c.r, c.harp, c.v, c.text); got != c.expected {
+			t.Errorf("%v %s %s: %v", c.r, c.harp, c.v, got)
+		}
+	}
+}
