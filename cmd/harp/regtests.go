@@ -318,7 +318,7 @@ func regTestsRun(ctx context.Context, args []string) int {
 			case r == regtest.Failed:
 				line += ": " + o.Why
 			}
-			if want := e.Expect(img.Version); ok && r != regtest.Error && want != "" {
+			if want := e.Expect(s.Raw, img.Version); ok && r != regtest.Error && want != "" {
 				if r == want {
 					line += " (as expected)"
 				} else {

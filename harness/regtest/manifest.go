@@ -48,9 +48,16 @@ type Validation struct {
 	Date    string `json:"date"`
 }
 
-// Expect is the result the manifest expects of the test on a build of
-// this version: the one validated on it ("" when none was).
-func (e Entry) Expect(version string) Result {
+// Expect is the result the manifest expects of the test on a build: the
+// one validated on that build spec, else on a build of the same version
+// ("" when none was). The spec first: a patched build says the version of
+// the commit it patches.
+func (e Entry) Expect(build, version string) Result {
+	for _, v := range e.Validations {
+		if v.Build == build && v.Agrees {
+			return v.Result
+		}
+	}
 	for _, v := range e.Validations {
 		if v.Version == version && v.Agrees {
 			return v.Result

@@ -252,11 +252,18 @@ func TestManifestExpectations(t *testing.T) {
 	e.Record(Validation{Build: "deb:bookworm", Version: "2.6.12-1+deb12u4", Result: Failed, Harp: "REPRODUCED", Agrees: true})
 	e.Record(Validation{Build: "deb:experimental", Version: "3.4.7-1", Result: Passed, Harp: "REPRODUCED", Agrees: false})
 	e.Record(Validation{Build: "deb:bookworm", Version: "2.6.12-1+deb12u4", Result: Passed, Harp: "PASS", Agrees: true})
-	if len(e.Validations) != 2 || e.Expect("2.6.12-1+deb12u4") != Passed {
+	if len(e.Validations) != 2 || e.Expect("deb:bookworm", "2.6.12-1+deb12u4") != Passed || e.Expect("deb:other", "2.6.12-1+deb12u4") != Passed {
 		t.Errorf("the newest validation of a build replaces the older: %+v", e.Validations)
 	}
-	if e.Expect("3.4.7-1") != "" {
+	if e.Expect("deb:experimental", "3.4.7-1") != "" {
 		t.Error("a validation that disagrees with harp sets no expectation")
+	}
+	// A patched build says the version of the commit it patches: its own
+	// validation decides, not the unpatched one's.
+	e.Record(Validation{Build: "git:/h@HEAD", Version: "3.5-dev5", Result: Failed, Harp: "REPRODUCED", Agrees: true})
+	e.Record(Validation{Build: "git:/h@HEAD,patch=fix.diff", Version: "3.5-dev5", Result: Passed, Harp: "PASS", Agrees: true})
+	if e.Expect("git:/h@HEAD,patch=fix.diff", "3.5-dev5") != Passed || e.Expect("git:/h@HEAD", "3.5-dev5") != Failed {
+		t.Errorf("patched builds: %+v", e.Validations)
 	}
 	if !Agrees(Failed, "REPRODUCED") || !Agrees(Skipped, "N/A") || Agrees(Passed, "REPRODUCED") || Agrees(Failed, "not run") {
 		t.Error("Agrees")
