@@ -138,11 +138,11 @@ func Markdown(in Inputs) string {
 	}
 
 	b.WriteString("### Output of `haproxy -vv`\n\n")
-	block("haproxy -vv", r.VV, 10, 6000)
+	block("haproxy -vv", r.VV, 6, 6000)
 
 	b.WriteString("### Last Outputs and Backtraces\n\n")
 	if short {
-		fmt.Fprintf(&b, "<details><summary>harp's evidence</summary>\n\n%s\n</details>\n\n", closeFences(firstLines(outputs(f, r), 25)))
+		fmt.Fprintf(&b, "<details><summary>harp's evidence</summary>\n\n%s\n</details>\n\n", closeFences(firstLines(outputs(f, r), 18)))
 	} else {
 		b.WriteString(outputs(f, r) + "\n\n")
 	}
@@ -175,6 +175,9 @@ func Markdown(in Inputs) string {
 	return out
 }
 
+// shortSuspects: the short form lists that many of a bisect's suspects.
+const shortSuspects = 6
+
 func cause(in Inputs) string {
 	o := in.Bisect
 	if o == nil {
@@ -199,10 +202,14 @@ func cause(in Inputs) string {
 			span, len(o.Steps), good, bad, o.First.Commit, o.First.Subject)
 	case len(o.Suspects) > 0:
 		var ids []string
-		for _, c := range o.Suspects {
+		for i, c := range o.Suspects {
+			if in.RegTest != nil && i == shortSuspects && len(o.Suspects) > shortSuspects+1 {
+				ids = append(ids, fmt.Sprintf("... and %d more (the long form lists them)", len(o.Suspects)-i))
+				break
+			}
 			ids = append(ids, c.Label+" "+c.Subject)
 		}
-		return fmt.Sprintf("`harp bisect --finding`%s narrowed it to %d commits (skipped ones hide the boundary):\n\n    %s\n", span, len(ids), strings.Join(ids, "\n    "))
+		return fmt.Sprintf("`harp bisect --finding`%s narrowed it to %d commits (skipped ones hide the boundary):\n\n    %s\n", span, len(o.Suspects), strings.Join(ids, "\n    "))
 	}
 	return fmt.Sprintf("`harp bisect --finding`%s found no boundary: %s", span, o.Unmet)
 }
@@ -214,7 +221,9 @@ func fix(in Inputs) string {
 	}
 	patch := fit(strings.TrimSpace(x.Patch), 15000)
 	if in.RegTest != nil {
-		patch = firstLines(strings.TrimSpace(x.Patch), 30)
+		// The short form shows the code; the message (impact, cause,
+		// backport) is the long form's and the series'.
+		patch = firstLines(diffOnly(strings.TrimSpace(x.Patch)), 24)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "A proposed fix, `%s`:\n\n<details><summary>patch</summary>\n\n```diff\n%s\n```\n</details>\n\n", x.Name, patch)
@@ -397,6 +406,17 @@ func fit(s string, n int) string {
 }
 
 // firstLines keeps the first n lines of s, saying how many more there are.
+// diffOnly is a patch from its first diff on (its message left out); the
+// whole patch when it has none.
+func diffOnly(patch string) string {
+	for _, mark := range []string{"\ndiff --git ", "\n--- "} {
+		if i := strings.Index(patch, mark); i >= 0 {
+			return patch[i+1:]
+		}
+	}
+	return patch
+}
+
 func firstLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {

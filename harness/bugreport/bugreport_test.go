@@ -1,6 +1,7 @@
 package bugreport
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -117,5 +118,20 @@ func TestMarkdown(t *testing.T) {
 	}
 	if strings.Count(md, "```")%2 != 0 || strings.Count(md, "<details>") != strings.Count(md, "</details>") {
 		t.Errorf("the cut left a block open:\n%s", md)
+	}
+}
+
+// The short form lists a few of a bisect's suspects and counts the rest.
+func TestShortSuspects(t *testing.T) {
+	o := &bisect.Outcome{Finding: "s/c"}
+	for i := 0; i < 46; i++ {
+		o.Suspects = append(o.Suspects, bisect.Candidate{Label: fmt.Sprintf("c%02d", i), Subject: "MINOR: x"})
+	}
+	short := cause(Inputs{Bisect: o, RegTest: &RegTest{Name: "t.vtc"}})
+	if !strings.Contains(short, "narrowed it to 46 commits") || !strings.Contains(short, "... and 40 more") || strings.Contains(short, "c06 ") {
+		t.Errorf("short:\n%s", short)
+	}
+	if long := cause(Inputs{Bisect: o}); !strings.Contains(long, "c45 MINOR: x") {
+		t.Errorf("long:\n%s", long)
 	}
 }
