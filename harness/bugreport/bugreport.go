@@ -142,7 +142,7 @@ func Markdown(in Inputs) string {
 
 	b.WriteString("### Last Outputs and Backtraces\n\n")
 	if short {
-		fmt.Fprintf(&b, "<details><summary>harp's evidence</summary>\n\n%s\n</details>\n\n", closeFences(firstLines(outputs(f, r), 18)))
+		fmt.Fprintf(&b, "<details><summary>harp's evidence</summary>\n\n%s\n</details>\n\n", closeFences(firstLines(outputs(f, r), 15)))
 	} else {
 		b.WriteString(outputs(f, r) + "\n\n")
 	}
@@ -176,7 +176,7 @@ func Markdown(in Inputs) string {
 }
 
 // shortSuspects: the short form lists that many of a bisect's suspects.
-const shortSuspects = 6
+const shortSuspects = 4
 
 func cause(in Inputs) string {
 	o := in.Bisect
