@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/obs"
@@ -39,6 +40,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 			fmt.Sprintf("initial resync: from the nodes' start, both links established and both sections' resync finished (`show peers` flags 0x1|0x2) within BOUND (%s); then 10 entries written on A in each of t%04d..t%04d reach B.", p.Duration("BOUND"), n-9, n),
 			"a fresh node learns: B restarted afresh; it must hold all 100 entries with their gpc0 and report its resync finished within BOUND (entries it lacks say nothing, INCONCLUSIVE, when its link to A came up past HAProxy's 5 s resync timeout, by show proc's uptime and show peers' last_hdshk: B asks no one again after it).",
 			"a reload teaches: SIGUSR2 to A's master; the new worker must hold all 100 entries and report its resync finished within BOUND.",
+			"When entries are missing, the wait ends before BOUND at the first table reading begun after the learner showed its resync finished (for B, with its link to A up within the resync timeout): a teacher sends every entry before it marks the lesson finished and none of them again afterwards, so a correct build holds them all by then, and a missing entry cannot come any more.",
 			"Each check records how long it took (in the notes and evidence).",
 		}
 	},
@@ -91,12 +93,12 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 			if down, ok := f.Mesh.Get(); !ok || len(down) > 0 {
 				return nil
 			}
-			if err := a.Node.SetHoldings(ctx, node.StatsSocket, "gpc0", last); err != nil {
+			if err := setHoldings(ctx, a.Node, node.StatsSocket, "gpc0", last); err != nil {
 				f.Setup = fmt.Sprintf("writing on %s: %v", a.Name, err)
 				return nil
 			}
 			var miss obs.Of[map[string]int]
-			miss, f.LearnTook = b.Node.WaitHoldings(ctx, node.StatsSocket, "gpc0", last, bound)
+			miss, f.LearnTook = waitHoldings(ctx, b.Node, node.StatsSocket, "gpc0", last, bound, nil)
 			f.Missing = obs.Opt(miss)
 			t.Notef("initial resync of %d tables finished on both nodes %s after start; %d entries written on A reached B in %s", n, f.Took.Round(time.Millisecond), f.Entries, f.LearnTook.Round(time.Millisecond))
 		case "a fresh node learns":
@@ -104,7 +106,16 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 				f.Setup = "restarting B: " + err.Error()
 				return nil
 			}
-			learn(ctx, f, b.Node, node.StatsSocket, node.Current, last, t1)
+			// B's lesson is over once its resync shows finished with its
+			// link to A up in time: a link up past the resync timeout
+			// finishes it untaught, and A may still push afterwards.
+			learn(ctx, f, b.Node, node.StatsSocket, node.Current, last, t1, func() bool {
+				if !finished(ctx, b.Node, node.Current, c.Section) {
+					return false
+				}
+				uptime, hdshk, err := b.Node.LinkAge(ctx, c.Section, a.Name)
+				return err == nil && resync.LateLink("B", "A", uptime, hdshk) == ""
+			})
 			f.Setup = lateLink(ctx, c, a, b, f)
 			t.Notef("B restarted afresh: %s of %d entries learnt, resync %s, %s after the restart began", learnt(f), f.Entries, orFinished(f.Resync.Of), f.Took.Round(time.Millisecond))
 		case "a reload teaches":
@@ -113,7 +124,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 				f.Setup = "reloading A: " + err.Error()
 				return nil
 			}
-			learn(ctx, f, a.Node, r.NewPID, r.NewPID, last, t1)
+			learn(ctx, f, a.Node, r.NewPID, r.NewPID, last, t1, func() bool { return finished(ctx, a.Node, r.NewPID, c.Section) })
 			t.Notef("A reloaded: new worker %d holds %s of %d entries, resync %s, %s after SIGUSR2", r.NewPID, learnt(f), f.Entries, orFinished(f.Resync.Of), f.Took.Round(time.Millisecond))
 		}
 		return nil
@@ -128,10 +139,10 @@ const perTable = 10
 
 // holdings are what the last tables hold: perTable keys in each, every
 // gpc0 value distinct.
-func holdings(tables []cluster.Table) []node.Holding {
-	var hs []node.Holding
+func holdings(tables []cluster.Table) []holding {
+	var hs []holding
 	for ti, tb := range tables {
-		h := node.Holding{Table: "cluster/" + tb.Name}
+		h := holding{Table: "cluster/" + tb.Name}
 		for i := range perTable {
 			h.Keys = append(h.Keys, fmt.Sprintf("mt-%02d", i))
 			h.Values = append(h.Values, fmt.Sprint(ti*perTable+i+1))
@@ -142,11 +153,11 @@ func holdings(tables []cluster.Table) []node.Holding {
 }
 
 // ready: before a check, the nodes are meshed and A holds every entry.
-func ready(ctx context.Context, c *cluster.Cluster, a *cluster.Member, last []node.Holding, bound time.Duration) string {
+func ready(ctx context.Context, c *cluster.Cluster, a *cluster.Member, last []holding, bound time.Duration) string {
 	if u := c.WaitMesh(ctx, bound); u != "" {
 		return "before the check: " + u
 	}
-	miss, _ := a.Node.WaitHoldings(ctx, node.StatsSocket, "gpc0", last, time.Second)
+	miss, _ := waitHoldings(ctx, a.Node, node.StatsSocket, "gpc0", last, time.Second, nil)
 	if m, ok := miss.Get(); !ok {
 		return "before the check: " + miss.Unknown()
 	} else if len(m) > 0 {
@@ -157,12 +168,29 @@ func ready(ctx context.Context, c *cluster.Cluster, a *cluster.Member, last []no
 
 // learn records what a worker learnt within the bound from t1: every
 // entry (read on pid), then its resync finished (on resyncPID; "" finished,
-// unknown when show peers kept failing).
-func learn(ctx context.Context, f *judge.Facts, n *node.Node, pid, resyncPID int, last []node.Holding, t1 time.Time) {
-	miss, _ := n.WaitHoldings(ctx, pid, "gpc0", last, f.Bound)
+// unknown when show peers kept failing). The wait for entries ends early
+// once taught says the lesson is over: a teacher sends every entry before
+// it marks the resync finished, and sends none of them again afterwards,
+// so what a reading begun after that lacks is lacking for good.
+func learn(ctx context.Context, f *judge.Facts, n *node.Node, pid, resyncPID int, last []holding, t1 time.Time, taught func() bool) {
+	miss, waited := waitHoldings(ctx, n, pid, "gpc0", last, f.Bound, taught)
 	f.Missing = obs.Opt(miss)
 	f.Resync = obs.Opt(n.WaitResyncFor(ctx, resyncPID, max(time.Until(t1.Add(f.Bound)), time.Second), "cluster").Observed())
 	f.Took = time.Since(t1)
+	if m, ok := miss.Get(); ok && text.Sum(m) > 0 && waited < f.Bound {
+		f.FinalAfter = waited
+	}
+}
+
+// finished says whether worker pid shows the section's resync finished
+// (false when show peers could not be read: the wait goes on).
+func finished(ctx context.Context, n *node.Node, pid int, section string) bool {
+	secs, err := n.Peers(ctx, pid)
+	if err != nil {
+		return false
+	}
+	s, ok := cliout.FindSection(secs, section)
+	return ok && s.ResyncFinished()
 }
 
 // lateLink is why entries a restarted B lacks say nothing ("" when they

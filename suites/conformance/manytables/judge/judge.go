@@ -27,6 +27,10 @@ type Facts struct {
 	Missing   obs.Optional[map[string]int] `json:"missing"`
 	Took      time.Duration                `json:"took_ns"`
 	LearnTook time.Duration                `json:"learn_took_ns,omitempty"`
+	// FinalAfter: entries were missing once the learner showed its resync
+	// finished, this long after the check began; nothing is taught after
+	// that, so the wait ended there instead of at Bound.
+	FinalAfter time.Duration `json:"final_after_ns,omitempty"`
 }
 
 // Check decides one check from what HAProxy showed (unknown readings are
@@ -40,7 +44,11 @@ func Check(f Facts) (violation, unmet string) {
 		r.Violated("with %d tables the nodes did not mesh and finish their initial resync within %s: %s", f.Tables, f.Bound, strings.Join(down, ", "))
 	}
 	if m, ok := f.Missing.Get(); ok && text.Sum(m) > 0 {
-		r.Violated("%d of %d entries missing or wrong after %s (%s)", text.Sum(m), f.Entries, f.Bound, PerTableText(m))
+		when := "after " + f.Bound.String()
+		if f.FinalAfter > 0 {
+			when = "once its resync had finished (" + f.FinalAfter.Round(time.Millisecond).String() + ")"
+		}
+		r.Violated("%d of %d entries missing or wrong %s (%s)", text.Sum(m), f.Entries, when, PerTableText(m))
 	}
 	if unfinished, ok := f.Resync.Get(); ok && unfinished != "" {
 		r.Violated("%s", unfinished)
