@@ -213,6 +213,9 @@ func (c *checker) value(k string, m model) string {
 			return fmt.Sprintf("%s: no prefix of the owner's writes leaves that (possible after %s: %s)", strings.Join(wrong, " "), m.restart, m.any)
 		}
 	case len(distinct) > 1:
+		if h.Mesh != nil && h.Mesh.Settled != "" {
+			return fmt.Sprintf("diverged after healing, with nothing left in flight (%s into the quiet): %s", h.Mesh.Settled, strings.Join(vals, " "))
+		}
 		return "diverged after healing and the quiet period: " + strings.Join(vals, " ")
 	case first == "missing" && !m.final.absent:
 		return "written (and acknowledged) by its owner, missing on every node"

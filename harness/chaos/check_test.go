@@ -53,6 +53,10 @@ func TestCheck(t *testing.T) {
 		}, "PASS", ""},
 		{"a node kept an older value", func(h *History) { h.Final["node3"]["tbl"]["a"] = Entry{GPC0: 7, ExpMS: 590000} },
 			"REPRODUCED", "tbl/a: diverged after healing and the quiet period: node1=8 node2=8 node3=7"},
+		{"a node kept an older value, the quiet ended once nothing was in flight", func(h *History) {
+			h.Final["node3"]["tbl"]["a"] = Entry{GPC0: 7, ExpMS: 590000}
+			h.Mesh = &Mesh{Down: obs.Value([]string{}), Settled: "1.5s"}
+		}, "REPRODUCED", "tbl/a: diverged after healing, with nothing left in flight (1.5s into the quiet): node1=8 node2=8 node3=7"},
 		{"a key missing on one node", func(h *History) { delete(h.Final["node2"]["tbl"], "a") },
 			"REPRODUCED", "node2=missing"},
 		{"a value no order of writes leaves", func(h *History) {

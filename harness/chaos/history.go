@@ -111,6 +111,10 @@ type Mesh struct {
 	Faulted obs.Optional[[]string] `json:"faulted,omitzero"` // never made: the cluster has no links
 	Down    obs.Of[[]string]       `json:"down"`
 	Waited  string                 `json:"waited,omitempty"` // how long harp waited for the sessions
+	// Settled: the quiet period ended early, the nodes disagreeing, once
+	// nothing could change the main table any more (drive's settled): how
+	// long into the quiet. Empty: the nodes agreed, or the quiet ran out.
+	Settled string `json:"settled,omitempty"`
 }
 
 // History is a chaos run: its setup, its operations and what every node

@@ -33,7 +33,11 @@ type Drive func(context.Context, *node.Node) (string, error)
 
 // Session runs a peer-session case on a session harp's peers client
 // completed as the remote peer `remote` of section p2.
-type Session func(ctx context.Context, c *peers.Conn, tcp *net.TCPConn) (string, error)
+type Session func(ctx context.Context, c *peers.Conn, tcp *net.TCPConn, remote Remote) (string, error)
+
+// Remote reads harp's peer as the node's current worker shows it (show
+// peers): a session that ends at what HAProxy shows of it.
+type Remote func(context.Context) (cliout.Peer, error)
 
 // Area is a suite of upstream fixes: the scenario's words, its cases (each
 // with its judge), and the Go code of its steps and peer-session cases.

@@ -278,18 +278,33 @@ func SetTables(cmds string) []Write {
 
 // halfClosedPeer connects to the peers bind, sends nothing and
 // half-closes: HAProxy's close, or the connection still open after the
-// wait. A reset is neither (harp's side or a proxy's): unknown.
+// wait, seen open on HAProxy's side too: its stream from harp's address
+// still listed by show sess. A correct build closes at once (its applet
+// sees the shutdown on its next call); the wait is the case's own bound.
+// A reset is neither (harp's side or a proxy's): unknown, as is an open
+// connection HAProxy lists no stream of.
 func halfClosedPeer(ctx context.Context, n *node.Node, c Case) (string, error) {
 	port, err := c.ReachPort()
 	if err != nil {
 		return "", err
 	}
-	fate, err := n.HalfClosed(ctx, Port(port), AnswerWait)
+	fate, err := n.HalfClosed(ctx, Port(port), AnswerWait, func(src string) error {
+		ss, err := n.Sessions(ctx, node.Current)
+		if err != nil {
+			return fmt.Errorf("the connection was still open after %s, and show sess could not be read: %w", AnswerWait, err)
+		}
+		for _, s := range ss {
+			if s.Has("src=" + src) {
+				return nil
+			}
+		}
+		return fmt.Errorf("the connection was still open on harp's side after %s, but show sess lists no stream from %s", AnswerWait, src)
+	})
 	switch {
 	case err != nil:
 		return "", err
 	case fate == cli.Open:
-		return "still open after " + AnswerWait.String(), nil
+		return "still open after " + AnswerWait.String() + " (its stream still listed by show sess)", nil
 	case fate == cli.Reset:
 		return "", fmt.Errorf("the connection was reset, neither closed by HAProxy nor left open")
 	}
@@ -316,7 +331,7 @@ func peerSession(ctx context.Context, n *node.Node, c Case, run Session) (string
 	}
 	p := &remotepeer.Probe{Node: n, Addr: addr, Section: section, Local: "harp", Remote: "remote"}
 	return p.Session(ctx, peers.Options{}, collisionTries, func(pc *peers.Conn, tcp *net.TCPConn) (string, error) {
-		return run(ctx, pc, tcp)
+		return run(ctx, pc, tcp, p.State)
 	})
 }
 

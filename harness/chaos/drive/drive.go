@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/chaos"
+	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/obs"
@@ -103,7 +104,34 @@ func Run(ctx context.Context, c *cluster.Cluster, o Options) (chaos.History, err
 		return h, ctx.Err()
 	}
 	o.Logf("chaos: healed; quiet for up to %s", o.Quiet)
-	agreed := func() (bool, error) { return agree(ctx, c, section+"tbl"), nil }
+	// The quiet ends when the nodes agree, or when they disagree and
+	// nothing can change the main table any more: no writer left, and two
+	// readings in a row (the tables unchanged between) show every session
+	// established, every resync finished and every local update pushed to
+	// every peer and acknowledged by it. A correct build sends an entry
+	// only as a local update or in a resync; with none left in flight and
+	// none to come, tbl (expire 10 m) holds what it will hold.
+	quietFrom := time.Now()
+	var last string
+	agreed := func() (bool, error) {
+		tables, same := tablesOf(ctx, c, section+"tbl")
+		if same {
+			return true, nil
+		}
+		why := settled(ctx, c, section+"tbl")
+		if why == "" && tables != "" && tables == last {
+			if h.Mesh != nil {
+				h.Mesh.Settled = time.Since(quietFrom).Round(100 * time.Millisecond).String()
+			}
+			o.Logf("chaos: the nodes disagree with nothing left in flight (%s into the quiet): the tables are final", time.Since(quietFrom).Round(100*time.Millisecond))
+			return true, nil
+		}
+		last = ""
+		if why == "" {
+			last = tables
+		}
+		return false, nil
+	}
 	if node.Poll(ctx, o.Quiet, 500*time.Millisecond, agreed) != nil {
 		// Slow is not diverged: a loaded machine gets twice the quiet
 		// again before the tables are read and judged.
@@ -553,32 +581,83 @@ func describe(o obs.Of[[]string]) string {
 	return "none"
 }
 
-// agree says whether every node's main table holds the same entries.
-func agree(ctx context.Context, c *cluster.Cluster, table string) bool {
-	var first map[string]string
+// tablesOf reads every node's main table: all of them as one text (""
+// when a read failed), and whether every node holds the same entries.
+func tablesOf(ctx context.Context, c *cluster.Cluster, table string) (all string, same bool) {
+	var texts []string
+	var first string
+	same = true
 	for i, m := range c.Members {
 		t, err := m.Table(ctx, table)
 		if err != nil {
-			return false
+			return "", false
 		}
-		got := map[string]string{}
+		var got []string
 		for _, e := range t.Entries {
-			got[e.Key] = e.Data["gpc0"]
+			got = append(got, e.Key+"="+e.Data["gpc0"])
 		}
+		sort.Strings(got)
+		held := strings.Join(got, " ")
 		if i == 0 {
-			first = got
-			continue
+			first = held
 		}
-		if len(got) != len(first) {
-			return false
+		same = same && held == first
+		texts = append(texts, m.Name+": "+held)
+	}
+	return strings.Join(texts, "\n"), same
+}
+
+// settled says what could still change table on a cluster ("" when
+// nothing could): a session not established, a resync not finished, or a
+// member with a local update of the table not pushed to a peer or not
+// acknowledged by it. A failed reading is never settled. Update ids are
+// 32-bit and wrap: pushed means at most 2^30 ahead, never the "far
+// past" value HAProxy gives a peer whose acknowledgement is too old.
+func settled(ctx context.Context, c *cluster.Cluster, table string) string {
+	for _, m := range c.Members {
+		sec, err := m.Node.Section(ctx, node.StatsSocket, c.Section)
+		if err != nil {
+			return fmt.Sprintf("%s: show peers: %v", m.Name, err)
 		}
-		for k, v := range got {
-			if first[k] != v {
-				return false
+		if !sec.ResyncFinished() {
+			return m.Name + ": resync not finished"
+		}
+		for _, p := range sec.Peers {
+			if p.Local {
+				continue
+			}
+			if !p.Established() {
+				return fmt.Sprintf("%s->%s: not established", m.Name, p.Name)
+			}
+			found := false
+			for _, pt := range p.Tables {
+				if pt.Name != table {
+					continue
+				}
+				found = true
+				if why := inFlight(pt); why != "" {
+					return fmt.Sprintf("%s->%s: %s", m.Name, p.Name, why)
+				}
+			}
+			if !found {
+				return fmt.Sprintf("%s->%s: show peers lists no %s", m.Name, p.Name, table)
 			}
 		}
 	}
-	return true
+	return ""
+}
+
+// inFlight says what of a table a member has not yet handed to a peer
+// ("" when everything was pushed and acknowledged).
+func inFlight(pt cliout.PeerTable) string {
+	local, pushed, acked := uint32(pt.LocalUpdate), uint32(pt.LastPushed), uint32(pt.PeerAcked)
+	if ahead := pushed - local; pushed != local && ahead >= 1<<30 {
+		return fmt.Sprintf("pushed %d of local updates up to %d", pushed, local)
+	}
+	if acked != pushed {
+		return fmt.Sprintf("pushed %d, acknowledged %d", pushed, acked)
+	}
+	return ""
 }
 
 func wait(ctx context.Context, until time.Time) error {

@@ -11,6 +11,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/fixrun"
 	"github.com/harp-project/harp/harness/peers"
 	"github.com/harp-project/harp/harness/scenario"
@@ -32,7 +33,7 @@ var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
 
 // truncatedThenClose sends an update message whose length varint never
 // ends, then half-closes: HAProxy must close its side.
-func truncatedThenClose(ctx context.Context, c *peers.Conn, tcp *net.TCPConn) (string, error) {
+func truncatedThenClose(ctx context.Context, c *peers.Conn, tcp *net.TCPConn, _ fixrun.Remote) (string, error) {
 	if err := c.SendRaw([]byte{peers.ClassStickTable, peers.StktUpdate, 0xf0}); err != nil {
 		return "", err
 	}
@@ -53,14 +54,20 @@ func truncatedThenClose(ctx context.Context, c *peers.Conn, tcp *net.TCPConn) (s
 }
 
 // unknownTableOnly sends a definition of a table the node lacks, then one
-// update of it a second, for 11 s: two of HAProxy's reconnect checks (5 s
-// apart) come in that time, and only the messages can keep the peer alive.
-func unknownTableOnly(ctx context.Context, c *peers.Conn, _ *net.TCPConn) (string, error) {
+// update of it a second, until show peers has shown two of HAProxy's
+// reconnect checks passed (at most 11 s: two checks, 5 s apart, come in
+// that time). The handshake sets the peer's alive flag and a check clears
+// it; harp sends no heartbeat, so a second check that keeps the session
+// found the flag set by harp's messages about the unknown table since the
+// first: the session is kept, as the fix made it. On a build without the
+// fix that second check cuts it.
+func unknownTableOnly(ctx context.Context, c *peers.Conn, _ *net.TCPConn, remote fixrun.Remote) (string, error) {
 	def := peers.TableDef{ID: 1, Name: "harp-nosuch", KeyType: peers.KeyIPv4, KeyLen: 4, Types: []int{2}, Expire: 60000}
 	if err := c.Send(def.Encode()); err != nil {
 		return "", err
 	}
 	t0, last := time.Now(), time.Now()
+	var checks checkCounter
 	for i := 1; i <= 11; i++ {
 		// harp's own pace decides nothing: a gap that spans a reconnect
 		// check's worth of the 5 s period would let HAProxy cut a session
@@ -76,19 +83,57 @@ func unknownTableOnly(ctx context.Context, c *peers.Conn, _ *net.TCPConn) (strin
 			case <-time.After(time.Second):
 			}
 		}
-		select {
-		case <-c.Closed():
-			byPeer, why := c.Ended()
-			return closedAnswer(byPeer, why, c.SendGap(), time.Since(t0))
-		case <-time.After(time.Second): // the pace of the traffic, not a wait for an outcome
-		case <-ctx.Done():
-			return "", ctx.Err()
+		next := time.After(time.Second) // the pace of the traffic, not a wait for an outcome
+	pace:
+		for {
+			select {
+			case <-c.Closed():
+				byPeer, why := c.Ended()
+				return closedAnswer(byPeer, why, c.SendGap(), time.Since(t0))
+			case <-next:
+				break pace
+			case <-time.After(checkPoll):
+				if r, err := remote(ctx); err == nil && checks.read(r) >= 2 {
+					if gap := c.SendGap(); gap > maxGap {
+						return "", fmt.Errorf("harp sent nothing for %s: the session's fate says nothing of the messages", gap.Round(100*time.Millisecond))
+					}
+					return fmt.Sprintf("open after %s: two reconnect checks passed", time.Since(t0).Round(100*time.Millisecond)), nil
+				}
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
 		}
 	}
 	if gap := c.SendGap(); gap > maxGap {
 		return "", fmt.Errorf("harp sent nothing for %s: the session's fate says nothing of the messages", gap.Round(100*time.Millisecond))
 	}
 	return fmt.Sprintf("open after %s", time.Since(t0).Round(100*time.Millisecond)), nil
+}
+
+// checkPoll: how often show peers is read for a passed check.
+const checkPoll = 200 * time.Millisecond
+
+// checkCounter counts HAProxy's reconnect checks that kept the session,
+// from successive readings of the remote peer: the reconnect timer shown
+// higher than the reading before and at 3 s or more, the session still
+// established. A check that cuts the session sets the timer to at most
+// 2049 ms; a reading that failed or shows no timer counts nothing.
+type checkCounter struct {
+	last   time.Duration
+	seen   bool
+	passed int
+}
+
+func (k *checkCounter) read(p cliout.Peer) int {
+	cur, never, ok := p.Delay("reconnect")
+	if !ok || never {
+		return k.passed
+	}
+	if k.seen && cur > k.last && cur >= 3*time.Second && p.Established() {
+		k.passed++
+	}
+	k.last, k.seen = cur, true
+	return k.passed
 }
 
 // maxGap: harp's longest silence that still leaves every reconnect check

@@ -149,7 +149,24 @@ func idleHeld(ctx context.Context, n *node.Node) (string, error) {
 	if err := n.WaitTableUsed(ctx, node.StatsSocket, "theld", 1, 5*time.Second); err != nil {
 		return "", fmt.Errorf("the held connection was never tracked: %w", err)
 	}
-	time.Sleep(3 * time.Second) // past the entry's expire: the trigger
+	// The trigger: the entry's expire reached while the connection holds
+	// it. show table shows it at once: exp=0 (2.6), or exp set again by
+	// the expiry task that found the entry in use (3.x), higher than the
+	// reading before. The measure that follows lasts 2 s.
+	prev := int64(-1)
+	err = node.Poll(ctx, 5*time.Second, 100*time.Millisecond, func() (bool, error) {
+		t, err := n.Table(ctx, node.StatsSocket, "theld")
+		if err != nil || len(t.Entries) != 1 {
+			return false, nil // a failed reading decides nothing
+		}
+		exp := t.Entries[0].Exp
+		reached := exp <= 0 || (prev >= 0 && exp > prev)
+		prev = exp
+		return reached, nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("the held connection's entry never showed its expire reached (exp=0, or set again) within 5s: %w", err)
+	}
 	rate, err := loopRate(ctx, n)
 	if err != nil {
 		return "", err
