@@ -47,6 +47,17 @@ type Area struct {
 	Cases                        []fixcase.Judged
 	Drives                       map[string]Drive
 	Sessions                     map[string]Session
+	Settles                      map[string]Settle
+}
+
+// Settle is when the state a case's then reads can no longer move toward
+// its expectation, though the expectation does not hold: the then poll
+// ends at the first reading begun after Final said so, instead of at
+// AnswerWait. Why says it in the case's step, with the reason a correct
+// build cannot move the state afterwards.
+type Settle struct {
+	Why   string
+	Final func(context.Context, *node.Node) (bool, error)
 }
 
 // Scenario is the area's suite, its Run, and its steps as users read
@@ -75,7 +86,11 @@ func Scenario(a Area) *scenario.Scenario {
 				for _, need := range c.Needs {
 					line += ", on a build with " + cliout.Capabilities[need]
 				}
-				s = append(s, line+"): "+c.Does+"; expected: "+c.Expects+sectionsOf(c.Case)+".")
+				settle := ""
+				if st, ok := a.Settles[c.ID]; ok {
+					settle = "; the state after is final once " + st.Why
+				}
+				s = append(s, line+"): "+c.Does+"; expected: "+c.Expects+settle+sectionsOf(c.Case)+".")
 			}
 			return append(s, rules, "After each case the worker must still answer `show info` within 10s. One that does not fails the case when the master logged its death (the node is then started again for the next case); without that log line the case is INCONCLUSIVE.")
 		},
@@ -95,7 +110,14 @@ func (a Area) check() error {
 			return fmt.Errorf("case %s (kind %s): a drive %v, a session %v", c.ID, c.Kind, drive, session)
 		}
 	}
-	for _, m := range []map[string]bool{keys(a.Drives), keys(a.Sessions)} {
+	for id := range a.Settles {
+		for _, c := range a.Cases {
+			if c.ID == id && c.Then == "" {
+				return fmt.Errorf("case %s: a settle rule, and no then to end", id)
+			}
+		}
+	}
+	for _, m := range []map[string]bool{keys(a.Drives), keys(a.Sessions), keys(a.Settles)} {
 		for id := range m {
 			if !ids[id] {
 				return fmt.Errorf("Go code for %s, which is none of the suite's cases", id)

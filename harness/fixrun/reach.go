@@ -49,11 +49,18 @@ func (a Area) do(ctx context.Context, n *node.Node, c fixcase.Judged) obs.Of[str
 		// loaded machine is slow to reap).
 		var then string
 		var err error
+		settle, settles := a.Settles[c.ID]
 		node.Poll(ctx, AnswerWait, 100*time.Millisecond, func() (bool, error) {
+			// Asked before the read: a reading begun once the state was
+			// final is final.
+			final := false
+			if settles {
+				final, _ = settle.Final(ctx, n) // a failed reading settles nothing
+			}
 			then, err = n.Stats(ctx, c.Then)
 			ok, _, _ := c.Want(answer + fixcase.ThenMark + then)
 			// A final state decides on its first read (ThenFinal).
-			return err == nil && (ok || c.ThenFinal), nil
+			return err == nil && (ok || c.ThenFinal || final), nil
 		})
 		if err != nil {
 			return obs.Failure[string]("reading the state after (%s): %v", c.Then, err)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/cli"
@@ -29,6 +30,23 @@ var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
 		"cli-idle-prompt-closed-on-timeout": idleClose,
 		"show-fd-type-then-number":          showFD("l ", ""),
 		"show-fd-any-group-form":            showFD("", "/"),
+	},
+	Settles: map[string]fixrun.Settle{
+		"cli-pipelined-then-close-all-run": {
+			Why:   "show sess lists no CLI stream but the one asking and tpipe holds an entry of the last connection (it was accepted and ran): a released stream runs no more of its commands",
+			Final: pipelineReleased,
+		},
+		"cli-user-level-refusal-releases-entry": {
+			Why: "show table shows entry harp-user past its expire (exp=0) and still in use with the refused connection closed: nothing is left to release it",
+			Final: func(ctx context.Context, n *node.Node) (bool, error) {
+				t, err := n.Table(ctx, node.StatsSocket, "texp")
+				if err != nil {
+					return false, err
+				}
+				e, ok := t.Lookup("harp-user")
+				return ok && e.Use > 0 && e.Exp <= 0, nil
+			},
+		},
 	},
 }))
 
@@ -54,6 +72,47 @@ func quitLeak(ctx context.Context, n *node.Node) (string, error) {
 	}
 	return fmt.Sprintf("trash used %d -> %d after %d quit", before.Used, after.Used, judge.Quits), nil
 }
+
+// pipelineReleased says whether the pipelines' table can still grow: not
+// once every CLI stream but the asking one is gone and the last
+// connection's commands began to run (an entry of its key range: a
+// connection still in the accept queue has no stream yet).
+func pipelineReleased(ctx context.Context, n *node.Node) (bool, error) {
+	ss, err := n.Sessions(ctx, node.StatsSocket)
+	if err != nil {
+		return false, err
+	}
+	cli := 0
+	for _, s := range ss {
+		if s.Has("fe=GLOBAL") {
+			cli++
+		}
+	}
+	if cli > 1 {
+		return false, nil
+	}
+	t, err := n.Table(ctx, node.StatsSocket, "tpipe")
+	if err != nil {
+		return false, err
+	}
+	last := fmt.Sprintf("10.%d.0.", pipelines)
+	for _, k := range t.Keys() {
+		if strings.HasPrefix(k, last) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// pipelines: the case's connections (its times).
+var pipelines = func() int {
+	for _, c := range judge.Cases {
+		if c.ID == "cli-pipelined-then-close-all-run" {
+			return c.Times
+		}
+	}
+	panic("clifixes: no case cli-pipelined-then-close-all-run")
+}()
 
 // idleClose: an interactive session given a 1s timeout, then idle.
 func idleClose(ctx context.Context, n *node.Node) (string, error) {
