@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/chaos"
-	"github.com/harp-project/harp/harness/cliout"
 	"github.com/harp-project/harp/harness/cluster"
 	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/obs"
@@ -118,7 +117,7 @@ func Run(ctx context.Context, c *cluster.Cluster, o Options) (chaos.History, err
 		if same {
 			return true, nil
 		}
-		why := settled(ctx, c, section+"tbl")
+		why := c.Settled(ctx, section+"tbl")
 		if why == "" && tables != "" && tables == last {
 			if h.Mesh != nil {
 				h.Mesh.Settled = time.Since(quietFrom).Round(100 * time.Millisecond).String()
@@ -605,59 +604,6 @@ func tablesOf(ctx context.Context, c *cluster.Cluster, table string) (all string
 		texts = append(texts, m.Name+": "+held)
 	}
 	return strings.Join(texts, "\n"), same
-}
-
-// settled says what could still change table on a cluster ("" when
-// nothing could): a session not established, a resync not finished, or a
-// member with a local update of the table not pushed to a peer or not
-// acknowledged by it. A failed reading is never settled. Update ids are
-// 32-bit and wrap: pushed means at most 2^30 ahead, never the "far
-// past" value HAProxy gives a peer whose acknowledgement is too old.
-func settled(ctx context.Context, c *cluster.Cluster, table string) string {
-	for _, m := range c.Members {
-		sec, err := m.Node.Section(ctx, node.StatsSocket, c.Section)
-		if err != nil {
-			return fmt.Sprintf("%s: show peers: %v", m.Name, err)
-		}
-		if !sec.ResyncFinished() {
-			return m.Name + ": resync not finished"
-		}
-		for _, p := range sec.Peers {
-			if p.Local {
-				continue
-			}
-			if !p.Established() {
-				return fmt.Sprintf("%s->%s: not established", m.Name, p.Name)
-			}
-			found := false
-			for _, pt := range p.Tables {
-				if pt.Name != table {
-					continue
-				}
-				found = true
-				if why := inFlight(pt); why != "" {
-					return fmt.Sprintf("%s->%s: %s", m.Name, p.Name, why)
-				}
-			}
-			if !found {
-				return fmt.Sprintf("%s->%s: show peers lists no %s", m.Name, p.Name, table)
-			}
-		}
-	}
-	return ""
-}
-
-// inFlight says what of a table a member has not yet handed to a peer
-// ("" when everything was pushed and acknowledged).
-func inFlight(pt cliout.PeerTable) string {
-	local, pushed, acked := uint32(pt.LocalUpdate), uint32(pt.LastPushed), uint32(pt.PeerAcked)
-	if ahead := pushed - local; pushed != local && ahead >= 1<<30 {
-		return fmt.Sprintf("pushed %d of local updates up to %d", pushed, local)
-	}
-	if acked != pushed {
-		return fmt.Sprintf("pushed %d, acknowledged %d", pushed, acked)
-	}
-	return ""
 }
 
 func wait(ctx context.Context, until time.Time) error {

@@ -3,8 +3,6 @@ package drive
 import (
 	"errors"
 	"testing"
-
-	"github.com/harp-project/harp/harness/cliout"
 )
 
 // A state never read (the run ended first) is unknown, never all clear.
@@ -17,28 +15,5 @@ func TestFaultedState(t *testing.T) {
 	}
 	if v, ok := FaultedState([]string{"node1->node2"}, nil).Get(); !ok || len(v) != 1 {
 		t.Errorf("read, one faulted: %v %v", v, ok)
-	}
-}
-
-func TestInFlight(t *testing.T) {
-	for _, c := range []struct {
-		local, pushed, acked uint64
-		want                 string
-	}{
-		{0, 0, 0, ""},
-		{57, 57, 57, ""},
-		{57, 56, 56, "pushed 56 of local updates up to 57"},
-		{57, 57, 50, "pushed 57, acknowledged 50"},
-		// A session's start with an acknowledgement too old: HAProxy's
-		// "far past" value, everything still to push.
-		{3, 3 + 1<<31, 3 + 1<<31, "pushed 2147483651 of local updates up to 3"},
-		// Across the 32-bit wrap.
-		{2, 2, 2, ""},
-		{1, 1<<32 - 1, 1<<32 - 1, "pushed 4294967295 of local updates up to 1"},
-	} {
-		got := inFlight(cliout.PeerTable{LocalUpdate: c.local, LastPushed: c.pushed, PeerAcked: c.acked})
-		if got != c.want {
-			t.Errorf("inFlight(local %d, pushed %d, acked %d) = %q, want %q", c.local, c.pushed, c.acked, got, c.want)
-		}
 	}
 }

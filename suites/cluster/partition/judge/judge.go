@@ -29,6 +29,10 @@ type Facts struct {
 	Keys         int                               `json:"keys"`                  // written on both sides
 	StillMissing obs.Optional[map[string][]string] `json:"still_missing"`         // after the heal and the re-read: node -> keys it lacks
 	Cut          string                            `json:"cut"`                   // the cut node
+	// Settled: the wait for the keys ended, some missing, once the
+	// cluster showed nothing in flight (cluster.SpreadSettled): how long
+	// into it. 0: every key came, or the wait ran out.
+	Settled time.Duration `json:"settled_ns,omitempty"`
 }
 
 // Partition: keys missing once every link is back is the violation; a cut
@@ -48,6 +52,9 @@ func Partition(f Facts) (violation, unmet string) {
 		return "", "after the heal: " + f.LinksBack
 	}
 	if missing := text.DistinctKeys(still); missing > 0 {
+		if f.Settled > 0 {
+			return fmt.Sprintf("%d of %d keys not on every node after the heal, with every link up and nothing left in flight (every update pushed and acknowledged, %s into the wait) (%s)", missing, f.Keys, f.Settled.Round(time.Millisecond), text.MissingCounts(still)), ""
+		}
 		return fmt.Sprintf("%d of %d keys not on every node %s after the heal, with every link up (%s)", missing, f.Keys, HealTimeout, text.MissingCounts(still)), ""
 	}
 	return "", ""

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"testing"
+	"time"
 
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/verdict"
@@ -21,6 +22,11 @@ func TestJudge(t *testing.T) {
 			f.StillMissing = missing(map[string][]string{"node1": {"p1-c000"}, "node2": {"p1-c000", "p1-c001"}})
 		},
 			"2 of 40 keys not on every node 30s after the heal, with every link up (node1 lacks 1, node2 lacks 2)", "", verdict.Reproduced},
+		{"keys missing once nothing was in flight: decided then", func(f *Facts) {
+			f.StillMissing = missing(map[string][]string{"node2": {"p1-c001"}})
+			f.Settled = 1200 * time.Millisecond
+		},
+			"1 of 40 keys not on every node after the heal, with every link up and nothing left in flight (every update pushed and acknowledged, 1.2s into the wait) (node2 lacks 1)", "", verdict.Reproduced},
 		{"links that never came back are the network's", func(f *Facts) {
 			f.LinksBack = "the cluster never meshed and synced within 30s: node1->node3 (last_status=CONN) (network probe: Docker shows node3 off the cluster network)"
 		}, "", "after the heal: the cluster never meshed and synced within 30s: node1->node3 (last_status=CONN) (network probe: Docker shows node3 off the cluster network)", verdict.Inconclusive},

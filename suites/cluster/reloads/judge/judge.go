@@ -6,6 +6,7 @@ package judge
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/text"
@@ -19,6 +20,10 @@ type Facts struct {
 	StillMissing obs.Optional[map[string][]string] `json:"still_missing"`        // node -> keys written before it lacks
 	Keys         int                               `json:"keys"`
 	WrongData    obs.Optional[string]              `json:"wrong_data"` // "" none
+	// Settled: the wait for the keys ended, some missing, once the
+	// cluster showed nothing in flight (cluster.SpreadSettled): how long
+	// into it. 0: every key came, or the wait ran out.
+	Settled time.Duration `json:"settled_ns,omitempty"`
 }
 
 // Round: keys written before the reloads missing on a node once the
@@ -33,7 +38,11 @@ func Round(f Facts) (violation, unmet string) {
 	case f.MeshAfter != "":
 		return "", "after the reloads: " + f.MeshAfter
 	case len(still) > 0:
-		return fmt.Sprintf("after reloading %s, %d of %d keys written before are not on every node (%s)", f.How, text.DistinctKeys(still), f.Keys, text.MissingCounts(still)), ""
+		v := fmt.Sprintf("after reloading %s, %d of %d keys written before are not on every node (%s)", f.How, text.DistinctKeys(still), f.Keys, text.MissingCounts(still))
+		if f.Settled > 0 {
+			v += fmt.Sprintf(", with nothing left in flight (every update pushed and acknowledged, %s into the wait)", f.Settled.Round(time.Millisecond))
+		}
+		return v, ""
 	}
 	return wrong, ""
 }

@@ -2,7 +2,9 @@ package judge
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/harp-project/harp/harness/obs"
 	"github.com/harp-project/harp/harness/verdict"
@@ -42,5 +44,13 @@ func TestJudge(t *testing.T) {
 	}
 	if u := UnmetBefore(nil, errors.New("EOF"), 50); u == "" {
 		t.Error("keys that could not be read before the round were not an unmet precondition")
+	}
+}
+
+func TestRoundSettled(t *testing.T) {
+	f := Facts{How: "one after another", Keys: 50, StillMissing: obs.Opt(obs.Value(map[string][]string{"node2": {"k1"}})), WrongData: obs.Opt(obs.Value("")), Settled: 1500 * time.Millisecond}
+	v, u := Round(f)
+	if u != "" || !strings.HasSuffix(v, "with nothing left in flight (every update pushed and acknowledged, 1.5s into the wait)") {
+		t.Errorf("settled: %q %q", v, u)
 	}
 }
