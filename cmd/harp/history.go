@@ -23,6 +23,7 @@ func cmdHistory(ctx context.Context, args []string) int {
 	since := fs.String("since", "v2.6.0", "the .0 release the history starts at")
 	head := fs.String("head", "HEAD", "the newest commit looked at")
 	judged := fs.String("judgements", "fixtures/upstream-bugs/judgements.tsv", "what each fix is judged (observable, why, the finding that catches it)")
+	techniques := fs.String("techniques", "fixtures/upstream-bugs/techniques.tsv", "fixes judged again against harp's techniques (none: the judgements alone)")
 	reports := fs.String("reports", "", "run directories (or trees of them) whose verdicts fill the release columns, separated by commas")
 	outFile := fs.String("out", "docs/upstream-bugs.md", "where the scoreboard goes (- for stdout)")
 	asJSON := fs.Bool("json", false, "write the board as JSON")
@@ -40,6 +41,20 @@ func cmdHistory(ctx context.Context, args []string) int {
 	f.Close()
 	if err != nil {
 		return fail("history: %s: %v", *judged, err)
+	}
+	if *techniques != "none" {
+		f, err := os.Open(*techniques)
+		if err != nil {
+			return fail("history: techniques: %v", err)
+		}
+		ts, err := history.ReadTechniques(f)
+		f.Close()
+		if err == nil {
+			js, err = history.WithTechniques(js, ts)
+		}
+		if err != nil {
+			return fail("history: %s: %v", *techniques, err)
+		}
 	}
 	var runs []findings.Scanned
 	for _, dir := range strings.Split(*reports, ",") {

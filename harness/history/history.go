@@ -47,6 +47,9 @@ type Judgement struct {
 	Catch      string `json:"catch"`
 	Introduced string `json:"introduced,omitempty"`
 	Repro      string `json:"repro,omitempty"`
+	// Technique: judged again (WithTechniques): what makes it observable
+	// ("proc", "exec+proc"), or "none" where no technique would do.
+	Technique string `json:"technique,omitempty"`
 }
 
 // Caught says whether the judgement names a finding harp checks; a
