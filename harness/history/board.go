@@ -16,7 +16,7 @@ type Status string
 
 const (
 	Caught       Status = "caught"         // REPRODUCED on the bad release, PASS on the fixed one
-	Missed       Status = "missed"         // observable, and no check saw it on the bad release
+	Missed       Status = "missed"         // observable, and no check saw it on the bad release (a retired check included)
 	NoCheck      Status = "no check yet"   // observable, no finding names it
 	Inconclusive Status = "inconclusive"   // a release's verdict was neither
 	NotRun       Status = "not run"        // the check exists, a release has no cell in the runs
@@ -81,6 +81,8 @@ func Make(fixes []Fix, js map[string]Judgement, runs []findings.Scanned) Board {
 			row.Status = Unjudged
 		case !row.Observable:
 			row.Status = Unobservable
+		case row.Retired():
+			row.Status = Missed
 		case !row.Caught():
 			row.Status = NoCheck
 		case f.Fixed == "":

@@ -53,10 +53,15 @@ type Judgement struct {
 }
 
 // Caught says whether the judgement names a finding harp checks; a
-// proposal ("new:...") or "-" is none yet.
+// proposal ("new:..."), a retired check ("retired:...") or "-" is none.
 func (j Judgement) Caught() bool {
-	return j.Catch != "" && j.Catch != "-" && !strings.HasPrefix(j.Catch, "new:")
+	return j.Catch != "" && j.Catch != "-" && !strings.HasPrefix(j.Catch, "new:") && !j.Retired()
 }
+
+// Retired says whether the fix had a check that was wired, run, and
+// retired because it could not catch the bug ("retired:<check> (why)"):
+// a miss, never a fix without a check.
+func (j Judgement) Retired() bool { return strings.HasPrefix(j.Catch, "retired:") }
 
 // severity is the level a BUG/ subject names.
 var severity = regexp.MustCompile(`^BUG/(MINOR|MEDIUM|MAJOR|CRITICAL)\b`)

@@ -83,8 +83,10 @@ func TestMake(t *testing.T) {
 		{Commit: "4444444444444444", Subject: "BUG/MINOR: peers: unobservable", Bad: "v3.0.0", Fixed: "v3.1.0"},
 		{Commit: "5555555555555555", Subject: "BUG/MINOR: peers: unjudged", Bad: "v3.0.0", Fixed: "v3.1.0"},
 		{Commit: "6666666666666666", Subject: "BUG/MINOR: cli: never run", Bad: "v2.6.0", Fixed: "v2.7.0"},
+		{Commit: "7777777777777777", Subject: "BUG/MINOR: cli: retired check", Bad: "v3.0.0", Fixed: "v3.1.0"},
 	}
 	js := map[string]Judgement{
+		"7777777":      {Observable: true, Catch: "retired:cli-something (held on the bad build: needs ASan)"},
 		"a889413f5ec5": {Observable: true, Catch: "conf-runtime-limits"},
 		"1111111111":   {Observable: true, Catch: "conf-cli-permissions/user.add-map.level-enforced"},
 		"2222222":      {Observable: true, Catch: "conf-cli-permissions/user.set-table.refusal-changes-nothing"},
@@ -108,17 +110,17 @@ func TestMake(t *testing.T) {
 		{Suite: "conf-runtime-limits", Verdict: verdict.Pass, Origin: "Debian trixie haproxy 3.0.11-1"},
 	}}}}
 	b := Make(fixes, js, runs)
-	want := []Status{Caught, Caught, Missed, NoCheck, Unobservable, Unjudged, NotRun}
+	want := []Status{Caught, Caught, Missed, NoCheck, Unobservable, Unjudged, NotRun, Missed}
 	for i, r := range b.Rows {
 		if r.Status != want[i] {
 			t.Errorf("%s: %s (bad %q, fixed %q), want %s", r.Subject, r.Status, r.OnBad, r.OnFixed, want[i])
 		}
 	}
-	if b.Observable != 5 || b.Counts[Caught] != 2 {
-		t.Errorf("observable %d, caught %d; want 5, 2", b.Observable, b.Counts[Caught])
+	if b.Observable != 6 || b.Counts[Caught] != 2 || b.Counts[Missed] != 2 {
+		t.Errorf("observable %d, caught %d, missed %d; want 6, 2, 2", b.Observable, b.Counts[Caught], b.Counts[Missed])
 	}
 	md := b.Markdown("harp history --repo CLONE")
-	for _, s := range []string{"Caught: 2 of 5 observable fixes", "| `a889413f5ec5` | BUG/MEDIUM: cli: Deadlock", "| caught | 2 |"} {
+	for _, s := range []string{"Caught: 2 of 6 observable fixes", "| missed | 2 |", "| `a889413f5ec5` | BUG/MEDIUM: cli: Deadlock", "| caught | 2 |"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("markdown lacks %q:\n%s", s, md)
 		}
