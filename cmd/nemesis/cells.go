@@ -58,9 +58,11 @@ var Cells = []Cell{
 	{Suite: "cluster-reloads", Spec: "deb:experimental", Truth: verdict.Pass},
 	{Suite: "cluster-tables", Spec: "deb:experimental", Truth: verdict.Pass},
 	{Suite: "chaos", Spec: "deb:experimental", Params: []string{"DURATION=25s", "SEED=5"}, Truth: verdict.Pass},
-	// The history that diverges for good: its quiet ends once nothing is
-	// in flight, which harp's faults must not make it do on a correct build.
-	{Suite: "chaos", Spec: "src:deb:3.0.11,patch=fixtures/patches/mutants/2-learned-entry-not-repushed.diff", Params: []string{"DURATION=20s", "SEED=7", "FAULTS=restart,latency"}, Truth: verdict.Reproduced},
+	// No chaos cell with the bug: its trigger is the seed's own faults,
+	// which harp's faults disturb (mutant 2, seed 7: a restart that did
+	// not happen leaves only keys the checker cannot hold to a value, and
+	// the history PASSes). Its early quiet end is proven on the mutant
+	// without harness faults, and cannot bend the PASS cell above.
 	{Suite: "upstream-fixes-cli", Spec: "deb:experimental", Truth: verdict.Pass},
 	{Suite: "upstream-fixes-cli", Spec: "deb:bookworm", Truth: verdict.Reproduced, Fails: []string{"cli-empty-line-ignored", "cli-env-without-sockpairs", "cli-error-ends-with-empty-line", "cli-help-show-table-argument-optional", "cli-pipelined-after-pause", "cli-pipelined-then-close-all-run", "cli-set-table-invalid-ip-refused", "cli-too-big-command-reported", "cli-too-many-args-refused"}},
 	{Suite: "upstream-fixes-master", Spec: "deb:experimental", Truth: verdict.Pass},
