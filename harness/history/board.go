@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,6 +25,7 @@ const (
 	Unobservable Status = "not observable" // judged out of a black-box harness's reach
 	Unjudged     Status = "not judged"
 	Unreleased   Status = "not released" // no .0 release holds the fix yet
+	Flaky        Status = "flaky"        // the trials of a cell disagree, and no catch holds
 )
 
 // Row is one fix on the scoreboard.
@@ -86,20 +88,25 @@ func Make(fixes []Fix, js map[string]Judgement, runs []findings.Scanned) Board {
 		case !row.Caught():
 			row.Status = NoCheck
 		case f.Fixed == "":
-			row.OnBad, row.BadWhy = onRelease(runs, used, f.Bad, row.Catch)
+			var bad Tally
+			bad, row.BadWhy = onRelease(runs, used, f.Bad, row.Catch)
+			row.OnBad = bad.String()
 			row.Status = Unreleased
 		default:
-			row.OnBad, row.BadWhy = onRelease(runs, used, f.Bad, row.Catch)
-			row.OnFixed, row.FixedWhy = onRelease(runs, used, f.Fixed, row.Catch)
-			row.Status = status(row.OnBad, row.OnFixed)
+			var bad, fixed Tally
+			bad, row.BadWhy = onRelease(runs, used, f.Bad, row.Catch)
+			fixed, row.FixedWhy = onRelease(runs, used, f.Fixed, row.Catch)
+			row.OnBad, row.OnFixed = bad.String(), fixed.String()
+			row.Status = status(bad, fixed)
 		}
 		if row.Judged && row.Observable && row.Caught() {
-			row.OnParent, _ = on(runs, used, row.Catch, func(r report.Result) bool { return sameCommit(CommitOf(r), f.Parent) })
-			row.OnCommit, _ = on(runs, used, row.Catch, func(r report.Result) bool { return sameCommit(CommitOf(r), f.Commit) })
+			parent, _ := on(runs, used, row.Catch, func(r report.Result) bool { return sameCommit(CommitOf(r), f.Parent) })
+			commit, _ := on(runs, used, row.Catch, func(r report.Result) bool { return sameCommit(CommitOf(r), f.Commit) })
+			row.OnParent, row.OnCommit = parent.String(), commit.String()
 			// The pair decides where the releases did not catch the fix:
 			// they ran nothing, or the bug came in after the bad release
 			// (a missed release is then no miss of harp's: the pair says).
-			if at := status(row.OnParent, row.OnCommit); row.Status != Caught && at != NotRun && (row.Status != NotCleared || at == Caught) {
+			if at := status(parent, commit); row.Status != Caught && at != NotRun && (row.Status != NotCleared || at == Caught) {
 				row.Status, row.AtCommit = at, true
 			}
 		}
@@ -167,19 +174,64 @@ func appendNew(xs []string, x string) []string {
 	return append(xs, x)
 }
 
-// status reads the two verdicts.
-func status(bad, fixed string) Status {
-	switch {
-	case bad == "" || fixed == "":
-		return NotRun
-	case bad == string(verdict.Pass):
-		return Missed
-	case bad != string(verdict.Reproduced) || fixed != string(verdict.Pass) && fixed != string(verdict.Reproduced):
-		return Inconclusive
-	case fixed == string(verdict.Reproduced):
-		return NotCleared
+// Tally is one cell's verdicts over its trials: every result of the
+// check on the build, from every run given.
+type Tally struct {
+	N, Reproduced, Pass, Inconclusive, Error int
+}
+
+func (t *Tally) add(v verdict.Verdict) {
+	t.N++
+	switch v {
+	case verdict.Reproduced:
+		t.Reproduced++
+	case verdict.Pass:
+		t.Pass++
+	case verdict.Inconclusive:
+		t.Inconclusive++
+	default:
+		t.Error++
 	}
-	return Caught
+}
+
+// String is the cell as the board shows it: "" when no trial ran, the
+// verdict alone for one trial, else each verdict with its count of the
+// trials ("REPRODUCED 2/3, PASS 1/3").
+func (t Tally) String() string {
+	var parts []string
+	for _, c := range []struct {
+		v verdict.Verdict
+		n int
+	}{{verdict.Reproduced, t.Reproduced}, {verdict.Pass, t.Pass}, {verdict.Inconclusive, t.Inconclusive}, {verdict.Error, t.Error}} {
+		switch {
+		case c.n == 0:
+		case t.N == 1:
+			return string(c.v)
+		default:
+			parts = append(parts, fmt.Sprintf("%s %d/%d", c.v, c.n, t.N))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// status reads a fix's two cells. A catch needs the check REPRODUCED on
+// the bad build in a majority of its trials and PASS in every trial on
+// the fixed one; trials that disagree where no catch holds are flaky,
+// never a catch and never a miss.
+func status(bad, fixed Tally) Status {
+	switch {
+	case bad.N == 0 || fixed.N == 0:
+		return NotRun
+	case bad.Pass == bad.N:
+		return Missed
+	case 2*bad.Reproduced > bad.N && fixed.Pass == fixed.N:
+		return Caught
+	case 2*bad.Reproduced > bad.N && fixed.Reproduced == fixed.N:
+		return NotCleared
+	case bad.Reproduced > 0 && bad.Pass > 0, fixed.Reproduced > 0 && fixed.Pass > 0:
+		return Flaky
+	}
+	return Inconclusive
 }
 
 // describeIn is the `git describe` an origin line carries.
@@ -214,27 +266,33 @@ func sameCommit(a, b string) bool {
 	return n >= 7 && a[:n] == b[:n]
 }
 
-// onRelease is harp's verdict on one release for a catch (signatures
-// separated by commas: REPRODUCED when any shows, PASS when every one was
-// looked for and not seen), over every run that has the release.
-func onRelease(runs []findings.Scanned, used []bool, tag, catch string) (string, string) {
+// onRelease is harp's cell on one release for a catch, over every run
+// that has the release.
+func onRelease(runs []findings.Scanned, used []bool, tag, catch string) (Tally, string) {
 	if tag == "" {
-		return "", ""
+		return Tally{}, ""
 	}
 	return on(runs, used, catch, func(r report.Result) bool { return TagOf(r) == tag })
 }
 
-// on is harp's verdict for a catch over the results of the builds that
-// build selects; the runs that gave one are marked in used.
-func on(runs []findings.Scanned, used []bool, catch string, build func(report.Result) bool) (string, string) {
+// on is harp's cell for a catch over the results of the builds that build
+// selects: one trial per result (a suite run on the build), its verdict
+// over the catch's signatures (separated by commas: REPRODUCED when any
+// shows, PASS when every one was looked for and not seen, else the worst
+// other). The runs that gave one are marked in used; why is the reason of
+// the first trial with the cell's most telling verdict.
+func on(runs []findings.Scanned, used []bool, catch string, build func(report.Result) bool) (Tally, string) {
 	sigs := strings.Split(catch, ",")
-	var got []verdict.Verdict
-	var whys []string
+	order := []verdict.Verdict{verdict.Reproduced, verdict.Pass, verdict.Inconclusive, verdict.Error}
+	var t Tally
+	whys := map[verdict.Verdict]string{}
 	for i, run := range runs {
 		for _, r := range run.Run.Results {
 			if !build(r) || r.Suite == "crash" {
 				continue
 			}
+			var got []verdict.Verdict
+			reasons := map[verdict.Verdict]string{}
 			for _, sig := range sigs {
 				sig = strings.TrimSpace(sig)
 				if s := findings.SuiteOf(sig); s != "" && !report.Answers(r.Suite, s) {
@@ -242,24 +300,33 @@ func on(runs []findings.Scanned, used []bool, catch string, build func(report.Re
 				}
 				v, why := findings.Verdict(r, sig)
 				got = append(got, v)
-				whys = append(whys, why)
+				if _, ok := reasons[v]; !ok {
+					reasons[v] = why
+				}
 				used[i] = true
 			}
-		}
-	}
-	if len(got) == 0 {
-		return "", ""
-	}
-	// Any sighting decides; else a clean look; else the worst other.
-	order := []verdict.Verdict{verdict.Reproduced, verdict.Pass, verdict.Inconclusive, verdict.Error}
-	for _, want := range order {
-		for i, v := range got {
-			if v == want {
-				return string(v), whys[i]
+			if len(got) == 0 {
+				continue
+			}
+			v := got[0]
+			for _, want := range order {
+				if slices.Contains(got, want) {
+					v = want
+					break
+				}
+			}
+			t.add(v)
+			if _, ok := whys[v]; !ok {
+				whys[v] = reasons[v]
 			}
 		}
 	}
-	return string(got[0]), whys[0]
+	for _, want := range order {
+		if why, ok := whys[want]; ok {
+			return t, why
+		}
+	}
+	return t, ""
 }
 
 // Markdown renders the board: the counts, then every fix oldest first.
@@ -272,10 +339,10 @@ func (b Board) Markdown(command string) string {
 	}
 	s.WriteString("\n\n")
 	fmt.Fprintf(&s, "Every `BUG/` commit on HAProxy's master line touching %s (src/haproxy.c: its reload and master-worker paths only). "+
-		"*Bad* is the last .0 release without the fix and *fixed* the first with it; a fix is **caught** when harp's check is REPRODUCED on the bad release and PASS on the fixed one.\n\n", strings.Join(Files, ", "))
+		"*Bad* is the last .0 release without the fix and *fixed* the first with it; a fix is **caught** when harp's check is REPRODUCED on the bad release in a majority of its trials (every result of the check on that build, over the runs given) and PASS in every trial on the fixed one; trials that disagree where no catch holds make it **flaky**.\n\n", strings.Join(Files, ", "))
 	caught := b.Counts[Caught]
 	fmt.Fprintf(&s, "| | fixes |\n|---|---:|\n| all | %d |\n| observable from outside | %d |\n", len(b.Rows), b.Observable)
-	for _, st := range []Status{Caught, Missed, NotCleared, Inconclusive, NotRun, NoCheck, Unreleased, Unobservable, Unjudged} {
+	for _, st := range []Status{Caught, Missed, NotCleared, Flaky, Inconclusive, NotRun, NoCheck, Unreleased, Unobservable, Unjudged} {
 		if n := b.Counts[st]; n > 0 {
 			fmt.Fprintf(&s, "| %s | %d |\n", st, n)
 		}

@@ -54,16 +54,32 @@ func TestSeverity(t *testing.T) {
 }
 
 func TestStatus(t *testing.T) {
-	R, P, I := string(verdict.Reproduced), string(verdict.Pass), string(verdict.Inconclusive)
+	// tally reads "RRP": one trial a letter (R, P, I, E).
+	tally := func(s string) Tally {
+		var t Tally
+		for _, c := range s {
+			t.add(map[rune]verdict.Verdict{'R': verdict.Reproduced, 'P': verdict.Pass, 'I': verdict.Inconclusive, 'E': verdict.Error}[c])
+		}
+		return t
+	}
 	for _, c := range []struct {
 		bad, fixed string
 		want       Status
 	}{
-		{R, P, Caught}, {P, P, Missed}, {P, R, Missed}, {R, R, NotCleared},
-		{I, P, Inconclusive}, {R, I, Inconclusive}, {"", P, NotRun}, {R, "", NotRun},
+		{"R", "P", Caught}, {"P", "P", Missed}, {"P", "R", Missed}, {"R", "R", NotCleared},
+		{"I", "P", Inconclusive}, {"R", "I", Inconclusive}, {"", "P", NotRun}, {"R", "", NotRun},
+		// Three trials: a majority on the bad build, every one on the fixed.
+		{"RRR", "PPP", Caught}, {"RRP", "PPP", Caught}, {"RPP", "PPP", Flaky}, {"RRI", "PPP", Caught},
+		{"RRR", "PPR", Flaky}, {"RRR", "PPI", Inconclusive}, {"PPP", "PPP", Missed}, {"RRR", "RRR", NotCleared},
+		{"RII", "PPP", Inconclusive}, {"RRP", "RRR", NotCleared},
 	} {
-		if got := status(c.bad, c.fixed); got != c.want {
+		if got := status(tally(c.bad), tally(c.fixed)); got != c.want {
 			t.Errorf("status(%q, %q) = %s, want %s", c.bad, c.fixed, got, c.want)
+		}
+	}
+	for s, want := range map[string]string{"": "", "R": "REPRODUCED", "P": "PASS", "RRR": "REPRODUCED 3/3", "RPR": "REPRODUCED 2/3, PASS 1/3", "PIE": "PASS 1/3, INCONCLUSIVE 1/3, ERROR 1/3"} {
+		if got := tally(s).String(); got != want {
+			t.Errorf("%q shows %q, want %q", s, got, want)
 		}
 	}
 }
