@@ -10,7 +10,7 @@ export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches -type f)
 
-.PHONY: reg-tests reg-tests-export nemesis test-upstream-fixes conformance report-property repeat test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture vet generate readme
+.PHONY: scoreboard reg-tests reg-tests-export nemesis test-upstream-fixes conformance report-property repeat test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture vet generate readme
 
 build: $(HARP)
 
@@ -86,6 +86,17 @@ REPO  ?=
 bisect: $(HARP)
 	@scripts/deps.sh --for "$$GOOD $$BAD" $(if $(REPO),source)
 	$(HARP) bisect --suite "$$SUITE" --good "$$GOOD" --bad "$$BAD" $(if $(REPO),--repo "$$REPO") $(if $(FIND_FIX),--find-fix) $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
+
+## scoreboard: make scoreboard REPO=<clone of haproxy/haproxy> [SB_TRIALS=3] [SHARD=1/1] [PHASE=all]
+##   every check rerun by this harp on its fix's bad and fixed releases (then the fix's parent
+##   and the fix where the releases did not catch it), SB_TRIALS runs of each cell, into
+##   reports/scoreboard (a unit already there is not run again); writes docs/upstream-bugs.md
+SB_TRIALS ?= 3
+SHARD     ?= 1/1
+PHASE     ?= all
+scoreboard: $(HARP)
+	@scripts/deps.sh run source
+	$(HARP) scoreboard --repo "$$REPO" --trials "$(SB_TRIALS)" --shard "$(SHARD)" --phase "$(PHASE)"
 
 ## reg-tests: every exported reg-test (reg-tests/<area>/*.vtc, VTest's format) on HAPROXY,
 ##   each build's image with Debian's varnishtest added (a compiled build's binary: here, with

@@ -33,42 +33,13 @@ func cmdHistory(ctx context.Context, args []string) int {
 	if *repo == "" {
 		return fail("history: --repo names a clone of haproxy/haproxy")
 	}
-	f, err := os.Open(*judged)
+	js, err := loadJudgements(*judged, *techniques)
 	if err != nil {
-		return fail("history: judgements: %v", err)
+		return fail("history: %v", err)
 	}
-	js, err := history.ReadJudgements(f)
-	f.Close()
+	runs, err := scanRuns(strings.Split(*reports, ","))
 	if err != nil {
-		return fail("history: %s: %v", *judged, err)
-	}
-	if *techniques != "none" {
-		f, err := os.Open(*techniques)
-		if err != nil {
-			return fail("history: techniques: %v", err)
-		}
-		ts, err := history.ReadTechniques(f)
-		f.Close()
-		if err == nil {
-			js, err = history.WithTechniques(js, ts)
-		}
-		if err != nil {
-			return fail("history: %s: %v", *techniques, err)
-		}
-	}
-	var runs []findings.Scanned
-	for _, dir := range strings.Split(*reports, ",") {
-		if dir = strings.TrimSpace(dir); dir == "" {
-			continue
-		}
-		got, err := findings.Scan(dir)
-		if err != nil {
-			return fail("history: %v", err)
-		}
-		for i := range got {
-			got[i].Dir = filepath.Join(dir, got[i].Dir)
-		}
-		runs = append(runs, got...)
+		return fail("history: %v", err)
 	}
 	progress.Printf("history: reading BUG/ fixes %s..%s in %s", *since, *head, *repo)
 	fixes, err := history.Collect(ctx, *repo, *since, *head)
@@ -104,4 +75,54 @@ func cmdHistory(ctx context.Context, args []string) int {
 	fmt.Fprintf(os.Stderr, "history: %d fixes, %d observable, %d caught, %d missed, %d inconclusive, %d not run, %d without a check, %d not judged\n",
 		len(b.Rows), b.Observable, b.Counts[history.Caught], b.Counts[history.Missed], b.Counts[history.Inconclusive], b.Counts[history.NotRun], b.Counts[history.NoCheck], b.Counts[history.Unjudged])
 	return 0
+}
+
+// loadJudgements reads the judgements and, unless techniques is "none",
+// judges again the fixes the techniques file names.
+func loadJudgements(judged, techniques string) (map[string]history.Judgement, error) {
+	f, err := os.Open(judged)
+	if err != nil {
+		return nil, fmt.Errorf("judgements: %v", err)
+	}
+	js, err := history.ReadJudgements(f)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", judged, err)
+	}
+	if techniques == "none" {
+		return js, nil
+	}
+	f, err = os.Open(techniques)
+	if err != nil {
+		return nil, fmt.Errorf("techniques: %v", err)
+	}
+	ts, err := history.ReadTechniques(f)
+	f.Close()
+	if err == nil {
+		js, err = history.WithTechniques(js, ts)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", techniques, err)
+	}
+	return js, nil
+}
+
+// scanRuns reads every run under the directories given (empty ones
+// skipped), each run's Dir made a path from here.
+func scanRuns(dirs []string) ([]findings.Scanned, error) {
+	var runs []findings.Scanned
+	for _, dir := range dirs {
+		if dir = strings.TrimSpace(dir); dir == "" {
+			continue
+		}
+		got, err := findings.Scan(dir)
+		if err != nil {
+			return nil, err
+		}
+		for i := range got {
+			got[i].Dir = filepath.Join(dir, got[i].Dir)
+		}
+		runs = append(runs, got...)
+	}
+	return runs, nil
 }

@@ -71,6 +71,9 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp check   RUNDIR | history.json    judge stored chaos histories again
   harp history --repo CLONE [--since v2.6.0] [--head REF] [--reports DIR,...] [--out FILE] [--json]
                upstream's BUG/ fixes as harp's scoreboard (docs/upstream-bugs.md)
+  harp scoreboard --repo CLONE [--trials 3] [--shard i/n] [--phase releases|commits|doc|all] [--fixes IDS] [--plan]
+               every check rerun by this harp on its fix's bad and fixed releases (then the fix's parent and the
+               fix where the releases did not catch it), trials times, resumable; writes docs/upstream-bugs.md
   harp reg-tests export [--dir reg-tests]
                the upstream-fix checks as HAProxy reg-tests (VTest .vtc files, upstream's layout) and
                their manifest; the cases VTest cannot express are listed there with why
@@ -107,6 +110,8 @@ func main() {
 		code = cmdRun(ctx, os.Args[2:])
 	case "images":
 		code = cmdImages(ctx, os.Args[2:])
+	case "scoreboard":
+		code = cmdScoreboard(ctx, os.Args[2:])
 	case "matrix":
 		code = cmdMatrix(ctx, os.Args[2:])
 	case "merge":

@@ -33,6 +33,7 @@ var makeTargets = map[string][]string{
 	"capture":                        {`--out="fixtures/captures"`},
 	"repeat":                         {"verdicts over 10 runs of test-3517"},
 	"nemesis":                        {"nemesis: flags parsed: 3 seeds"},
+	"scoreboard":                     {`--trials="3"`, `--shard="1/1"`, `--phase="all"`},
 	"reg-tests":                      {`harp reg-tests run: flags parsed: --haproxy="deb:latest"`},
 	"reg-tests-export":               {"harp reg-tests export: flags parsed"},
 }
@@ -46,6 +47,7 @@ var targetDeps = map[string]string{
 	"test-conf-reload-keeps-entries": runDeps, "test-chaos": runDeps, "test-cluster": runDeps, "test-upstream-fixes": runDeps,
 	"conformance": runDeps, "matrix": runDeps, "nightly": runDeps, "bisect": runDeps, "capture": runDeps, "repeat": runDeps,
 	"nemesis":         "harp deps: run source: " + runPkgs + " " + sourcePkgs,
+	"scoreboard":      "harp deps: run source: " + runPkgs + " " + sourcePkgs,
 	"report-property": "", "doctor": "", "reg-tests": runDeps, "reg-tests-export": "",
 }
 

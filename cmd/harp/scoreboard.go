@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/harp-project/harp/harness/findings"
+	"github.com/harp-project/harp/harness/gitsrc"
+	"github.com/harp-project/harp/harness/history"
+	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/harness/report"
+)
+
+// cmdScoreboard reruns every check of the scoreboard with this harp, on
+// its fix's bad and fixed releases, then on the fix's parent and the fix
+// where the releases did not catch it, trials times each, and writes
+// docs/upstream-bugs.md from those runs alone. Each unit (one suite on
+// the builds its catches need, one trial) is a matrix run in a directory
+// of its own: a unit whose run is there is not run again (resume), and
+// --shard runs every n-th unit (merge by copying the directories).
+func cmdScoreboard(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("scoreboard", flag.ContinueOnError)
+	repo := fs.String("repo", "", "a clone of haproxy/haproxy (required): its release tags and fix commits are built")
+	since := fs.String("since", "v2.6.0", "the .0 release the history starts at")
+	head := fs.String("head", "HEAD", "the newest commit looked at")
+	judged := fs.String("judgements", "fixtures/upstream-bugs/judgements.tsv", "what each fix is judged")
+	techniques := fs.String("techniques", "fixtures/upstream-bugs/techniques.tsv", "fixes judged again against harp's techniques (none: the judgements alone)")
+	reports := fs.String("reports", "reports/scoreboard", "where the units' runs go (and are found again)")
+	trials := fs.Int("trials", 3, "runs of each cell, 1 to 9")
+	shard := fs.String("shard", "1/1", "run shard i of n of the units (i/n); the doc is written by an unsharded run over every shard's directories")
+	phase := fs.String("phase", "all", "releases, commits (needs every releases unit's run), doc (write the doc from the runs there), or all")
+	only := fs.String("fixes", "", "only these fixes (ids or prefixes, separated by commas): the doc then says so")
+	jobs := fs.Int("jobs", 1, "builds a unit's matrix runs at the same time")
+	outFile := fs.String("out", "docs/upstream-bugs.md", "where the scoreboard goes (- for stdout)")
+	plan := fs.Bool("plan", false, "list the units (and whether each ran) and stop")
+	if !flags(fs, args) {
+		return 3
+	}
+	if *repo == "" {
+		return fail("scoreboard: --repo names a clone of haproxy/haproxy")
+	}
+	if *trials < 1 || *trials > 9 {
+		return fail("scoreboard: --trials %d: want 1 to 9", *trials)
+	}
+	si, sn, err := report.ParseShard(*shard)
+	if err != nil {
+		return fail("scoreboard: %v", err)
+	}
+	switch *phase {
+	case "all", history.PhaseReleases, history.PhaseCommits, "doc":
+	default:
+		return fail("scoreboard: --phase %q: want releases, commits, doc or all", *phase)
+	}
+	if sn > 1 && (*phase == "all" || *phase == "doc") {
+		return fail("scoreboard: --shard %s with --phase %s: a shard runs one phase (releases, then commits once every releases shard is in --reports); the doc is written unsharded", *shard, *phase)
+	}
+	abs, err := filepath.Abs(*repo)
+	if err != nil {
+		return fail("scoreboard: %v", err)
+	}
+	js, err := loadJudgements(*judged, *techniques)
+	if err != nil {
+		return fail("scoreboard: %v", err)
+	}
+	progress.Printf("scoreboard: reading BUG/ fixes %s..%s in %s", *since, *head, abs)
+	fixes, err := history.Collect(ctx, abs, *since, *head)
+	if err != nil {
+		return fail("scoreboard: %v", err)
+	}
+	planned := fixes
+	if *only != "" {
+		if planned, err = pick(fixes, *only); err != nil {
+			return fail("scoreboard: %v", err)
+		}
+	}
+	var failed []string
+	runPhase := func(units []history.Unit) {
+		units = report.Shard(units, si, sn)
+		for k, u := range units {
+			dir := filepath.Join(*reports, u.Name())
+			done := ran(dir)
+			if *plan {
+				fmt.Printf("%-9s %-40s trial %d  %d builds  fixes %s  %s\n", u.Phase, u.Suite, u.Trial, len(u.Builds), strings.Join(u.Fixes, ","), map[bool]string{true: "ran", false: "to run"}[done])
+				continue
+			}
+			if done {
+				progress.Printf("scoreboard: unit %d of %d: %s already ran (resumed)", k+1, len(units), u.Name())
+				continue
+			}
+			progress.Printf("scoreboard: unit %d of %d: %s on %d builds", k+1, len(units), u.Name(), len(u.Builds))
+			if err := runUnit(ctx, u, dir, *jobs); err != nil {
+				failed = append(failed, fmt.Sprintf("%s: %v", u.Name(), err))
+			}
+		}
+	}
+	if *phase == "all" || *phase == history.PhaseReleases {
+		runPhase(history.PlanReleases(planned, js, abs, *trials))
+	}
+	if *phase == "all" || *phase == history.PhaseCommits {
+		runs, err := scanRuns([]string{filepath.Join(*reports, history.PhaseReleases)})
+		if err != nil {
+			return fail("scoreboard: %v", err)
+		}
+		runPhase(history.PlanCommits(history.Make(planned, js, runs), abs, *trials))
+	}
+	if *plan {
+		return 0
+	}
+	if len(failed) > 0 {
+		// A unit without its run leaves cells unknown: no doc from them.
+		return fail("scoreboard: %d units left no run: %s", len(failed), strings.Join(failed, "; "))
+	}
+	if *phase != "all" && *phase != "doc" {
+		return 0
+	}
+	runs, err := scanRuns([]string{*reports})
+	if err != nil {
+		return fail("scoreboard: %v", err)
+	}
+	b := history.Make(fixes, js, runs)
+	if c, err := gitsrc.Resolve(ctx, abs, *head); err == nil {
+		b.Head = c.Describe + " (" + c.Short() + ")"
+	}
+	cmd := fmt.Sprintf("harp scoreboard --repo CLONE --trials %d", *trials)
+	if *since != "v2.6.0" {
+		cmd += " --since " + *since
+	}
+	if *only != "" {
+		cmd += " --fixes " + *only + " (the other fixes' checks were not run: their cells are empty)"
+	}
+	text := b.Markdown(cmd)
+	if *outFile == "-" {
+		fmt.Print(text)
+	} else if err := os.WriteFile(*outFile, []byte(text), 0o644); err != nil {
+		return fail("scoreboard: %v", err)
+	}
+	fmt.Fprintf(os.Stderr, "scoreboard: %d fixes, %d observable, %d caught, %d missed, %d flaky, %d inconclusive, %d not run, %d without a check\n",
+		len(b.Rows), b.Observable, b.Counts[history.Caught], b.Counts[history.Missed], b.Counts[history.Flaky], b.Counts[history.Inconclusive], b.Counts[history.NotRun], b.Counts[history.NoCheck])
+	return 0
+}
+
+// pick keeps the fixes whose ids start with one of the prefixes given; a
+// prefix that matches none is an error (a typo must not shrink the run).
+func pick(fixes []history.Fix, list string) ([]history.Fix, error) {
+	var out []history.Fix
+	for _, p := range strings.Split(list, ",") {
+		p = strings.ToLower(strings.TrimSpace(p))
+		if len(p) < 7 {
+			return nil, fmt.Errorf("--fixes: %q: want a commit id of 7 characters or more", p)
+		}
+		found := false
+		for _, f := range fixes {
+			if strings.HasPrefix(f.Commit, p) {
+				out, found = append(out, f), true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("--fixes: %s is none of the history's fixes", p)
+		}
+	}
+	return out, nil
+}
+
+// ran says whether a unit's directory holds a finished run (its
+// summary.json).
+func ran(dir string) bool {
+	got, err := findings.Scan(dir)
+	return err == nil && len(got) > 0
+}
+
+// runUnit runs one unit: this harp's matrix of the suite on the unit's
+// builds, its run written under dir. A matrix that found the bug exits
+// non-zero too: what counts is a run left in dir.
+func runUnit(ctx context.Context, u history.Unit, dir string, jobs int) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, self, "matrix", "--builds", strings.Join(u.Builds, " "), "--suites", "suite:"+u.Suite,
+		"--jobs", fmt.Sprint(jobs), "--reports", dir)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	err = cmd.Run()
+	if ran(dir) {
+		return nil
+	}
+	if err == nil {
+		err = errors.New("the matrix left no run")
+	}
+	return err
+}
