@@ -2,6 +2,8 @@ package history
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -74,7 +76,7 @@ func PlanCommits(b Board, repo string, trials int) []Unit {
 func suitesOf(catch string) []string {
 	var out []string
 	for _, sig := range strings.Split(catch, ",") {
-		if s := findings.SuiteOf(strings.TrimSpace(sig)); s != "" && !contains(out, s) {
+		if s := findings.SuiteOf(strings.TrimSpace(sig)); s != "" && !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}
@@ -101,26 +103,8 @@ func units(phase string, builds, judges map[string]map[string]bool, trials int) 
 	var out []Unit
 	for t := 1; t <= trials; t++ {
 		for _, s := range suites {
-			out = append(out, Unit{Phase: phase, Suite: s, Builds: sorted(builds[s]), Trial: t, Fixes: sorted(judges[s])})
+			out = append(out, Unit{Phase: phase, Suite: s, Builds: slices.Sorted(maps.Keys(builds[s])), Trial: t, Fixes: slices.Sorted(maps.Keys(judges[s]))})
 		}
 	}
 	return out
-}
-
-func sorted(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
