@@ -127,7 +127,7 @@ func attack(ctx context.Context, env *scenario.Env, n *node.Node, p judge.Params
 	if err != nil {
 		return f, err
 	}
-	if f.WorkerLayout, err = n.WorkerLayout(ctx, pid, "fe"); err != nil {
+	if f.WorkerLayout, err = workerLayout(ctx, n, pid, "fe"); err != nil {
 		return f, err
 	}
 	t.Notef("%d threads, %d thread groups, %d listeners; HAProxy on CPUs %s, load and backend on CPUs %s", f.Threads, f.Groups, f.Listeners, cpus.Format(p.HAProxyCPUs), cpus.Format(p.LoadCPUs))
@@ -139,7 +139,7 @@ func attack(ctx context.Context, env *scenario.Env, n *node.Node, p judge.Params
 		return f, err
 	}
 	url := "http://" + addr + "/"
-	if err := n.SetMaxconn(ctx, pid, "fe", p.ControlMaxconn, 0); err != nil {
+	if err := setMaxconn(ctx, n, pid, "fe", p.ControlMaxconn, 0); err != nil {
 		return f, err
 	}
 	if f.Control, err = round(ctx, env, n, pid, p, url, "control"); err != nil {
@@ -149,11 +149,11 @@ func attack(ctx context.Context, env *scenario.Env, n *node.Node, p judge.Params
 	// The attack starts from an idle process: HAProxy keeping the
 	// control's connections is no harness error, but then the attack
 	// would say nothing either way.
-	if cur, err := n.WaitConns(ctx, pid, 1, p.Timeout+30*time.Second, 250*time.Millisecond); err != nil {
+	if cur, err := waitConns(ctx, n, pid, 1, p.Timeout+30*time.Second, 250*time.Millisecond); err != nil {
 		f.Undrained = fmt.Sprintf("the control's %d connections never drained: %v", cur, err)
 		return f, nil
 	}
-	if err := n.SetMaxconn(ctx, pid, "fe", p.FrontendMaxconn, p.ProcessM); err != nil {
+	if err := setMaxconn(ctx, n, pid, "fe", p.FrontendMaxconn, p.ProcessM); err != nil {
 		return f, err
 	}
 	if f.Attack, err = round(ctx, env, n, pid, p, url, "attack"); err != nil {
@@ -167,7 +167,7 @@ func attack(ctx context.Context, env *scenario.Env, n *node.Node, p judge.Params
 // the limits, and collects the stalls logged meanwhile.
 func round(ctx context.Context, env *scenario.Env, n *node.Node, pid int, p judge.Params, url, what string) (judge.Round, error) {
 	env.Logf("listener livelock on %s: %s, %d requests/s for %s against %s", env.Image.Name, what, p.Rate, p.Duration, url)
-	a, err := n.AttackSampled(ctx, pid, "fe", 250*time.Millisecond, p.LoadCPUs, load.Options{URL: url, Rate: p.Rate, Duration: p.Duration, Timeout: p.Timeout,
+	a, err := attackSampled(ctx, n, pid, "fe", 250*time.Millisecond, p.LoadCPUs, load.Options{URL: url, Rate: p.Rate, Duration: p.Duration, Timeout: p.Timeout,
 		Progress: load.LogEvery(5, what, env.Logf)})
 	return judge.Round{Ran: a.Ran, Peaks: a.Peaks, Watchdog: a.Watchdog, Load: a.Load}, err
 }
