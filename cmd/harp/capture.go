@@ -1,13 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/harp-project/harp/harness/capture"
+	"github.com/harp-project/harp/harness/fixcase"
+	"github.com/harp-project/harp/harness/history"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/report"
 )
@@ -23,8 +27,12 @@ func cmdCapture(ctx context.Context, args []string) int {
 	out := fs.String("out", "", "output directory (required), e.g. fixtures/captures")
 	overwrite := fs.Bool("overwrite", false, "replace captures already in --out (the committed fixtures among them)")
 	clusters := fs.Bool("cluster", true, "also record 3-node cluster situations for the doctor's tests")
+	facts := fs.String("facts", "", "instead: put the upstream-fix cases' facts of this run's release-tag builds into --out (default fixtures/upstream-fixes/captures), the captures the judges are tested on")
 	if !flags(fs, args) {
 		return 3
+	}
+	if *facts != "" {
+		return captureFacts(*facts, cmp.Or(*out, "fixtures/upstream-fixes/captures"))
 	}
 	if *builds == "" || *out == "" {
 		fmt.Fprintln(os.Stderr, "usage: harp capture --haproxy SPECS --out DIR [--overwrite] [--cluster=false]")
@@ -68,6 +76,63 @@ func cmdCapture(ctx context.Context, args []string) int {
 			}
 		}
 		progress.Printf("captured %s into %s", img.Name, dir)
+	}
+	return 0
+}
+
+// captureFacts puts the facts of every upstream-fix case a run holds, on
+// a build of a release tag, into that tag's capture under out: a case
+// already captured is replaced, a new one added, the others kept. A run
+// with no such facts is an error: nothing was captured.
+func captureFacts(runDir, out string) int {
+	run, err := report.Load(runDir)
+	if err != nil {
+		return fail("capture --facts: %v", err)
+	}
+	names, _ := filepath.Glob(filepath.Join(out, "facts-*.json"))
+	wrote := 0
+	for _, r := range run.Results {
+		tag := history.TagOf(r)
+		if tag == "" || r.Commit == "" {
+			continue
+		}
+		var facts []fixcase.Facts
+		for _, t := range r.Trials {
+			raw, err := json.Marshal(t.Evidence)
+			if err != nil {
+				continue
+			}
+			var f fixcase.Facts
+			if json.Unmarshal(raw, &f) == nil && f.Case != "" {
+				facts = append(facts, f)
+			}
+		}
+		if len(facts) == 0 {
+			continue
+		}
+		// The tag's capture, whatever commit its name gives; else a new one.
+		path := filepath.Join(out, fixcase.CaptureName(tag, r.Commit))
+		for _, n := range names {
+			if "v"+fixcase.CaptureVersion(filepath.Base(n)) == tag {
+				path = n
+			}
+		}
+		old, err := os.ReadFile(path)
+		if err != nil && !os.IsNotExist(err) {
+			return fail("capture --facts: %v", err)
+		}
+		b, err := fixcase.MergeCaptured(old, facts)
+		if err != nil {
+			return fail("capture --facts: %s: %v", path, err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return fail("capture --facts: %v", err)
+		}
+		progress.Printf("capture: %d facts of %s (%s) into %s", len(facts), r.Suite, tag, path)
+		wrote++
+	}
+	if wrote == 0 {
+		return fail("capture --facts: %s holds no upstream-fix case run on a release tag's build", runDir)
 	}
 	return 0
 }
