@@ -92,7 +92,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	}
 	defer conn.Close()
 	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: held\r\nX-Hold: 1\r\nContent-Length: 100\r\n\r\n") // no body: the session stays
-	held, err := n.WaitStream(ctx, node.StatsSocket, "fe=web", 5*time.Second, 100*time.Millisecond)
+	held, err := waitStream(ctx, n, node.StatsSocket, "fe=web", 5*time.Second, 100*time.Millisecond)
 	if err != nil {
 		return verdict.Outcome{Unmet: "the held client connection never showed in show sess (5 s)"}
 	}
@@ -157,7 +157,7 @@ func trial(ctx context.Context, t *verdict.Trial, n *node.Node, rows []clilevels
 			ev.Facts.Setup = "the held session was gone before `shutdown session`: it could not be checked"
 			return nil
 		}
-		out, ok, err := n.AskWhole(ctx, ports[socket], socket, cmd)
+		out, ok, err := askWhole(ctx, n, ports[socket], socket, cmd)
 		if errors.Is(err, cli.ErrNotSent) {
 			// HAProxy never saw it: this command is unknown, the others
 			// still run.
@@ -185,32 +185,32 @@ func trial(ctx context.Context, t *verdict.Trial, n *node.Node, rows []clilevels
 
 // probe says how to read, on the admin socket, the state a command would
 // change (nil: none known); sess is the held session's pointer.
-func probe(cmd, sess string) node.Reading {
+func probe(cmd, sess string) reading {
 	has := func(s string) bool { return strings.Contains(cmd, s) }
 	switch {
 	case has(" table "):
-		return node.ReadTable(node.StatsSocket, "tbl", "gpc0")
+		return readTable(node.StatsSocket, "tbl", "gpc0")
 	case has(" map "):
-		return node.ReadList("show map " + mapFile)
+		return readList("show map " + mapFile)
 	case has(" acl "):
-		return node.ReadList("show acl " + aclFile)
+		return readList("show acl " + aclFile)
 	case has("maxconn global"):
-		return node.ReadInfo(node.StatsSocket, "Maxconn")
+		return readInfo(node.StatsSocket, "Maxconn")
 	case has("rate-limit connections"):
-		return node.ReadInfo(node.StatsSocket, "ConnRateLimit")
+		return readInfo(node.StatsSocket, "ConnRateLimit")
 	case has("rate-limit sessions"):
-		return node.ReadInfo(node.StatsSocket, "SessRateLimit")
+		return readInfo(node.StatsSocket, "SessRateLimit")
 	case has("shutdown session "):
 		return func(ctx context.Context, n *node.Node) (string, error) {
 			out, err := n.Stats(ctx, "show sess")
 			return fmt.Sprintf("held session listed: %v", strings.Contains(out, sess+":")), err
 		}
 	case has("clear counters"):
-		return node.ReadStat(node.StatsSocket, "web", "FRONTEND", "stot", "smax", "rate_max")
+		return readStat(node.StatsSocket, "web", "FRONTEND", "stot", "smax", "rate_max")
 	case has("frontend"):
-		return node.ReadStat(node.StatsSocket, "web", "FRONTEND", "status", "slim")
+		return readStat(node.StatsSocket, "web", "FRONTEND", "status", "slim")
 	case has("server") || has("weight") || has("health") || has("agent"):
-		return node.ReadStat(node.StatsSocket, "be", "srv", "status", "weight", "slim", "check_status", "agent_status", "scur")
+		return readStat(node.StatsSocket, "be", "srv", "status", "weight", "slim", "check_status", "agent_status", "scur")
 	}
 	return nil
 }

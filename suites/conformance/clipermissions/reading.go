@@ -1,4 +1,4 @@
-package node
+package clipermissions
 
 import (
 	"context"
@@ -6,15 +6,19 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/cliout"
+	"github.com/harp-project/harp/harness/node"
 )
+
+// The state this suite reads before and after each command, and how it
+// asks a socket of a level: its own code (#43), moved from harness/node.
 
 // Reading is a read of some state as text, to compare before and after a
 // command that should not change it.
-type Reading func(ctx context.Context, n *Node) (string, error)
+type reading func(ctx context.Context, n *node.Node) (string, error)
 
-// ReadTable reads `show table <table>` as "[key field=v, ...]", sorted.
-func ReadTable(pid int, table, field string) Reading {
-	return func(ctx context.Context, n *Node) (string, error) {
+// readTable reads `show table <table>` as "[key field=v, ...]", sorted.
+func readTable(pid int, table, field string) reading {
+	return func(ctx context.Context, n *node.Node) (string, error) {
 		tb, err := n.Table(ctx, pid, table)
 		if err != nil {
 			return "", err
@@ -23,10 +27,10 @@ func ReadTable(pid int, table, field string) Reading {
 	}
 }
 
-// ReadList reads cmd's answer on the stats socket (`show map <file>`,
+// readList reads cmd's answer on the stats socket (`show map <file>`,
 // `show acl <file>`) as cliout.Listed: its lines without entry pointers.
-func ReadList(cmd string) Reading {
-	return func(ctx context.Context, n *Node) (string, error) {
+func readList(cmd string) reading {
+	return func(ctx context.Context, n *node.Node) (string, error) {
 		out, err := n.Stats(ctx, cmd)
 		if err != nil {
 			return "", err
@@ -35,18 +39,18 @@ func ReadList(cmd string) Reading {
 	}
 }
 
-// ReadInfo reads one field of `show info` as "field=value".
-func ReadInfo(pid int, field string) Reading {
-	return func(ctx context.Context, n *Node) (string, error) {
+// readInfo reads one field of `show info` as "field=value".
+func readInfo(pid int, field string) reading {
+	return func(ctx context.Context, n *node.Node) (string, error) {
 		i, err := n.Info(ctx, pid)
 		return field + "=" + i[field], err
 	}
 }
 
-// ReadStat reads columns of one `show stat` row (proxy/server) as
+// readStat reads columns of one `show stat` row (proxy/server) as
 // StatRow.Columns gives them.
-func ReadStat(pid int, proxy, server string, cols ...string) Reading {
-	return func(ctx context.Context, n *Node) (string, error) {
+func readStat(pid int, proxy, server string, cols ...string) reading {
+	return func(ctx context.Context, n *node.Node) (string, error) {
 		rows, err := n.Stat(ctx, pid)
 		if err != nil {
 			return "", err
@@ -59,11 +63,11 @@ func ReadStat(pid int, proxy, server string, cols ...string) Reading {
 	}
 }
 
-// AskWhole sends cmd on a stats socket of the given level (port as for
+// askWhole sends cmd on a stats socket of the given level (port as for
 // AskSocket) followed by `show cli level`: an answer that ends with the
 // level is HAProxy's whole answer to cmd (cliout.CutLevel), and ok. Tried
 // twice; ok is false when neither answer ended so.
-func (n *Node) AskWhole(ctx context.Context, port, level, cmd string) (answer string, ok bool, err error) {
+func askWhole(ctx context.Context, n *node.Node, port, level, cmd string) (answer string, ok bool, err error) {
 	for range 2 {
 		out, err := n.AskSocket(ctx, port, cmd+"; show cli level")
 		if err != nil {
@@ -76,12 +80,12 @@ func (n *Node) AskWhole(ctx context.Context, port, level, cmd string) (answer st
 	return "", false, nil
 }
 
-// WaitStream reads `show sess` every interval until a stream's line holds
+// waitStream reads `show sess` every interval until a stream's line holds
 // word (cliout.Stream.Has, "fe=web"); a failed read counts as none. After
 // timeout it returns Poll's error.
-func (n *Node) WaitStream(ctx context.Context, pid int, word string, timeout, interval time.Duration) (cliout.Stream, error) {
+func waitStream(ctx context.Context, n *node.Node, pid int, word string, timeout, interval time.Duration) (cliout.Stream, error) {
 	var found cliout.Stream
-	err := Poll(ctx, timeout, interval, func() (bool, error) {
+	err := node.Poll(ctx, timeout, interval, func() (bool, error) {
 		ss, _ := n.Sessions(ctx, pid) // none when it failed: read again
 		for _, s := range ss {
 			if s.Has(word) {
