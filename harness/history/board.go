@@ -298,6 +298,9 @@ func on(runs []findings.Scanned, used []bool, catch string, build func(report.Re
 				if s := findings.SuiteOf(sig); s != "" && !report.Answers(r.Suite, s) {
 					continue
 				}
+				if notRun(r, sig) {
+					continue
+				}
 				v, why := findings.Verdict(r, sig)
 				got = append(got, v)
 				if _, ok := reasons[v]; !ok {
@@ -327,6 +330,25 @@ func on(runs []findings.Scanned, used []bool, catch string, build func(report.Re
 		}
 	}
 	return t, ""
+}
+
+// notRun says whether a result holds no trial of a check at all: its
+// suite counts checks, this one is not among them, and every trial of the
+// result decided (PASS, or REPRODUCED without an inconclusive trial), so
+// the check was not run there (a harp without it) or did not apply to the
+// build. A check missing where some trial was inconclusive may be that
+// trial's: it stays an INCONCLUSIVE trial.
+func notRun(r report.Result, sig string) bool {
+	_, check, ok := strings.Cut(sig, "/")
+	if !ok || strings.HasPrefix(sig, "crash/") || len(r.Checks) == 0 {
+		return false
+	}
+	for _, c := range r.Checks {
+		if c.ID == check {
+			return false
+		}
+	}
+	return r.Verdict == verdict.Pass || r.Verdict == verdict.Reproduced && !strings.Contains(r.Reason, " inconclusive")
 }
 
 // Markdown renders the board: the counts, then every fix oldest first.

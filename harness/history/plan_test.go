@@ -57,3 +57,27 @@ func TestPlan(t *testing.T) {
 		t.Errorf("commits: %+v (board %v %v)", cs, b.Rows[0].Status, b.Rows[1].Status)
 	}
 }
+
+// A check a decided result does not count was not run there: no trial.
+// Where a trial was inconclusive it may be that one: an INCONCLUSIVE trial.
+func TestNotRun(t *testing.T) {
+	checked := []verdict.Tally{{ID: "other", Held: 1}}
+	for _, c := range []struct {
+		r    report.Result
+		sig  string
+		want bool
+	}{
+		{report.Result{Verdict: verdict.Pass, Checks: checked}, "s/new", true},
+		{report.Result{Verdict: verdict.Reproduced, Reason: "x in 1 of 14 cases", Checks: checked}, "s/new", true},
+		{report.Result{Verdict: verdict.Reproduced, Reason: "x in 1 of 14 cases; 1 cases inconclusive", Checks: checked}, "s/new", false},
+		{report.Result{Verdict: verdict.Inconclusive, Checks: checked}, "s/new", false},
+		{report.Result{Verdict: verdict.Pass, Checks: checked}, "s/other", false},
+		{report.Result{Verdict: verdict.Pass}, "s/new", false},              // a suite that counts no checks
+		{report.Result{Verdict: verdict.Pass, Checks: checked}, "s", false}, // a suite-level catch
+		{report.Result{Verdict: verdict.Pass, Checks: checked}, "crash/x", false},
+	} {
+		if got := notRun(c.r, c.sig); got != c.want {
+			t.Errorf("%s on %s %q: not run %v, want %v", c.sig, c.r.Verdict, c.r.Reason, got, c.want)
+		}
+	}
+}
