@@ -424,6 +424,17 @@ func (n *Node) CheckConfig(ctx context.Context, path string) (ok bool, out strin
 	return code == 0, out, nil
 }
 
+// MasterProc is the master's /proc directory on this machine (harp runs
+// on the Docker host): its fds, environment, status. A re-executed master
+// keeps its pid, so the directory outlives reloads.
+func (n *Node) MasterProc(ctx context.Context) (string, error) {
+	pid, err := n.be.masterHostPID(ctx)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("/proc/%d", pid), nil
+}
+
 // MasterStatus is the master's /proc/<pid>/status, read from this machine
 // (signal masks and pending signals are evidence of a master that stopped
 // taking signals).

@@ -5,7 +5,15 @@
 package masterfixes
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
 	"github.com/harp-project/harp/harness/fixrun"
+	"github.com/harp-project/harp/harness/node"
 	"github.com/harp-project/harp/harness/scenario"
 	"github.com/harp-project/harp/suites/regressions/masterfixes/judge"
 )
@@ -14,7 +22,80 @@ var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
 	ID:       "upstream-fixes-master",
 	Upstream: "regressions: upstream's fixed bugs of the master CLI and of starting HAProxy",
 	Title:    "Master CLI commands and haproxy runs (-vv, -c, master-worker starts) from upstream's fixed bugs behave as their fixes made them, and none kills a process",
-	Summary:  "one node; each case (a master CLI command, the build's haproxy run with a case's arguments and config) expects what its upstream fix made HAProxy do; cases a build is too old for are not applicable",
+	Summary:  "one node; each case (a master CLI command, the build's haproxy run with a case's arguments and config, reloads watched in the master's /proc) expects what its upstream fix made HAProxy do; cases a build is too old for are not applicable",
 	Labels:   []string{"area:regressions", "area:mworker"},
 	Cases:    judge.Cases,
+	Drives: map[string]fixrun.Drive{
+		"master-devnull-fd-kept-across-reloads":    devnullAcrossReloads,
+		"master-env-processes-intact-after-reload": processesAfterReload,
+		"master-env-processes-no-null-version":     processesAfterReload,
+	},
 }))
+
+// reloads: enough for a leak of one per re-execution to stand out.
+const reloads = 3
+
+// devnullAcrossReloads counts the master's descriptors on /dev/null,
+// reloads the node (each new worker waited for on the master CLI), and
+// counts them again.
+func devnullAcrossReloads(ctx context.Context, n *node.Node) (string, error) {
+	before, err := devnullFDs(ctx, n)
+	if err != nil {
+		return "", err
+	}
+	for i := range reloads {
+		if _, err := n.Reload(ctx, 20*time.Second); err != nil {
+			return "", fmt.Errorf("reload %d of %d: %w", i+1, reloads, err)
+		}
+	}
+	after, err := devnullFDs(ctx, n)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("/dev/null descriptors of the master: %d before, %d after %d reloads", before, after, reloads), nil
+}
+
+// processesAfterReload reloads the node once (the new worker waited for)
+// and gives HAPROXY_PROCESSES as the re-executed master's environment
+// holds it: its /proc/<pid>/environ, split at the NULs, so a list parsed
+// in place shows cut where the parser wrote them.
+func processesAfterReload(ctx context.Context, n *node.Node) (string, error) {
+	if _, err := n.Reload(ctx, 20*time.Second); err != nil {
+		return "", fmt.Errorf("the reload: %w", err)
+	}
+	dir, err := n.MasterProc(ctx)
+	if err != nil {
+		return "", err
+	}
+	env, err := os.ReadFile(filepath.Join(dir, "environ"))
+	if err != nil {
+		return "", fmt.Errorf("reading the master's environment (harp must run on the Docker host, as root): %w", err)
+	}
+	for _, kv := range strings.Split(string(env), "\x00") {
+		if strings.HasPrefix(kv, "HAPROXY_PROCESSES=") {
+			return kv, nil
+		}
+	}
+	return "", fmt.Errorf("the re-executed master's environment holds no HAPROXY_PROCESSES")
+}
+
+// devnullFDs counts the master's descriptors open on /dev/null (its
+// /proc/<pid>/fd on the Docker host). A descriptor that closes while it
+// is read is skipped; a directory harp cannot read is harp's failure.
+func devnullFDs(ctx context.Context, n *node.Node) (int, error) {
+	dir, err := n.MasterProc(ctx)
+	if err != nil {
+		return 0, err
+	}
+	fds, err := os.ReadDir(filepath.Join(dir, "fd"))
+	if err != nil {
+		return 0, fmt.Errorf("reading the master's descriptors (harp must run on the Docker host, as root): %w", err)
+	}
+	count := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join(dir, "fd", fd.Name())); err == nil && target == "/dev/null" {
+			count++
+		}
+	}
+	return count, nil
+}

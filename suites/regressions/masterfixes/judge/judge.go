@@ -25,6 +25,13 @@ var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/maste
 		}
 		return p.Master.Uptime >= 0 && p.Master.Uptime < time.Hour, fmt.Sprintf("the master's uptime is not that of a node up for less than an hour (%v)", p.Master.Uptime), nil
 	},
+	"master-devnull-fd-kept-across-reloads": func(a string) (bool, string, error) {
+		var before, after, reloads int
+		if _, err := fmt.Sscanf(a, "/dev/null descriptors of the master: %d before, %d after %d reloads", &before, &after, &reloads); err != nil {
+			return false, "", fmt.Errorf("no counts in %q", text.OneLine(a, 200))
+		}
+		return after <= before, fmt.Sprintf("the master held %d more descriptors on /dev/null after %d reloads (%d before, %d after): one leaked per re-execution", after-before, reloads, before, after), nil
+	},
 	"exec-thread-groups-master-cli": func(a string) (bool, string, error) {
 		code, err := strconv.Atoi(strings.TrimPrefix(strings.SplitN(a, "\n", 2)[0], "exit "))
 		if err != nil {
