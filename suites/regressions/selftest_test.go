@@ -107,6 +107,6 @@ var _ = fixes(tablefixes.Suite, func() fails {
 	return f
 }())
 
-var _ = fixes(masterfixes.Suite, predates("mcli-severity-output-applies"))
+var _ = fixes(masterfixes.Suite, predates("master-env-processes-no-null-version", "mcli-severity-output-applies"))
 
 var _ = fixes(peerfixes.Suite, hasThem, mutant("11-peers-ignored-update-not-alive.diff", "peer-unknown-table-traffic-keeps-session"))
