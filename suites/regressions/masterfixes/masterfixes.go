@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,7 @@ var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
 		"master-devnull-fd-kept-across-reloads":    devnullAcrossReloads,
 		"master-env-processes-intact-after-reload": processesAfterReload,
 		"master-env-processes-no-null-version":     processesAfterReload,
+		"worker-keeps-master-session":              workerSession,
 	},
 }))
 
@@ -77,6 +79,60 @@ func processesAfterReload(ctx context.Context, n *node.Node) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("the re-executed master's environment holds no HAPROXY_PROCESSES")
+}
+
+// workerSession reads the session of the master and of its current
+// worker (field 6 of /proc/<pid>/stat, read from the Docker host; the
+// worker is the master's child that show proc names, found by its parent).
+func workerSession(ctx context.Context, n *node.Node) (string, error) {
+	dir, err := n.MasterProc(ctx)
+	if err != nil {
+		return "", err
+	}
+	mpid := strings.TrimPrefix(dir, "/proc/")
+	_, _, msid, err := procStat(mpid)
+	if err != nil {
+		return "", err
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return "", err
+	}
+	var children []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		if ppid, comm, sid, err := procStat(e.Name()); err == nil && ppid == mpid && strings.Contains(comm, "haproxy") {
+			children = append(children, fmt.Sprintf("worker %s session %s", e.Name(), sid))
+			if sid == e.Name() {
+				children[len(children)-1] += " (its own)"
+			}
+		}
+	}
+	if len(children) == 0 {
+		return "", fmt.Errorf("the master (pid %s on this host) has no haproxy child", mpid)
+	}
+	return fmt.Sprintf("master %s session %s; %s", mpid, msid, strings.Join(children, "; ")), nil
+}
+
+// procStat reads a process's parent, command and session from its stat
+// (the command may hold spaces: the fields after its closing parenthesis).
+func procStat(pid string) (ppid, comm, sid string, err error) {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if err != nil {
+		return "", "", "", err
+	}
+	s := string(b)
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || end < open {
+		return "", "", "", fmt.Errorf("/proc/%s/stat: %q", pid, s)
+	}
+	f := strings.Fields(s[end+1:]) // state ppid pgrp session ...
+	if len(f) < 4 {
+		return "", "", "", fmt.Errorf("/proc/%s/stat: %q", pid, s)
+	}
+	return f[1], s[open+1 : end], f[3], nil
 }
 
 // devnullFDs counts the master's descriptors open on /dev/null (its

@@ -16,7 +16,7 @@ func TestJudgeOnCaptures(t *testing.T) {
 		"facts-2.8.0-fdd8154ed.json": {"exec-thread-groups-master-cli", "master-env-processes-no-null-version", "mcli-severity-output-applies"},
 		"facts-2.9.0-fddb8c13b.json": {"master-env-processes-no-null-version", "mcli-severity-output-applies"},
 		"facts-3.0.0-5590ada47.json": {"master-env-processes-no-null-version", "mcli-pipelined-after-expert-mode", "mcli-severity-output-applies"},
-		"facts-3.1.0-f2b97918e.json": {"exec-daemon-failure-reported", "exec-daemon-master-failure-reported", "master-env-processes-no-null-version"},
+		"facts-3.1.0-f2b97918e.json": {"exec-daemon-failure-reported", "exec-daemon-master-failure-reported", "master-env-processes-no-null-version", "worker-keeps-master-session"},
 		"facts-3.2.0-e134140d2.json": {"master-env-processes-no-null-version", "mcli-user-level-kept-through-pid-prefix"},
 		"facts-3.3.0-7832fb21f.json": {"master-env-processes-no-null-version", "mcli-user-level-kept-through-pid-prefix"},
 		"facts-3.4.0-64a335366.json": {},
