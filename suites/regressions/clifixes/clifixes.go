@@ -37,8 +37,11 @@ var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
 			Final: pipelineReleased,
 		},
 		"cli-user-level-refusal-releases-entry": {
-			Why: "show table shows entry harp-user past its expire (exp=0) and still in use with the refused connection closed: nothing is left to release it",
+			Why: "show sess lists no CLI stream but the one asking (the refused connection's stream is released) and show table shows entry harp-user past its expire (exp=0) and still in use: nothing is left to release it",
 			Final: func(ctx context.Context, n *node.Node) (bool, error) {
+				if alone, err := onlyAsker(ctx, n); err != nil || !alone {
+					return false, err
+				}
 				t, err := n.Table(ctx, node.StatsSocket, "texp")
 				if err != nil {
 					return false, err
@@ -78,18 +81,8 @@ func quitLeak(ctx context.Context, n *node.Node) (string, error) {
 // connection's commands began to run (an entry of its key range: a
 // connection still in the accept queue has no stream yet).
 func pipelineReleased(ctx context.Context, n *node.Node) (bool, error) {
-	ss, err := n.Sessions(ctx, node.StatsSocket)
-	if err != nil {
+	if alone, err := onlyAsker(ctx, n); err != nil || !alone {
 		return false, err
-	}
-	cli := 0
-	for _, s := range ss {
-		if s.Has("fe=GLOBAL") {
-			cli++
-		}
-	}
-	if cli > 1 {
-		return false, nil
 	}
 	t, err := n.Table(ctx, node.StatsSocket, "tpipe")
 	if err != nil {
@@ -102,6 +95,22 @@ func pipelineReleased(ctx context.Context, n *node.Node) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// onlyAsker says whether show sess lists no CLI stream but the one that
+// asks: every earlier connection to a CLI socket released.
+func onlyAsker(ctx context.Context, n *node.Node) (bool, error) {
+	ss, err := n.Sessions(ctx, node.StatsSocket)
+	if err != nil {
+		return false, err
+	}
+	cli := 0
+	for _, s := range ss {
+		if s.Has("fe=GLOBAL") {
+			cli++
+		}
+	}
+	return cli <= 1, nil
 }
 
 // pipelines: the case's connections (its times).
