@@ -439,11 +439,11 @@ func (n *Node) MasterProc(ctx context.Context) (string, error) {
 // (signal masks and pending signals are evidence of a master that stopped
 // taking signals).
 func (n *Node) MasterStatus(ctx context.Context) (cliout.ProcStatus, error) {
-	pid, err := n.be.masterHostPID(ctx)
+	dir, err := n.MasterProc(ctx)
 	if err != nil {
 		return cliout.ProcStatus{}, err
 	}
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	raw, err := os.ReadFile(dir + "/status")
 	if err != nil {
 		return cliout.ProcStatus{}, fmt.Errorf("reading the master's status (harp must run on the Docker host): %w", err)
 	}
