@@ -84,20 +84,9 @@ func Severity(subject string) string {
 // lost would count its fix as unjudged.
 func ReadJudgements(r io.Reader) (map[string]Judgement, error) {
 	out := map[string]Judgement{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Split(line, "\t")
+	err := readRows(r, func(n int, id string, f []string) error {
 		if len(f) < 4 {
-			return nil, fmt.Errorf("line %d: %d fields, want commit, observable, why, catch[, introduced, repro]", n, len(f))
-		}
-		id := strings.ToLower(strings.TrimSpace(f[0]))
-		if len(id) < 7 || strings.Trim(id, "0123456789abcdef") != "" {
-			return nil, fmt.Errorf("line %d: %q is no commit id", n, f[0])
+			return fmt.Errorf("line %d: %d fields, want commit, observable, why, catch[, introduced, repro]", n, len(f))
 		}
 		var obs bool
 		switch strings.TrimSpace(f[1]) {
@@ -105,7 +94,7 @@ func ReadJudgements(r io.Reader) (map[string]Judgement, error) {
 			obs = true
 		case "no":
 		default:
-			return nil, fmt.Errorf("line %d: observable is %q, want yes or no", n, f[1])
+			return fmt.Errorf("line %d: observable is %q, want yes or no", n, f[1])
 		}
 		j := Judgement{Commit: id, Observable: obs, Why: strings.TrimSpace(f[2]), Catch: strings.TrimSpace(f[3])}
 		if len(f) > 4 {
@@ -115,11 +104,36 @@ func ReadJudgements(r io.Reader) (map[string]Judgement, error) {
 			j.Repro = strings.TrimSpace(f[len(f)-1])
 		}
 		if _, dup := out[id]; dup {
-			return nil, fmt.Errorf("line %d: %s judged twice", n, id)
+			return fmt.Errorf("line %d: %s judged twice", n, id)
 		}
 		out[id] = j
+		return nil
+	})
+	return out, err
+}
+
+// readRows reads a tab-separated file of fixes: blank lines and lines
+// starting with # skipped, each row given with its line number, its
+// first field as a lower-case commit id (checked) and all its fields. An
+// error names the line.
+func readRows(r io.Reader, row func(n int, id string, fields []string) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		id := strings.ToLower(strings.TrimSpace(f[0]))
+		if len(id) < 7 || strings.Trim(id, "0123456789abcdef") != "" {
+			return fmt.Errorf("line %d: %q is no commit id", n, f[0])
+		}
+		if err := row(n, id, f); err != nil {
+			return err
+		}
 	}
-	return out, sc.Err()
+	return sc.Err()
 }
 
 // judgementOf finds the judgement of a fix by any prefix of its id.

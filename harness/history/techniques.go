@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"slices"
@@ -30,49 +29,40 @@ type Technique struct {
 // malformed line is an error naming it.
 func ReadTechniques(r io.Reader) (map[string]Technique, error) {
 	out := map[string]Technique{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Split(line, "\t")
+	err := readRows(r, func(n int, id string, f []string) error {
 		if len(f) != 4 {
-			return nil, fmt.Errorf("line %d: %d fields, want commit, verdict, techniques, why", n, len(f))
+			return fmt.Errorf("line %d: %d fields, want commit, verdict, techniques, why", n, len(f))
 		}
-		t := Technique{Commit: strings.ToLower(strings.TrimSpace(f[0])), Tags: strings.TrimSpace(f[2]), Why: strings.TrimSpace(f[3])}
-		if len(t.Commit) < 7 || strings.Trim(t.Commit, "0123456789abcdef") != "" {
-			return nil, fmt.Errorf("line %d: %q is no commit id", n, f[0])
-		}
+		t := Technique{Commit: id, Tags: strings.TrimSpace(f[2]), Why: strings.TrimSpace(f[3])}
 		switch v := strings.TrimSpace(f[1]); v {
 		case "observable":
 			t.Observable = true
 		case "not-observable":
 		default:
-			return nil, fmt.Errorf("line %d: verdict %q, want observable or not-observable", n, v)
+			return fmt.Errorf("line %d: verdict %q, want observable or not-observable", n, v)
 		}
 		switch {
 		case t.Why == "":
-			return nil, fmt.Errorf("line %d: %s has no reason", n, t.Commit)
+			return fmt.Errorf("line %d: %s has no reason", n, t.Commit)
 		case t.Tags == "none" && t.Observable:
-			return nil, fmt.Errorf("line %d: %s is observable with no technique", n, t.Commit)
+			return fmt.Errorf("line %d: %s is observable with no technique", n, t.Commit)
 		case t.Tags != "none" && !t.Observable:
-			return nil, fmt.Errorf("line %d: %s is not observable, yet names techniques %q", n, t.Commit, t.Tags)
+			return fmt.Errorf("line %d: %s is not observable, yet names techniques %q", n, t.Commit, t.Tags)
 		}
 		if t.Tags != "none" {
 			for _, tag := range strings.Split(t.Tags, "+") {
 				if !slices.Contains(Techniques, tag) {
-					return nil, fmt.Errorf("line %d: %s: no technique %q (one of %s, or none)", n, t.Commit, tag, strings.Join(Techniques, ", "))
+					return fmt.Errorf("line %d: %s: no technique %q (one of %s, or none)", n, t.Commit, tag, strings.Join(Techniques, ", "))
 				}
 			}
 		}
 		if _, dup := out[t.Commit]; dup {
-			return nil, fmt.Errorf("line %d: %s judged twice", n, t.Commit)
+			return fmt.Errorf("line %d: %s judged twice", n, t.Commit)
 		}
 		out[t.Commit] = t
-	}
-	return out, sc.Err()
+		return nil
+	})
+	return out, err
 }
 
 // WithTechniques judges again the fixes a technique row names: one found
