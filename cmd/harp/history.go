@@ -19,21 +19,13 @@ import (
 // what harp can see, and the verdicts of runs on the releases around each.
 func cmdHistory(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("history", flag.ContinueOnError)
-	repo := fs.String("repo", "", "a clone of haproxy/haproxy (required)")
-	since := fs.String("since", "v2.6.0", "the .0 release the history starts at")
-	head := fs.String("head", "HEAD", "the newest commit looked at")
-	judged := fs.String("judgements", "fixtures/upstream-bugs/judgements.tsv", "what each fix is judged (observable, why, the finding that catches it)")
-	techniques := fs.String("techniques", "fixtures/upstream-bugs/techniques.tsv", "fixes judged again against harp's techniques (none: the judgements alone)")
+	bf := newBoardFlags(fs, "a clone of haproxy/haproxy (required)")
 	reports := fs.String("reports", "", "run directories (or trees of them) whose verdicts fill the release columns, separated by commas")
-	outFile := fs.String("out", "docs/upstream-bugs.md", "where the scoreboard goes (- for stdout)")
 	asJSON := fs.Bool("json", false, "write the board as JSON")
 	if !flags(fs, args) {
 		return 3
 	}
-	if *repo == "" {
-		return fail("history: --repo names a clone of haproxy/haproxy")
-	}
-	js, err := loadJudgements(*judged, *techniques)
+	fixes, js, err := bf.load(ctx, "history")
 	if err != nil {
 		return fail("history: %v", err)
 	}
@@ -41,32 +33,12 @@ func cmdHistory(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail("history: %v", err)
 	}
-	progress.Printf("history: reading BUG/ fixes %s..%s in %s", *since, *head, *repo)
-	fixes, err := history.Collect(ctx, *repo, *since, *head)
-	if err != nil {
-		return fail("history: %v", err)
-	}
 	b := history.Make(fixes, js, runs)
-	if c, err := gitsrc.Resolve(ctx, *repo, *head); err == nil {
-		b.Head = c.Describe + " (" + c.Short() + ")"
+	cmd := "harp history --repo CLONE"
+	if *reports != "" {
+		cmd += " --reports " + *reports
 	}
-	var text string
-	if *asJSON {
-		data, _ := json.MarshalIndent(b, "", "  ")
-		text = string(data) + "\n"
-	} else {
-		cmd := "harp history --repo CLONE"
-		if *since != "v2.6.0" {
-			cmd += " --since " + *since
-		}
-		if *reports != "" {
-			cmd += " --reports " + *reports
-		}
-		text = b.Markdown(cmd)
-	}
-	if *outFile == "-" {
-		fmt.Print(text)
-	} else if err := os.WriteFile(*outFile, []byte(text), 0o644); err != nil {
+	if err := bf.write(ctx, &b, cmd, *asJSON); err != nil {
 		return fail("history: %v", err)
 	}
 	for _, u := range b.Unused {
@@ -75,6 +47,66 @@ func cmdHistory(ctx context.Context, args []string) int {
 	fmt.Fprintf(os.Stderr, "history: %d fixes, %d observable, %d caught, %d missed, %d inconclusive, %d not run, %d without a check, %d not judged\n",
 		len(b.Rows), b.Observable, b.Counts[history.Caught], b.Counts[history.Missed], b.Counts[history.Inconclusive], b.Counts[history.NotRun], b.Counts[history.NoCheck], b.Counts[history.Unjudged])
 	return 0
+}
+
+// boardFlags are what the scoreboard's commands (history, scoreboard)
+// share: the clone and range of fixes, the judgements, where the doc goes.
+type boardFlags struct {
+	repo, since, head, judged, techniques, out *string
+}
+
+func newBoardFlags(fs *flag.FlagSet, repoHelp string) *boardFlags {
+	return &boardFlags{
+		repo:       fs.String("repo", "", repoHelp),
+		since:      fs.String("since", "v2.6.0", "the .0 release the history starts at"),
+		head:       fs.String("head", "HEAD", "the newest commit looked at"),
+		judged:     fs.String("judgements", "fixtures/upstream-bugs/judgements.tsv", "what each fix is judged (observable, why, the finding that catches it)"),
+		techniques: fs.String("techniques", "fixtures/upstream-bugs/techniques.tsv", "fixes judged again against harp's techniques (none: the judgements alone)"),
+		out:        fs.String("out", "docs/upstream-bugs.md", "where the scoreboard goes (- for stdout)"),
+	}
+}
+
+// load checks --repo (made absolute: builds name it), reads the
+// judgements and collects the fixes.
+func (bf *boardFlags) load(ctx context.Context, what string) ([]history.Fix, map[string]history.Judgement, error) {
+	if *bf.repo == "" {
+		return nil, nil, fmt.Errorf("--repo names a clone of haproxy/haproxy")
+	}
+	abs, err := filepath.Abs(*bf.repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	*bf.repo = abs
+	js, err := loadJudgements(*bf.judged, *bf.techniques)
+	if err != nil {
+		return nil, nil, err
+	}
+	progress.Printf("%s: reading BUG/ fixes %s..%s in %s", what, *bf.since, *bf.head, abs)
+	fixes, err := history.Collect(ctx, abs, *bf.since, *bf.head)
+	return fixes, js, err
+}
+
+// write puts the board into --out: as JSON, or as the doc whose first
+// line names cmd (and --since when it is not the default).
+func (bf *boardFlags) write(ctx context.Context, b *history.Board, cmd string, asJSON bool) error {
+	if c, err := gitsrc.Resolve(ctx, *bf.repo, *bf.head); err == nil {
+		b.Head = c.Describe + " (" + c.Short() + ")"
+	}
+	var text string
+	if asJSON {
+		data, _ := json.MarshalIndent(b, "", "  ")
+		text = string(data) + "\n"
+	} else {
+		if *bf.since != "v2.6.0" {
+			cmd += " --since " + *bf.since
+		}
+		text = b.Markdown(cmd)
+	}
+	if *bf.out == "-" {
+		fmt.Print(text)
+		return nil
+	}
+	return os.WriteFile(*bf.out, []byte(text), 0o644)
 }
 
 // loadJudgements reads the judgements and, unless techniques is "none",

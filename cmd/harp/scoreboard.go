@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/harp-project/harp/harness/findings"
-	"github.com/harp-project/harp/harness/gitsrc"
 	"github.com/harp-project/harp/harness/history"
 	"github.com/harp-project/harp/harness/progress"
 	"github.com/harp-project/harp/harness/report"
@@ -26,24 +25,16 @@ import (
 // --shard runs every n-th unit (merge by copying the directories).
 func cmdScoreboard(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("scoreboard", flag.ContinueOnError)
-	repo := fs.String("repo", "", "a clone of haproxy/haproxy (required): its release tags and fix commits are built")
-	since := fs.String("since", "v2.6.0", "the .0 release the history starts at")
-	head := fs.String("head", "HEAD", "the newest commit looked at")
-	judged := fs.String("judgements", "fixtures/upstream-bugs/judgements.tsv", "what each fix is judged")
-	techniques := fs.String("techniques", "fixtures/upstream-bugs/techniques.tsv", "fixes judged again against harp's techniques (none: the judgements alone)")
+	bf := newBoardFlags(fs, "a clone of haproxy/haproxy (required): its release tags and fix commits are built")
 	reports := fs.String("reports", "reports/scoreboard", "where the units' runs go (and are found again)")
 	trials := fs.Int("trials", 3, "runs of each cell, 1 to 9")
 	shard := fs.String("shard", "1/1", "run shard i of n of the units (i/n); the doc is written by an unsharded run over every shard's directories")
 	phase := fs.String("phase", "all", "releases, commits (needs every releases unit's run), doc (write the doc from the runs there), or all")
 	only := fs.String("fixes", "", "only these fixes (ids or prefixes, separated by commas): the doc then says so")
 	jobs := fs.Int("jobs", 1, "builds a unit's matrix runs at the same time")
-	outFile := fs.String("out", "docs/upstream-bugs.md", "where the scoreboard goes (- for stdout)")
 	plan := fs.Bool("plan", false, "list the units (and whether each ran) and stop")
 	if !flags(fs, args) {
 		return 3
-	}
-	if *repo == "" {
-		return fail("scoreboard: --repo names a clone of haproxy/haproxy")
 	}
 	if *trials < 1 || *trials > 9 {
 		return fail("scoreboard: --trials %d: want 1 to 9", *trials)
@@ -60,19 +51,11 @@ func cmdScoreboard(ctx context.Context, args []string) int {
 	if sn > 1 && (*phase == "all" || *phase == "doc") {
 		return fail("scoreboard: --shard %s with --phase %s: a shard runs one phase (releases, then commits once every releases shard is in --reports); the doc is written unsharded", *shard, *phase)
 	}
-	abs, err := filepath.Abs(*repo)
+	fixes, js, err := bf.load(ctx, "scoreboard")
 	if err != nil {
 		return fail("scoreboard: %v", err)
 	}
-	js, err := loadJudgements(*judged, *techniques)
-	if err != nil {
-		return fail("scoreboard: %v", err)
-	}
-	progress.Printf("scoreboard: reading BUG/ fixes %s..%s in %s", *since, *head, abs)
-	fixes, err := history.Collect(ctx, abs, *since, *head)
-	if err != nil {
-		return fail("scoreboard: %v", err)
-	}
+	abs := *bf.repo
 	planned := fixes
 	if *only != "" {
 		if planned, err = pick(fixes, *only); err != nil {
@@ -124,20 +107,11 @@ func cmdScoreboard(ctx context.Context, args []string) int {
 		return fail("scoreboard: %v", err)
 	}
 	b := history.Make(fixes, js, runs)
-	if c, err := gitsrc.Resolve(ctx, abs, *head); err == nil {
-		b.Head = c.Describe + " (" + c.Short() + ")"
-	}
 	cmd := fmt.Sprintf("harp scoreboard --repo CLONE --trials %d", *trials)
-	if *since != "v2.6.0" {
-		cmd += " --since " + *since
-	}
 	if *only != "" {
 		cmd += " --fixes " + *only + " (the other fixes' checks were not run: their cells are empty)"
 	}
-	text := b.Markdown(cmd)
-	if *outFile == "-" {
-		fmt.Print(text)
-	} else if err := os.WriteFile(*outFile, []byte(text), 0o644); err != nil {
+	if err := bf.write(ctx, &b, cmd, false); err != nil {
 		return fail("scoreboard: %v", err)
 	}
 	fmt.Fprintf(os.Stderr, "scoreboard: %d fixes, %d observable, %d caught, %d missed, %d flaky, %d inconclusive, %d not run, %d without a check\n",
