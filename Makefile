@@ -9,7 +9,7 @@ HARP    := bin/harp
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 # Everything the binary embeds too (templates, CLI levels, upstream-fix cases, repro scripts): a new case must rebuild it.
-GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches fixtures/cli-levels fixtures/upstream-fixes harness/repro/scripts -type f -not -path 'fixtures/upstream-fixes/captures/*')
+GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches fixtures/cli-levels fixtures/upstream-fixes harness/ops/repro/scripts -type f -not -path 'fixtures/upstream-fixes/captures/*') $(shell find suites -name repro.sh -o -name repro.py)
 
 .PHONY: scoreboard reg-tests reg-tests-export nemesis test-upstream-fixes conformance report-property repeat test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture vet generate readme
 
@@ -187,7 +187,7 @@ nemesis:
 FUZZTIME ?= 20s
 fuzz:
 	for f in FuzzDecodeMessage FuzzMessageRoundTrip FuzzVarint FuzzUpdateRoundTrip; do \
-		$(GO) test ./harness/peers -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; done
+		$(GO) test ./harness/core/peerwire -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; done
 
 ## bench: harp's time against the reporters' own scripts (bench/reporters, run in
 ##   the same build's image with Python 3 added), best of BENCH_RUNS (3) each,

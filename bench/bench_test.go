@@ -31,12 +31,12 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/harp-project/harp/harness/cache"
-	"github.com/harp-project/harp/harness/engine"
-	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/harness/runner"
-	"github.com/harp-project/harp/harness/scenario"
-	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/live/cache"
+	"github.com/harp-project/harp/harness/live/engine"
+	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/ops/report"
+	"github.com/harp-project/harp/harness/ops/runner"
 	"github.com/harp-project/harp/images"
 	"github.com/harp-project/harp/suites/cluster/convergence"
 	"github.com/harp-project/harp/suites/issue3517"

@@ -12,12 +12,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/harp-project/harp/harness/cli"
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/cluster"
-	"github.com/harp-project/harp/harness/doctor"
-	"github.com/harp-project/harp/harness/monitor"
-	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/live/cli"
+	"github.com/harp-project/harp/harness/live/cluster"
+	"github.com/harp-project/harp/harness/live/node"
+	"github.com/harp-project/harp/harness/ops/doctor"
+	"github.com/harp-project/harp/harness/ops/monitor"
 )
 
 // monitorEntries is the table size of the monitor row: 3 instances with

@@ -17,12 +17,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/child"
-	"github.com/harp-project/harp/harness/debmirror"
-	"github.com/harp-project/harp/harness/owner"
-	"github.com/harp-project/harp/harness/progress"
-	"github.com/harp-project/harp/harness/spec"
-	"github.com/harp-project/harp/harness/text"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/core/text"
+	"github.com/harp-project/harp/harness/live/child"
+	"github.com/harp-project/harp/harness/live/debmirror"
+	"github.com/harp-project/harp/harness/live/owner"
 )
 
 // bin packs an existing binary and the shared libraries ldd says it needs.

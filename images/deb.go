@@ -9,10 +9,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/harp-project/harp/harness/child"
-	"github.com/harp-project/harp/harness/owner"
-	"github.com/harp-project/harp/harness/progress"
-	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/live/child"
+	"github.com/harp-project/harp/harness/live/owner"
 )
 
 // deb builds a minimal Debian root filesystem of the suite that serves the

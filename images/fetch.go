@@ -14,10 +14,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/harp-project/harp/harness/cache"
-	"github.com/harp-project/harp/harness/gitsrc"
-	"github.com/harp-project/harp/harness/progress"
-	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/live/cache"
+	"github.com/harp-project/harp/harness/live/gitsrc"
 )
 
 // git builds a commit of a local clone: its tree exported once as a

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/core/spec"
 )
 
 func TestDownloadChecksAndCaches(t *testing.T) {

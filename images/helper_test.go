@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/harp-project/harp/harness/helper"
+	"github.com/harp-project/harp/harness/live/helper"
 )
 
 // The link proxy's image was compiled with `go build` of the module's

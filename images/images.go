@@ -22,9 +22,9 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
 
-	"github.com/harp-project/harp/harness/debmirror"
-	"github.com/harp-project/harp/harness/engine"
-	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/live/debmirror"
+	"github.com/harp-project/harp/harness/live/engine"
 )
 
 // Repository is the local image name every harp HAProxy image uses.

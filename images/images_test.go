@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/core/spec"
 )
 
 func TestVersionOf(t *testing.T) {

@@ -21,11 +21,11 @@ import (
 	"github.com/moby/moby/api/types/registry"
 	"github.com/moby/moby/client"
 
-	"github.com/harp-project/harp/harness/child"
-	"github.com/harp-project/harp/harness/engine"
-	"github.com/harp-project/harp/harness/owner"
-	"github.com/harp-project/harp/harness/progress"
-	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/live/child"
+	"github.com/harp-project/harp/harness/live/engine"
+	"github.com/harp-project/harp/harness/live/owner"
 )
 
 // binDirs are where an image's haproxy is looked for after its PATH.

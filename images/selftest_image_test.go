@@ -23,7 +23,7 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/harp-project/harp/harness/selftest"
+	"github.com/harp-project/harp/harness/ops/selftest"
 )
 
 // image: builds from a real registry (Debian's docker-registry on

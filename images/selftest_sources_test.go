@@ -17,7 +17,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
 
-	"github.com/harp-project/harp/harness/selftest"
+	"github.com/harp-project/harp/harness/ops/selftest"
 )
 
 // Builds from where users keep HAProxy besides Debian: a commit of their

@@ -7,7 +7,7 @@ package images_test
 import (
 	"testing"
 
-	"github.com/harp-project/harp/harness/selftest"
+	"github.com/harp-project/harp/harness/ops/selftest"
 )
 
 // Builds from where users keep HAProxy, end to end through the harp

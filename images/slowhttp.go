@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/harp-project/harp/harness/child"
-	"github.com/harp-project/harp/harness/helper"
-	"github.com/harp-project/harp/harness/owner"
-	"github.com/harp-project/harp/harness/progress"
-	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/live/child"
+	"github.com/harp-project/harp/harness/live/helper"
+	"github.com/harp-project/harp/harness/live/owner"
 )
 
 // SlowHTTPBinary is where harp's slow HTTP server lives in its image.

@@ -14,10 +14,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/cache"
-	"github.com/harp-project/harp/harness/child"
-	"github.com/harp-project/harp/harness/progress"
-	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/live/cache"
+	"github.com/harp-project/harp/harness/live/child"
 )
 
 // src compiles HAProxy from a source tree or tarball with the spec's patches

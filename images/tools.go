@@ -16,8 +16,8 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
-	"github.com/harp-project/harp/harness/engine"
-	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/live/engine"
 )
 
 // ToolsRepository names the images a build's image becomes with the tools

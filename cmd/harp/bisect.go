@@ -10,14 +10,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/bisect"
-	"github.com/harp-project/harp/harness/findings"
-	"github.com/harp-project/harp/harness/progress"
-	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/harness/runner"
-	"github.com/harp-project/harp/harness/scenario"
-	"github.com/harp-project/harp/harness/spec"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/ops/bisect"
+	"github.com/harp-project/harp/harness/ops/findings"
+	"github.com/harp-project/harp/harness/ops/report"
+	"github.com/harp-project/harp/harness/ops/runner"
 	"github.com/harp-project/harp/images"
 )
 

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/ops/report"
 )
 
 // bisect --finding with a check id no run of its suite recorded is refused

@@ -9,11 +9,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/harp-project/harp/harness/capture"
-	"github.com/harp-project/harp/harness/fixcase"
-	"github.com/harp-project/harp/harness/history"
-	"github.com/harp-project/harp/harness/progress"
-	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/core/fixcase"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/ops/capture"
+	"github.com/harp-project/harp/harness/ops/history"
+	"github.com/harp-project/harp/harness/ops/report"
 )
 
 // cmdCapture records real runtime output of each build into

@@ -6,13 +6,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/harp-project/harp/harness/scenario"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/chaos"
+	"github.com/harp-project/harp/harness/live/scenario"
+
+	"github.com/harp-project/harp/harness/core/chaos"
 )
 
 // cmdChaos runs randomized peers histories: the chaos suite with its

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harp-project/harp/harness/chaos"
+	"github.com/harp-project/harp/harness/core/chaos"
 	chaossuite "github.com/harp-project/harp/suites/chaos"
 )
 

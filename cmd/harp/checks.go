@@ -15,10 +15,10 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/harp-project/harp/harness/engine"
-	"github.com/harp-project/harp/harness/gitsrc"
-	"github.com/harp-project/harp/harness/progress"
-	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/live/engine"
+	"github.com/harp-project/harp/harness/live/gitsrc"
 )
 
 // maxTrials bounds --trials: a typo must not start a run of days.

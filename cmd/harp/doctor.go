@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/doctor"
-	"github.com/harp-project/harp/harness/monitor"
+	"github.com/harp-project/harp/harness/ops/doctor"
+	"github.com/harp-project/harp/harness/ops/monitor"
 )
 
 // multi is a repeatable flag.

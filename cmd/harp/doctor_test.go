@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harp-project/harp/harness/cli"
+	"github.com/harp-project/harp/harness/live/cli"
 )
 
 // bigTableSocket serves a captured 2.6.12 node on a UNIX socket, its table

@@ -19,7 +19,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
 
-	"github.com/harp-project/harp/harness/selftest"
+	"github.com/harp-project/harp/harness/ops/selftest"
 )
 
 // harp bisect with #3517 as the oracle, on real builds: across the Debian

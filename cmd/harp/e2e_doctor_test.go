@@ -12,10 +12,11 @@ import (
 	"github.com/onsi/gomega/gbytes"
 	"github.com/onsi/gomega/gexec"
 
-	"github.com/harp-project/harp/harness/cluster"
-	"github.com/harp-project/harp/harness/doctor"
-	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/selftest"
+	"github.com/harp-project/harp/harness/live/cluster"
+	"github.com/harp-project/harp/harness/live/node"
+	"github.com/harp-project/harp/harness/ops/clusterdoctor"
+	"github.com/harp-project/harp/harness/ops/doctor"
+	"github.com/harp-project/harp/harness/ops/selftest"
 )
 
 // harp doctor against live instances' runtime sockets, as an operator runs it.
@@ -58,7 +59,7 @@ var _ = Describe("harp doctor", Label("area:peers-cluster", "doctor"), func() {
 		// link-down; a doctor still reading when the cut heals says the
 		// cluster is healthy and that the link was down for a while.
 		Expect(c.Cut(ctx, c.Members[2])).To(Succeed())
-		Eventually(func() bool { d, err := c.Diagnose(ctx); return err == nil && d.Has(doctor.LinkDown) }).WithTimeout(30 * time.Second).Should(BeTrue())
+		Eventually(func() bool { d, err := clusterdoctor.Diagnose(ctx, c); return err == nil && d.Has(doctor.LinkDown) }).WithTimeout(30 * time.Second).Should(BeTrue())
 		s = selftest.Harp(nil, append([]string{"doctor", "--settle", "0"}, args...)...)
 		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(1))
 		Expect(s.Out.Contents()).To(ContainSubstring("PROBLEM [link-down]"))

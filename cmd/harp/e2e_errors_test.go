@@ -20,10 +20,10 @@ import (
 	"github.com/onsi/gomega/gexec"
 	"github.com/testcontainers/testcontainers-go"
 
-	"github.com/harp-project/harp/harness/cache"
-	"github.com/harp-project/harp/harness/child"
-	"github.com/harp-project/harp/harness/engine"
-	"github.com/harp-project/harp/harness/selftest"
+	"github.com/harp-project/harp/harness/live/cache"
+	"github.com/harp-project/harp/harness/live/child"
+	"github.com/harp-project/harp/harness/live/engine"
+	"github.com/harp-project/harp/harness/ops/selftest"
 )
 
 // networksOf counts the networks a harp process owns.

@@ -12,7 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
 
-	"github.com/harp-project/harp/harness/selftest"
+	"github.com/harp-project/harp/harness/ops/selftest"
 )
 
 // harp matrix over two builds, cut in two shards, merged back into one

@@ -16,9 +16,9 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
 
-	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/harness/selftest"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/ops/report"
+	"github.com/harp-project/harp/harness/ops/selftest"
 )
 
 // Bad input and faults, as a new user meets them: each fails fast with its

@@ -13,8 +13,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
 
-	"github.com/harp-project/harp/harness/regtest"
-	"github.com/harp-project/harp/harness/selftest"
+	"github.com/harp-project/harp/harness/ops/regtest"
+	"github.com/harp-project/harp/harness/ops/selftest"
 )
 
 // The exported reg-tests, run by Debian's varnishtest in each build's

@@ -7,7 +7,7 @@ package main_test
 import (
 	"testing"
 
-	"github.com/harp-project/harp/harness/selftest"
+	"github.com/harp-project/harp/harness/ops/selftest"
 )
 
 // The harp command end to end on real builds: bad input, matrix, bisect,

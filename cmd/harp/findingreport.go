@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/harp-project/harp/harness/bisect"
-	"github.com/harp-project/harp/harness/bugreport"
-	"github.com/harp-project/harp/harness/findings"
-	"github.com/harp-project/harp/harness/github"
-	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/harness/repro"
+	"github.com/harp-project/harp/harness/ops/bisect"
+	"github.com/harp-project/harp/harness/ops/bugreport"
+	"github.com/harp-project/harp/harness/ops/findings"
+	"github.com/harp-project/harp/harness/ops/github"
+	"github.com/harp-project/harp/harness/ops/report"
+	"github.com/harp-project/harp/harness/ops/repro"
 )
 
 type findingArgs struct {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harp-project/harp/harness/repro"
+	"github.com/harp-project/harp/harness/ops/repro"
 )
 
 // --repro must be the reproducer of the finding reported, and one never

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/findings"
+	"github.com/harp-project/harp/harness/ops/findings"
 )
 
 // cmdFindings is the findings ledger over a reports tree, and its

@@ -13,12 +13,12 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 
-	"github.com/harp-project/harp/harness/findings"
-	"github.com/harp-project/harp/harness/progress"
-	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/harness/repro"
-	"github.com/harp-project/harp/harness/spec"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/ops/findings"
+	"github.com/harp-project/harp/harness/ops/report"
+	"github.com/harp-project/harp/harness/ops/repro"
 	"github.com/harp-project/harp/images"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/suites/conformance/clipermissions"
 	clijudge "github.com/harp-project/harp/suites/conformance/clipermissions/judge"
 )

@@ -13,11 +13,11 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/peerfuzz"
-	"github.com/harp-project/harp/harness/progress"
-	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/live/node"
+	"github.com/harp-project/harp/harness/live/peerfuzz"
+	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/images"
 )
 

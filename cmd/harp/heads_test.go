@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harp-project/harp/harness/bisect"
-	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/ops/bisect"
+	"github.com/harp-project/harp/harness/ops/report"
 )
 
 // Which changes of a nightly are bisected, between which commits, by

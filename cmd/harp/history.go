@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/harp-project/harp/harness/findings"
-	"github.com/harp-project/harp/harness/gitsrc"
-	"github.com/harp-project/harp/harness/history"
-	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/live/gitsrc"
+	"github.com/harp-project/harp/harness/ops/findings"
+	"github.com/harp-project/harp/harness/ops/history"
 )
 
 // cmdHistory writes the scoreboard: upstream's fixes, the judgements of

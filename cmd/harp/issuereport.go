@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/harp-project/harp/harness/github"
-	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/ops/github"
+	"github.com/harp-project/harp/harness/ops/report"
 )
 
 // cmdReport writes the Markdown for an upstream issue from a run's

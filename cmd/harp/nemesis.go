@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/harp-project/harp/harness/nemesis"
-	"github.com/harp-project/harp/harness/progress"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/live/nemesis"
 )
 
 // harnessFaults is the --harness-faults flag: a nemesis seed, or off.

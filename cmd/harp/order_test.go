@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/core/spec"
 )
 
 // git: builds named in any order come back in history order, in the

@@ -17,14 +17,14 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/fixtures"
-	"github.com/harp-project/harp/harness/child"
-	"github.com/harp-project/harp/harness/fixcase"
-	"github.com/harp-project/harp/harness/progress"
-	"github.com/harp-project/harp/harness/regtest"
-	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/harness/runner"
-	"github.com/harp-project/harp/harness/scenario"
-	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/core/fixcase"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/live/child"
+	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/ops/regtest"
+	"github.com/harp-project/harp/harness/ops/report"
+	"github.com/harp-project/harp/harness/ops/runner"
 	"github.com/harp-project/harp/images"
 )
 

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/progress"
-	"github.com/harp-project/harp/harness/regtest"
-	"github.com/harp-project/harp/harness/spec"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/ops/regtest"
 )
 
 // upstreamArgs starts a run script that runs haproxy as upstream's

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/harp-project/harp/harness/regtest"
+	"github.com/harp-project/harp/harness/ops/regtest"
 )
 
 // The reg-tests in the repo are what the cases export now: a case changed

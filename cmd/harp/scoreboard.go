@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/harp-project/harp/harness/findings"
-	"github.com/harp-project/harp/harness/history"
-	"github.com/harp-project/harp/harness/progress"
-	"github.com/harp-project/harp/harness/report"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/ops/findings"
+	"github.com/harp-project/harp/harness/ops/history"
+	"github.com/harp-project/harp/harness/ops/report"
 )
 
 // cmdScoreboard reruns every check of the scoreboard with this harp, on

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/live/scenario"
 )
 
 // paramList is --param NAME=VALUE (repeatable) with --params-from-env.

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/harp-project/harp/harness/monitor"
+	"github.com/harp-project/harp/harness/ops/monitor"
 )
 
 // checkWatchFlags refuses flags that belong to the other mode: --listen

@@ -12,11 +12,11 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/harp-project/harp/harness/nemesis"
-	"github.com/harp-project/harp/harness/runner"
-	"github.com/harp-project/harp/harness/scenario"
-	"github.com/harp-project/harp/harness/spec"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/live/nemesis"
+	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/ops/runner"
 	"github.com/harp-project/harp/images"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/verdict"
 )
 
 func TestBentAndExit(t *testing.T) {

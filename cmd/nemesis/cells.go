@@ -1,6 +1,6 @@
 package main
 
-import "github.com/harp-project/harp/harness/verdict"
+import "github.com/harp-project/harp/harness/core/verdict"
 
 // Cell is one suite on one build whose true verdict is known (from the
 // suite's self-test): a build without the suite's bug (Pass) must never be

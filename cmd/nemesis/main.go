@@ -1,6 +1,6 @@
 // Command nemesis is the proof that harp's own faults do not bend its
 // verdicts: every suite runs on builds whose true verdict is known (Cells)
-// under the nemesis (harness/nemesis) with several seeds, one cell at a
+// under the nemesis (harness/live/nemesis) with several seeds, one cell at a
 // time; a build without the suite's bug must never be REPRODUCED, one with
 // it never PASS. It prints the histogram of verdicts (make nemesis) and
 // exits 1 on any bent verdict, 2 when a cell could not run.
@@ -19,11 +19,11 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/harp-project/harp/harness/cache"
-	"github.com/harp-project/harp/harness/engine"
-	"github.com/harp-project/harp/harness/progress"
-	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/live/cache"
+	"github.com/harp-project/harp/harness/live/engine"
+	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/images"
 	_ "github.com/harp-project/harp/suites/all"
 )

@@ -10,8 +10,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/harp-project/harp/harness/selftest"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/ops/selftest"
 )
 
 func TestSelf(t *testing.T) { selftest.Run(t, "harp's verdicts under its own faults (bounded sample)") }

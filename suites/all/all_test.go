@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/ops/report"
 	_ "github.com/harp-project/harp/suites/all"
 	"github.com/harp-project/harp/suites/internal/discover"
 )

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/chaos"
-	"github.com/harp-project/harp/harness/chaos/drive"
-	"github.com/harp-project/harp/harness/cluster"
-	"github.com/harp-project/harp/harness/scenario"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/chaos"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/live/chaosdrive"
+	"github.com/harp-project/harp/harness/live/cluster"
+	"github.com/harp-project/harp/harness/live/scenario"
 )
 
 var Suite = scenario.Register(&scenario.Scenario{
@@ -55,7 +55,7 @@ func Faults(v string) ([]string, error) { return chaos.ParseFaults(v) }
 
 // ClusterOptions is the cluster a history runs on.
 func ClusterOptions() cluster.Options {
-	return cluster.Options{Tables: drive.Tables, HTTPRules: []string{"sc-inc-gpc0(0)"}, Links: true}
+	return cluster.Options{Tables: chaosdrive.Tables, HTTPRules: []string{"sc-inc-gpc0(0)"}, Links: true}
 }
 
 // Evidence is one history and the checker's result on it.
@@ -72,7 +72,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	}
 	return env.OnCluster(ctx, ClusterOptions(), true, func(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 		s := seed + int64(t.N-1)
-		h, err := drive.Run(ctx, c, drive.Options{Seed: s, Duration: env.Params.Duration("DURATION"), Faults: faults, Logf: env.Logf})
+		h, err := chaosdrive.Run(ctx, c, chaosdrive.Options{Seed: s, Duration: env.Params.Duration("DURATION"), Faults: faults, Logf: env.Logf})
 		if err != nil {
 			return err
 		}

@@ -3,8 +3,8 @@ package issue3519
 import (
 	"testing"
 
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/suites/issue3519/judge"
 )
 

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/config"
-	"github.com/harp-project/harp/harness/cpus"
-	"github.com/harp-project/harp/harness/load"
-	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/scenario"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/config"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/live/cpus"
+	"github.com/harp-project/harp/harness/live/load"
+	"github.com/harp-project/harp/harness/live/node"
+	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/listenerlivelock/judge"
 )
 

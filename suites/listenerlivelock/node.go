@@ -6,10 +6,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/cpus"
-	"github.com/harp-project/harp/harness/load"
-	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/live/cpus"
+	"github.com/harp-project/harp/harness/live/load"
+	"github.com/harp-project/harp/harness/live/node"
 )
 
 // What this suite reads and sets on its node, and how it attacks it: the

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harp-project/harp/harness/cpus"
-	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/live/cpus"
+	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/listenerlivelock/judge"
 )
 

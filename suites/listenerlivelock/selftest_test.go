@@ -11,8 +11,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/harp-project/harp/harness/selftest"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/ops/selftest"
 	"github.com/harp-project/harp/suites/listenerlivelock"
 	"github.com/harp-project/harp/suites/listenerlivelock/judge"
 )

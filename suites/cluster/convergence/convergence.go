@@ -10,10 +10,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/harp-project/harp/harness/cluster"
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/scenario"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/live/cluster"
+	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/ops/clusterdoctor"
 	"github.com/harp-project/harp/suites/cluster/convergence/judge"
 )
 
@@ -78,6 +79,6 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	t.Notef("40 keys set on %s, 10 keys tracked by 30 requests on %s: %d of %d on every node within %s of their write; median %s, max %s",
 		writer.Name, tracker.Name, len(f.Delays), len(f.Keys), judge.ConvergeTimeout, med.Round(time.Millisecond), worst.Round(time.Millisecond))
 	t.Violation, t.Remark = judge.Round(f)
-	c.ShowDiagnosis(ctx, t, "harp doctor after the round")
+	clusterdoctor.Show(ctx, c, t, "harp doctor after the round")
 	return nil
 }

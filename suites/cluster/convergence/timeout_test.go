@@ -3,7 +3,7 @@ package convergence
 import (
 	"testing"
 
-	"github.com/harp-project/harp/harness/cluster"
+	"github.com/harp-project/harp/harness/live/cluster"
 	"github.com/harp-project/harp/suites/cluster/convergence/judge"
 )
 

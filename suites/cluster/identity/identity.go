@@ -9,13 +9,14 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/cluster"
-	"github.com/harp-project/harp/harness/doctor"
-	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/scenario"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/live/cluster"
+	"github.com/harp-project/harp/harness/live/node"
+	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/ops/clusterdoctor"
+	"github.com/harp-project/harp/harness/ops/doctor"
 	"github.com/harp-project/harp/suites/cluster/identity/judge"
 )
 
@@ -114,7 +115,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, how cluste
 		f.KeysOnGhost = obs.Opt(ghost.Holds(ctx, cluster.DefaultTable, ks))
 	}
 	keys, seen := f.KeysOnGhost.Get()
-	d, err := c.ShowDiagnosis(ctx, t, "harp doctor")
+	d, err := clusterdoctor.Show(ctx, c, t, "harp doctor")
 	if err != nil {
 		return err
 	}

@@ -10,9 +10,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/harp-project/harp/harness/report"
-	"github.com/harp-project/harp/harness/selftest"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/ops/report"
+	"github.com/harp-project/harp/harness/ops/selftest"
 	"github.com/harp-project/harp/suites/cluster/identity"
 )
 

@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/harp-project/harp/harness/cluster"
-	"github.com/harp-project/harp/harness/doctor"
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/scenario"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/live/cluster"
+	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/ops/clusterdoctor"
+	"github.com/harp-project/harp/harness/ops/doctor"
 	"github.com/harp-project/harp/suites/cluster/partition/judge"
 )
 
@@ -80,7 +81,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 		t.Notef("during the cut only %d of %d keys written on %s reached the other connected nodes", len(seen), len(left), a.Name)
 	}
 	// Until the doctor sees the links to the cut node down.
-	during, err := c.DiagnoseUntil(ctx, judge.PartitionSeen, 500*time.Millisecond, func(d doctor.Diagnosis) bool { return d.LinkDownTo(cut.Name) })
+	during, err := clusterdoctor.Until(ctx, c, judge.PartitionSeen, 500*time.Millisecond, func(d doctor.Diagnosis) bool { return d.LinkDownTo(cut.Name) })
 	if err != nil {
 		return err
 	}
@@ -130,6 +131,6 @@ func reconverge(ctx context.Context, c *cluster.Cluster, cut *cluster.Member, t 
 		ev.Reconverged, ev.ReconvergeMs = true, last.Sub(tHeal).Milliseconds()
 		t.Notef("reconverged %s after the heal: all %d keys on every node", last.Sub(tHeal).Round(10*time.Millisecond), len(all))
 	}
-	c.ShowDiagnosis(ctx, t, "harp doctor after the heal")
+	clusterdoctor.Show(ctx, c, t, "harp doctor after the heal")
 	return nil
 }

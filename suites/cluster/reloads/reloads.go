@@ -9,10 +9,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/harp-project/harp/harness/cluster"
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/scenario"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/live/cluster"
+	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/ops/clusterdoctor"
 	"github.com/harp-project/harp/suites/cluster/reloads/judge"
 )
 
@@ -120,6 +121,6 @@ func survived(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, f *judg
 	if f.StillMissing.State == "" && f.WrongData.Of == obs.Value("") { // every key seen, its data read
 		t.Notef("after reloading %s: all %d keys on every node with gpc0 7", f.How, len(pre))
 	}
-	c.ShowDiagnosis(ctx, t, "harp doctor after the reloads")
+	clusterdoctor.Show(ctx, c, t, "harp doctor after the reloads")
 	return nil
 }

@@ -12,11 +12,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/harp-project/harp/harness/cluster"
-	"github.com/harp-project/harp/harness/doctor"
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/scenario"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/live/cluster"
+	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/ops/clusterdoctor"
+	"github.com/harp-project/harp/harness/ops/doctor"
 	"github.com/harp-project/harp/suites/cluster/tables/judge"
 )
 
@@ -102,7 +103,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	}
 	f.Keytype = obs.Opt(received(ctx, t, odd, a, "keytype", ks["keytype"]))
 	f.Store = obs.Opt(received(ctx, t, odd, a, "store", ks["store"]))
-	d, err := c.ShowDiagnosis(ctx, t, "harp doctor")
+	d, err := clusterdoctor.Show(ctx, c, t, "harp doctor")
 	if err != nil {
 		return err
 	}

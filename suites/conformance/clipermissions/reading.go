@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/node"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/live/node"
 )
 
 // The state this suite reads before and after each command, and how it
-// asks a socket of a level: its own code (#43), moved from harness/node.
+// asks a socket of a level: its own code (#43), moved from harness/live/node.
 
 // Reading is a read of some state as text, to compare before and after a
 // command that should not change it.

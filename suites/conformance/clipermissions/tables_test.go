@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harp-project/harp/harness/clilevels"
+	"github.com/harp-project/harp/harness/core/clilevels"
 )
 
 // Every state-changing command of every build's table has a state to

@@ -13,12 +13,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/harp-project/harp/harness/config"
-	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/peers"
-	"github.com/harp-project/harp/harness/remotepeer"
-	"github.com/harp-project/harp/harness/scenario"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/config"
+	"github.com/harp-project/harp/harness/core/peerwire"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/live/node"
+	"github.com/harp-project/harp/harness/live/peers"
+	"github.com/harp-project/harp/harness/live/remotepeer"
+	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/conformance/craftedupdates/judge"
 )
 
@@ -58,7 +59,7 @@ type setup struct {
 	peer *remotepeer.Sender // harp as the node's remote peer
 	// def is the node's definition of crafted/t as HAProxy sends it (with
 	// harp's table id), read when the session starts.
-	def peers.TableDef
+	def peerwire.TableDef
 }
 
 // turn is one check's: the setup, and its turn on harp's session with the
@@ -106,20 +107,20 @@ func (s *setup) readDef(ctx context.Context, c *peers.Conn) error {
 	if err != nil {
 		return err
 	}
-	if d.KeyType != peers.KeyString {
-		return fmt.Errorf("the node defines crafted/t with key type %d on the wire, not string (%d)", d.KeyType, peers.KeyString)
+	if d.KeyType != peerwire.KeyString {
+		return fmt.Errorf("the node defines crafted/t with key type %d on the wire, not string (%d)", d.KeyType, peerwire.KeyString)
 	}
 	s.def = d
 	s.def.ID = 1
 	return nil
 }
 
-func gpc0(v uint64) map[int]peers.Value { return map[int]peers.Value{2: {Ints: []uint64{v}}} }
+func gpc0(v uint64) map[int]peerwire.Value { return map[int]peerwire.Value{2: {Ints: []uint64{v}}} }
 
 // alive checks, after crafted messages, that a correct update right after
 // is applied and that the session is still established (Turn.Kept).
 func (s *turn) alive(ctx context.Context, f *judge.Facts, key string, value uint64) {
-	if !s.Send("a correct update", s.def.Encode(), peers.Update{Key: []byte(key), Values: gpc0(value)}.MustEncode(s.def)) {
+	if !s.Send("a correct update", s.def.Encode(), peerwire.Update{Key: []byte(key), Values: gpc0(value)}.MustEncode(s.def)) {
 		return
 	}
 	e, ok := s.n.EntryOrUnmet(ctx, &f.Record, "crafted/t", key, bound)
@@ -138,7 +139,7 @@ func (s *turn) alive(ctx context.Context, f *judge.Facts, key string, value uint
 func craftedExpiry(ctx context.Context, s *turn, t *verdict.Trial, f *judge.Facts) error {
 	key := fmt.Sprintf("ce-%03d", t.N)
 	huge := uint32(1<<31 - 1)
-	if !s.Send("a timed update", s.def.Encode(), peers.Update{Key: []byte(key), Values: gpc0(4), Timed: true, Expire: huge}.MustEncode(s.def)) {
+	if !s.Send("a timed update", s.def.Encode(), peerwire.Update{Key: []byte(key), Values: gpc0(4), Timed: true, Expire: huge}.MustEncode(s.def)) {
 		return nil
 	}
 	e, ok := s.n.EntryOrUnmet(ctx, &f.Record, "crafted/t", key, bound)
@@ -160,8 +161,8 @@ func craftedUnknownTable(ctx context.Context, s *turn, t *verdict.Trial, f *judg
 	nosuch.ID, nosuch.Name = 2, "nosuch"
 	// t is defined first: were the unknown definition ignored without
 	// resetting the current table, its update would land in t.
-	msgs := []peers.Message{s.def.Encode(), nosuch.Encode(), peers.Update{Key: []byte(key), Values: gpc0(9)}.MustEncode(nosuch),
-		peers.Ack{TableID: 2, UpdateID: 1}.Encode(), peers.Switch{TableID: 77}.Encode(), peers.Update{Key: []byte(key + "-sw"), Values: gpc0(9)}.MustEncode(nosuch)}
+	msgs := []peerwire.Message{s.def.Encode(), nosuch.Encode(), peerwire.Update{Key: []byte(key), Values: gpc0(9)}.MustEncode(nosuch),
+		peerwire.Ack{TableID: 2, UpdateID: 1}.Encode(), peerwire.Switch{TableID: 77}.Encode(), peerwire.Update{Key: []byte(key + "-sw"), Values: gpc0(9)}.MustEncode(nosuch)}
 	if !s.Send("updates for a table the node lacks", msgs...) {
 		return nil
 	}
@@ -177,13 +178,13 @@ func craftedUnknownTable(ctx context.Context, s *turn, t *verdict.Trial, f *judg
 
 func craftedWrongKey(ctx context.Context, s *turn, t *verdict.Trial, f *judge.Facts) error {
 	wrong := s.def
-	wrong.ID, wrong.KeyType, wrong.KeyLen = 3, peers.KeySInt, 4
+	wrong.ID, wrong.KeyType, wrong.KeyLen = 3, peerwire.KeySInt, 4
 	before, err := s.n.Table(ctx, node.StatsSocket, "crafted/t")
 	if err != nil {
 		return err
 	}
 	key := []byte{0x63, 0x77, 0x2d, byte('0' + t.N%10)} // "cw-N" if read as a string
-	if !s.Send("an integer-keyed definition of `t`", s.def.Encode(), wrong.Encode(), peers.Update{Key: key, Values: gpc0(88)}.MustEncode(wrong)) {
+	if !s.Send("an integer-keyed definition of `t`", s.def.Encode(), wrong.Encode(), peerwire.Update{Key: key, Values: gpc0(88)}.MustEncode(wrong)) {
 		return nil
 	}
 	s.alive(ctx, f, fmt.Sprintf("cw-%03d-after", t.N), 8)
@@ -205,9 +206,9 @@ func craftedTypes(ctx context.Context, s *turn, t *verdict.Trial, f *judge.Facts
 	rich.Types = []int{1, 2, 5, 9, 17} // gpt0, gpc0, conn_rate, http_req_cnt, gpc1
 	rich.Period = map[int]uint64{5: 10000}
 	key := fmt.Sprintf("ct-%03d", t.N)
-	values := map[int]peers.Value{1: {Ints: []uint64{11}}, 2: {Ints: []uint64{7}}, 5: {Freq: [][3]uint64{{100, 3, 2}}},
+	values := map[int]peerwire.Value{1: {Ints: []uint64{11}}, 2: {Ints: []uint64{7}}, 5: {Freq: [][3]uint64{{100, 3, 2}}},
 		9: {Ints: []uint64{900}}, 17: {Ints: []uint64{8}}}
-	if !s.Send("an update with data types the node lacks", rich.Encode(), peers.Update{Key: []byte(key), Values: values}.MustEncode(rich)) {
+	if !s.Send("an update with data types the node lacks", rich.Encode(), peerwire.Update{Key: []byte(key), Values: values}.MustEncode(rich)) {
 		return nil
 	}
 	e, ok := s.n.EntryOrUnmet(ctx, &f.Record, "crafted/t", key, bound)

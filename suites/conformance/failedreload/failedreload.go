@@ -9,14 +9,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/config"
-	"github.com/harp-project/harp/harness/load"
-	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/scenario"
-	"github.com/harp-project/harp/harness/text"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/config"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/text"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/live/load"
+	"github.com/harp-project/harp/harness/live/node"
+	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/conformance/failedreload/judge"
 )
 

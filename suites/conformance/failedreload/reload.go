@@ -7,10 +7,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/text"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/text"
+	"github.com/harp-project/harp/harness/live/node"
 	"github.com/harp-project/harp/suites/conformance/failedreload/judge"
 )
 

@@ -14,11 +14,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/cluster"
-	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/scenario"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/live/cluster"
+	"github.com/harp-project/harp/harness/live/node"
+	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/conformance/learnedentries/judge"
 )
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/live/node"
 )
 
 // holding is what one table must hold: each key with its value of a field.

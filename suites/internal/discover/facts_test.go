@@ -28,11 +28,11 @@ const (
 )
 
 // The string fields allowed, by package (relative to the repository) and
-// field. The upstream-fixes case family (harness/fixcase) has only its
+// field. The upstream-fixes case family (harness/core/fixcase) has only its
 // case's name, its fix and why it does not apply: its answer is an
 // obs.Of[string].
 var stringFields = map[string]string{
-	"harness/fixcase.Case": chosen, "harness/fixcase.Fix": chosen, "harness/fixcase.Skip": chosen,
+	"harness/core/fixcase.Case": chosen, "harness/core/fixcase.Fix": chosen, "harness/core/fixcase.Skip": chosen,
 
 	"suites/issue3517/judge.Tables":                   chosen,
 	"suites/cluster/convergence/judge.Keys":           chosen,
@@ -84,7 +84,7 @@ func TestFactsCarryNoHarpFailureAsText(t *testing.T) {
 	root := filepath.Join("..", "..", "..")
 	dirs, _ := filepath.Glob(filepath.Join(root, "suites", "*", "judge"))
 	more, _ := filepath.Glob(filepath.Join(root, "suites", "*", "*", "judge"))
-	dirs = append(append(dirs, more...), filepath.Join(root, "harness", "fixcase"))
+	dirs = append(append(dirs, more...), filepath.Join(root, "harness", "core", "fixcase"))
 	seen := map[string]bool{}
 	for _, d := range dirs {
 		rel, _ := filepath.Rel(root, d)

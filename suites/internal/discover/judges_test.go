@@ -13,12 +13,12 @@ import (
 
 // Where a suite's judge lives when it is not the suite's judge/ package:
 // the checker is a toolkit package shared with `harp chaos` and `harp check`.
-var judgeElsewhere = map[string]string{"chaos": "harness/chaos"}
+var judgeElsewhere = map[string]string{"chaos": "harness/core/chaos"}
 
 // What a judge must never compile, directly or through harp's own
 // packages: Docker, testcontainers, and the toolkit parts that drive them.
-var heavy = []string{"testcontainers", "docker", "moby", Module + "/harness/node", Module + "/harness/cluster",
-	Module + "/harness/scenario", Module + "/harness/engine", Module + "/images", Module + "/suites/"}
+var heavy = []string{"testcontainers", "docker", "moby", Module + "/harness/live/node", Module + "/harness/live/cluster",
+	Module + "/harness/live/scenario", Module + "/harness/live/engine", Module + "/images", Module + "/suites/"}
 
 // Every suite's judge and facts sit in a judge/ package that `make unit`
 // builds, tests included, without Docker: a judge test that drags in

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/text"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/text"
 )
 
 // ReloadTimeout bounds the wait for the old worker to leave after SIGUSR2.

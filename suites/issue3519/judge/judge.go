@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/obs"
 )
 
 // LateCheck begins the unmet precondition of a replacement whose

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/load"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/live/load"
 )
 
 // Params are the knobs, read from the run's parameters.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
+	"github.com/harp-project/harp/harness/core/cliout"
 )
 
 // params are what the suite's ParamsOf reads from THREADS=2 and the given

@@ -1,5 +1,5 @@
 // Package clifixes: upstream's fixed bugs of the stats and master CLI,
-// one case file each (fixtures/upstream-fixes/cli), run by harness/fixrun.
+// one case file each (fixtures/upstream-fixes/cli), run by harness/live/fixrun.
 // Each case is a named check (upstream-fixes-cli/<case>), so
 // docs/upstream-bugs.md reads every fix's verdict from the same run.
 package clifixes
@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/cli"
-	"github.com/harp-project/harp/harness/fixrun"
-	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/live/cli"
+	"github.com/harp-project/harp/harness/live/fixrun"
+	"github.com/harp-project/harp/harness/live/node"
+	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/regressions/clifixes/judge"
 )
 

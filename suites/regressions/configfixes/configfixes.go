@@ -1,12 +1,12 @@
 // Package configfixes: upstream's fixed bugs of config parsing, one case file
-// each (fixtures/upstream-fixes/config), run by harness/fixrun. Each case is a
+// each (fixtures/upstream-fixes/config), run by harness/live/fixrun. Each case is a
 // named check (upstream-fixes-config/<case>), so docs/upstream-bugs.md reads
 // every fix's verdict from the same run.
 package configfixes
 
 import (
-	"github.com/harp-project/harp/harness/fixrun"
-	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/live/fixrun"
+	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/regressions/configfixes/judge"
 )
 

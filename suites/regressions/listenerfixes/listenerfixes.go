@@ -1,6 +1,6 @@
 // Package listenerfixes: upstream's fixed bugs of listeners (sharded binds,
 // a full frontend under a session rate limit), one case file each
-// (fixtures/upstream-fixes/listeners), run by harness/fixrun. Each case is
+// (fixtures/upstream-fixes/listeners), run by harness/live/fixrun. Each case is
 // a named check (upstream-fixes-listeners/<case>), so docs/upstream-bugs.md
 // reads every fix's verdict from the same run.
 package listenerfixes
@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/cli"
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/fixrun"
-	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/live/cli"
+	"github.com/harp-project/harp/harness/live/fixrun"
+	"github.com/harp-project/harp/harness/live/node"
+	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/regressions/listenerfixes/judge"
 )
 

@@ -1,5 +1,5 @@
 // Package masterfixes: upstream's fixed bugs of the master CLI and starting HAProxy, one case file
-// each (fixtures/upstream-fixes/master), run by harness/fixrun. Each case is a
+// each (fixtures/upstream-fixes/master), run by harness/live/fixrun. Each case is a
 // named check (upstream-fixes-master/<case>), so docs/upstream-bugs.md reads
 // every fix's verdict from the same run.
 package masterfixes
@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/fixrun"
-	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/live/fixrun"
+	"github.com/harp-project/harp/harness/live/node"
+	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/regressions/masterfixes/judge"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
+	"github.com/harp-project/harp/harness/core/cliout"
 )
 
 // HAProxy's close after harp was starved for 6 s is no answer (f084f4d:

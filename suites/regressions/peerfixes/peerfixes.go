@@ -1,6 +1,6 @@
 // Package peerfixes: upstream's fixed bugs of the peers protocol (what a
 // peer's connection or session sends), one case file each
-// (fixtures/upstream-fixes/peers), run by harness/fixrun; harp plays the
+// (fixtures/upstream-fixes/peers), run by harness/live/fixrun; harp plays the
 // remote peer. Each case is a named check (upstream-fixes-peers/<case>),
 // so docs/upstream-bugs.md reads every fix's verdict from the same run.
 package peerfixes
@@ -11,10 +11,11 @@ import (
 	"net"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/fixrun"
-	"github.com/harp-project/harp/harness/peers"
-	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/peerwire"
+	"github.com/harp-project/harp/harness/live/fixrun"
+	"github.com/harp-project/harp/harness/live/peers"
+	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/regressions/peerfixes/judge"
 )
 
@@ -34,7 +35,7 @@ var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
 // truncatedThenClose sends an update message whose length varint never
 // ends, then half-closes: HAProxy must close its side.
 func truncatedThenClose(ctx context.Context, c *peers.Conn, tcp *net.TCPConn, _ fixrun.Remote) (string, error) {
-	if err := c.SendRaw([]byte{peers.ClassStickTable, peers.StktUpdate, 0xf0}); err != nil {
+	if err := c.SendRaw([]byte{peerwire.ClassStickTable, peerwire.StktUpdate, 0xf0}); err != nil {
 		return "", err
 	}
 	tcp.CloseWrite()
@@ -62,7 +63,7 @@ func truncatedThenClose(ctx context.Context, c *peers.Conn, tcp *net.TCPConn, _ 
 // first: the session is kept, as the fix made it. On a build without the
 // fix that second check cuts it.
 func unknownTableOnly(ctx context.Context, c *peers.Conn, _ *net.TCPConn, remote fixrun.Remote) (string, error) {
-	def := peers.TableDef{ID: 1, Name: "harp-nosuch", KeyType: peers.KeyIPv4, KeyLen: 4, Types: []int{2}, Expire: 60000}
+	def := peerwire.TableDef{ID: 1, Name: "harp-nosuch", KeyType: peerwire.KeyIPv4, KeyLen: 4, Types: []int{2}, Expire: 60000}
 	if err := c.Send(def.Encode()); err != nil {
 		return "", err
 	}
@@ -76,7 +77,7 @@ func unknownTableOnly(ctx context.Context, c *peers.Conn, _ *net.TCPConn, remote
 			return "", fmt.Errorf("harp sent nothing for %s between two updates: too slow to judge", gap.Round(100*time.Millisecond))
 		}
 		last = time.Now()
-		m := peers.Update{HasID: true, ID: uint32(i), Key: []byte{10, 0, 0, byte(i)}, Values: map[int]peers.Value{2: {Ints: []uint64{1}}}}.MustEncode(def)
+		m := peerwire.Update{HasID: true, ID: uint32(i), Key: []byte{10, 0, 0, byte(i)}, Values: map[int]peerwire.Value{2: {Ints: []uint64{1}}}}.MustEncode(def)
 		if err := c.SendRaw(m.Encode()); err != nil {
 			select {
 			case <-c.Closed():

@@ -1,6 +1,6 @@
 // Package tablefixes: upstream's fixed bugs of stick tables (tracking,
 // counters, keys, expiry), one case file each
-// (fixtures/upstream-fixes/tables), run by harness/fixrun. Each case is a
+// (fixtures/upstream-fixes/tables), run by harness/live/fixrun. Each case is a
 // named check (upstream-fixes-tables/<case>), so docs/upstream-bugs.md
 // reads every fix's verdict from the same run.
 package tablefixes
@@ -14,10 +14,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/cli"
-	"github.com/harp-project/harp/harness/fixrun"
-	"github.com/harp-project/harp/harness/node"
-	"github.com/harp-project/harp/harness/scenario"
+	"github.com/harp-project/harp/harness/live/cli"
+	"github.com/harp-project/harp/harness/live/fixrun"
+	"github.com/harp-project/harp/harness/live/node"
+	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/regressions/tablefixes/judge"
 )
 

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/text"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/text"
 )
 
 // ConvergeTimeout bounds the wait for a written key to be on every node:
-// harness/cluster's ConvergeTimeout, which this package may not import.
+// harness/live/cluster's ConvergeTimeout, which this package may not import.
 const ConvergeTimeout = 15 * time.Second
 
 // Facts are what one round observed.

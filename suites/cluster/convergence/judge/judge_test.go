@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/verdict"
 )
 
 // Facts as real rounds record them (3.4.7: keys everywhere 20-80 ms after

@@ -6,7 +6,7 @@ package judge
 import (
 	"fmt"
 
-	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/core/obs"
 )
 
 // Facts are what one identity trial observed.

@@ -3,8 +3,8 @@ package judge
 import (
 	"testing"
 
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/verdict"
 )
 
 func TestJudge(t *testing.T) {

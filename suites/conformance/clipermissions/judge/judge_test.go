@@ -3,7 +3,7 @@ package judge
 import (
 	"testing"
 
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/verdict"
 )
 
 func TestJudge(t *testing.T) {

@@ -3,7 +3,7 @@ package judge
 import (
 	"testing"
 
-	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/core/obs"
 )
 
 func TestJudge(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/obs"
 )
 
 // ProcsAfter is what show proc said after a reload that should have

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/text"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/text"
+	"github.com/harp-project/harp/harness/core/verdict"
 )
 
 // SuiteID is the suite's id, the first part of its findings' signatures.

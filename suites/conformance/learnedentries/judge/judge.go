@@ -3,7 +3,7 @@
 // Docker's in their imports, so that `make unit` tests them alone.
 package judge
 
-import "github.com/harp-project/harp/harness/obs"
+import "github.com/harp-project/harp/harness/core/obs"
 
 // SuiteID is the suite's id, the first part of its findings' signatures.
 const SuiteID = "conf-learned-entries-obey-receiver"

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/text"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/text"
 )
 
 // Facts are what one check observed.

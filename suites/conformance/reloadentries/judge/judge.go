@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/verdict"
 )
 
 // Facts are what one reload observed.

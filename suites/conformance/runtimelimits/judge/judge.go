@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/clicall"
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/core/clicall"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/obs"
 )
 
 // ResumeBound is how soon traffic must be served again once the limit is

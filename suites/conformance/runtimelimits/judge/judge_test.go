@@ -4,10 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harp-project/harp/harness/clicall"
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/obs"
-	"github.com/harp-project/harp/harness/verdict"
+	"github.com/harp-project/harp/harness/core/clicall"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/verdict"
 )
 
 var fast = obs.Value(20 * time.Millisecond)

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/harp-project/harp/harness/obs"
+	"github.com/harp-project/harp/harness/core/obs"
 )
 
 // Facts are what one update observed.

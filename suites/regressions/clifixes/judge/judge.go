@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/harp-project/harp/fixtures"
-	"github.com/harp-project/harp/harness/fixcase"
-	"github.com/harp-project/harp/harness/text"
+	"github.com/harp-project/harp/harness/core/fixcase"
+	"github.com/harp-project/harp/harness/core/text"
 )
 
 // Cases in their files' order.

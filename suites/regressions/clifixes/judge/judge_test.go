@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harp-project/harp/harness/fixcase"
+	"github.com/harp-project/harp/harness/core/fixcase"
 )
 
 // The judge on facts captured from the nine release tags (v2.6.0 to

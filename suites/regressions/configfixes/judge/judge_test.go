@@ -3,7 +3,7 @@ package judge
 import (
 	"testing"
 
-	"github.com/harp-project/harp/harness/fixcase"
+	"github.com/harp-project/harp/harness/core/fixcase"
 )
 
 // The judge on facts captured from the nine release tags (v2.6.0 to

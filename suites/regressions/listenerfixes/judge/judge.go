@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/harp-project/harp/fixtures"
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/fixcase"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/fixcase"
 )
 
 // Cases in their files' order.

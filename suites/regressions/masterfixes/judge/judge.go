@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/fixtures"
-	"github.com/harp-project/harp/harness/cliout"
-	"github.com/harp-project/harp/harness/fixcase"
-	"github.com/harp-project/harp/harness/text"
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/fixcase"
+	"github.com/harp-project/harp/harness/core/text"
 )
 
 // Cases in their files' order.

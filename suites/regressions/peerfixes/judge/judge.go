@@ -5,7 +5,7 @@ package judge
 
 import (
 	"github.com/harp-project/harp/fixtures"
-	"github.com/harp-project/harp/harness/fixcase"
+	"github.com/harp-project/harp/harness/core/fixcase"
 )
 
 // Cases in their files' order.

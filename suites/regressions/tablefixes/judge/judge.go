@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/harp-project/harp/fixtures"
-	"github.com/harp-project/harp/harness/fixcase"
+	"github.com/harp-project/harp/harness/core/fixcase"
 )
 
 // Cases in their files' order.

@@ -1,0 +1,54 @@
+package cliout
+
+import (
+	"fmt"
+
+	"github.com/harp-project/harp/harness/core/obs"
+)
+
+// ReloadEnds is what the master's log says of a reload: whether the old
+// worker (oldPID) died on a signal during its soft-stop, and whether a
+// current worker died ("" for neither).
+func ReloadEnds(exits []WorkerExit, oldPID int) (oldCrash, died string) {
+	d, c := ReloadExits(exits, oldPID)
+	if c != nil {
+		oldCrash = fmt.Sprintf("old worker %d %s during soft-stop", c.PID, c.Ended())
+	}
+	if d != nil {
+		died = fmt.Sprintf("current worker %d %s", d.PID, d.Ended())
+	}
+	return oldCrash, died
+}
+
+// ReloadExits are the exits in the master's log (exits) that tell how a
+// reload ended, whole, as ReloadEnds words them, for facts that keep
+// the code and the signal: the last exit of a current worker (died: the
+// new worker died) and the last of the old worker oldPID on a signal
+// (oldCrash: it crashed during its soft-stop); nil for none.
+func ReloadExits(exits []WorkerExit, oldPID int) (died, oldCrash *WorkerExit) {
+	for _, e := range exits {
+		switch {
+		case e.Current:
+			died = &e
+		case e.PID == oldPID && e.Code >= 128:
+			oldCrash = &e
+		}
+	}
+	return died, oldCrash
+}
+
+// ReloadDeaths is what ReloadExits finds, as a judge's facts hold it: the
+// new worker's death as its exit ("the new worker 9", its code and
+// reason; never made when it lives), which explains the reads that fail
+// after it, and the old worker's crash during its soft-stop ("exited
+// with code 139 (Segmentation fault) during soft-stop"; "" for none).
+func ReloadDeaths(exits []WorkerExit, oldPID int) (died obs.Optional[obs.Exit], oldCrash string) {
+	d, c := ReloadExits(exits, oldPID)
+	if d != nil {
+		died = obs.Opt(obs.Value(obs.Exit{Process: fmt.Sprintf("the new worker %d", d.PID), Code: d.Code, Signal: d.Reason}))
+	}
+	if c != nil {
+		oldCrash = c.Ended() + " during soft-stop"
+	}
+	return died, oldCrash
+}

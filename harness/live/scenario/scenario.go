@@ -1,0 +1,184 @@
+// Package scenario is harp's suite toolkit: the registry of suites (plain
+// values found by ginkgo label filters), their parameters, the environment
+// a run gets (nodes and clusters started for it and stopped after it), and
+// the trial loop every suite shares.
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"context"
+
+	"github.com/harp-project/harp/harness/core/verdict"
+)
+
+// Scenario is one suite: an upstream issue, or a property every build must
+// keep.
+type Scenario struct {
+	ID       string // stable id: make test-<ID>, label suite:<ID> (and issue:<ID> for an upstream issue)
+	Upstream string // upstream issue reference, or the property's name
+	Title    string // upstream issue title
+	Summary  string // one line: what the suite checks (README's table)
+	// Labels select the suite (area:peers, slow); suite:<ID> (and issue:<ID>) is added by
+	// Register.
+	Labels []string
+	Trials int    // default number of trials
+	Noun   string // what trials are called in verdicts, plural: "reloads"
+	// Cases: the suite is made of that many cases, one trial each (its
+	// Trials): asked for N trials, it runs every case N times (TrialsFor),
+	// never the first N cases.
+	Cases  int
+	Params []Param
+	// Steps describe setup, trigger and expectation, for reports; StepsFor,
+	// when set, builds them from the run's parameters instead.
+	Steps    []string
+	StepsFor func(p Values) []string
+	// WhenUnmet says which unmet preconditions last (stop the run, no
+	// bisect retry: verdict.Trial.Lasting) and which observations the suite
+	// still trusts without them (verdict.Trial.Weak); "" for neither.
+	WhenUnmet string
+	Run       func(ctx context.Context, env *Env) verdict.Outcome
+	// RegTests writes the suite's checks that VTest can express as
+	// reg-tests in HAProxy's own form (harp reg-tests export), and says
+	// why each of the others cannot be; NoRegTest says why none of the
+	// suite's can. A suite with neither is not looked at.
+	RegTests  func() ([]RegTest, []NoRegTest, error)
+	NoRegTest string
+}
+
+// RegTest is one check of a suite as a .vtc file.
+type RegTest struct {
+	// Check names the harp checks the test stands for, as `harp reg-tests
+	// run --compare` reads them: suite/id, or suite/{a,b}.variant for
+	// several (the test fails where any of them does).
+	Check string
+	Kind  string // what it does, in the reg-tests manifest's words (failed-reload)
+	File  string // under reg-tests/: <dir>/<name>.vtc
+	Text  string
+}
+
+// NoRegTest is a check not written as a reg-test, and why.
+type NoRegTest struct{ Check, Kind, Reason string }
+
+// StepsWith gives the steps for a run with these parameters.
+func (s *Scenario) StepsWith(p Values) []string {
+	if s.StepsFor != nil {
+		return s.StepsFor(p)
+	}
+	return s.Steps
+}
+
+// TrialsFor is how many trials a run makes when asked for `asked` (0:
+// the suite's own): for a suite of cases, `asked` rounds of every case.
+func (s *Scenario) TrialsFor(asked int) int {
+	switch {
+	case asked <= 0:
+		return s.Trials
+	case s.Cases > 0:
+		return asked * s.Cases
+	}
+	return asked
+}
+
+// TrialsText says what TrialsFor(asked) runs, for a progress line.
+func (s *Scenario) TrialsText(asked int) string {
+	n := s.TrialsFor(asked)
+	if s.Cases > 0 && asked > 1 {
+		return fmt.Sprintf("%d %s (%d rounds of %d)", n, s.Noun, asked, s.Cases)
+	}
+	return fmt.Sprintf("%d %s", n, s.Noun)
+}
+
+// Defaults are the suite's parameters with no value given.
+func (s *Scenario) Defaults() Values {
+	v, _ := ValuesFor(s.Params, nil)
+	return v
+}
+
+// Name is how progress lines call the suite: #3517, cluster-partition.
+func (s *Scenario) Name() string {
+	if strings.Trim(s.ID, "0123456789") == "" {
+		return "#" + s.ID
+	}
+	return s.ID
+}
+
+var registry = map[string]*Scenario{}
+
+// Register adds a suite; ids must be unique, and what the runner needs
+// must be there.
+func Register(s *Scenario) *Scenario {
+	switch {
+	case s.ID == "" || s.Title == "" || s.Run == nil || s.Noun == "" || s.Trials < 1:
+		panic("scenario: suite " + s.ID + " needs an ID, a Title, a Noun, Trials and Run")
+	case registry[s.ID] != nil:
+		panic("scenario: duplicate id " + s.ID)
+	}
+	// suite:<id> selects every suite; issue:<id> is kept for the suites
+	// that encode an upstream issue (make test-3517 finds either).
+	labels := []string{"suite:" + s.ID}
+	if IsUpstreamIssue(s) {
+		labels = append(labels, "issue:"+s.ID)
+	}
+	for _, l := range s.Labels {
+		if !slices.Contains(labels, l) {
+			labels = append(labels, l)
+		}
+	}
+	s.Labels = labels
+	registry[s.ID] = s
+	return s
+}
+
+// IsUpstreamIssue says whether a suite encodes an upstream issue (its
+// Upstream names one, haproxy/haproxy#N), not a property or a scenario.
+func IsUpstreamIssue(s *Scenario) bool { return strings.HasPrefix(s.Upstream, "haproxy/haproxy#") }
+
+// ByID is the registered suite of an id.
+func ByID(id string) (*Scenario, bool) {
+	s, ok := registry[id]
+	return s, ok
+}
+
+// Conformance says whether a suite is a conformance property: labelled
+// area:conformance, the one mark of one.
+func Conformance(s *Scenario) bool { return slices.Contains(s.Labels, "area:conformance") }
+
+// All lists the registered suites by id.
+func All() []*Scenario {
+	var out []*Scenario
+	for _, s := range registry {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Select returns the suites whose labels match a ginkgo label filter
+// (e.g. "issue:3517", "area:peers && !slow").
+func Select(filter string) ([]*Scenario, error) {
+	match, err := types.ParseLabelFilter(filter)
+	if err != nil {
+		return nil, fmt.Errorf("label filter %q: %w", filter, err)
+	}
+	var out []*Scenario
+	for _, s := range All() {
+		if match(s.Labels) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		var known []string
+		for _, s := range All() {
+			known = append(known, s.Labels...)
+		}
+		slices.Sort(known)
+		return nil, fmt.Errorf("label filter %q selects no suite; labels in use: %s", filter, strings.Join(slices.Compact(known), " "))
+	}
+	return out, nil
+}

@@ -1,0 +1,83 @@
+package history
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/ops/findings"
+	"github.com/harp-project/harp/harness/ops/report"
+)
+
+func TestPlan(t *testing.T) {
+	fixes := []Fix{
+		{Commit: "1111111111111111", Bad: "v3.0.0", Fixed: "v3.1.0", Parent: "1111111000000000"},
+		{Commit: "2222222222222222", Bad: "v2.6.0", Fixed: "v2.7.0", Parent: "2222222000000000"},
+		{Commit: "3333333333333333", Bad: "v3.0.0", Fixed: "v3.1.0"}, // a proposal only
+		{Commit: "4444444444444444", Bad: "v3.0.0", Fixed: "v3.1.0"}, // retired
+		{Commit: "5555555555555555", Bad: "v3.0.0", Fixed: "v3.1.0"}, // not observable
+		{Commit: "6666666666666666", Bad: "v3.4.0", Fixed: ""},       // not released
+		{Commit: "7777777777777777", Bad: "v3.0.0", Fixed: "v3.1.0"}, // a crash signature: no suite to run
+	}
+	js := map[string]Judgement{
+		"1111111": {Observable: true, Catch: "upstream-fixes-cli/cli-a"},
+		"2222222": {Observable: true, Catch: "upstream-fixes-cli/cli-b, conf-runtime-limits"},
+		"3333333": {Observable: true, Catch: "new:cli-c"},
+		"4444444": {Observable: true, Catch: "retired:cli-d (held on the bad build: x)"},
+		"5555555": {Catch: "-"},
+		"6666666": {Observable: true, Catch: "upstream-fixes-cli/cli-e"},
+		"7777777": {Observable: true, Catch: "crash/sig"},
+	}
+	us := PlanReleases(fixes, js, "/src/haproxy", 2)
+	want := []Unit{
+		{Phase: PhaseReleases, Suite: "conf-runtime-limits", Builds: []string{"git:/src/haproxy@v2.6.0", "git:/src/haproxy@v2.7.0"}, Trial: 1, Fixes: []string{"222222222222"}},
+		{Phase: PhaseReleases, Suite: "upstream-fixes-cli", Builds: []string{"git:/src/haproxy@v2.6.0", "git:/src/haproxy@v2.7.0", "git:/src/haproxy@v3.0.0", "git:/src/haproxy@v3.1.0"}, Trial: 1, Fixes: []string{"111111111111", "222222222222"}},
+	}
+	if len(us) != 4 || !reflect.DeepEqual(us[:2], want) || us[2].Trial != 2 || us[2].Suite != "conf-runtime-limits" {
+		t.Fatalf("releases:\n%+v\nwant trial 1:\n%+v", us, want)
+	}
+	if us[1].Name() != "releases/upstream-fixes-cli/trial-1" {
+		t.Errorf("name %q", us[1].Name())
+	}
+	// The releases caught 2222222 and missed 1111111: only 1111111's
+	// pair is run, on its parent and itself.
+	res := func(tag string, v verdict.Verdict, id string) report.Result {
+		return report.Result{Suite: "upstream-fixes-cli", Verdict: v, Checks: []verdict.Tally{{ID: id, Held: map[bool]int{true: 0, false: 1}[v == verdict.Reproduced], Failed: map[bool]int{true: 1, false: 0}[v == verdict.Reproduced]}},
+			Origin: "git /src/haproxy commit 0123456789abcdef (" + tag + "): x"}
+	}
+	runs := []findings.Scanned{{Dir: "r", Run: report.Run{Results: []report.Result{
+		res("v3.0.0", verdict.Pass, "cli-a"), res("v3.1.0", verdict.Pass, "cli-a"),
+		res("v2.6.0", verdict.Reproduced, "cli-b"), res("v2.7.0", verdict.Pass, "cli-b"),
+		{Suite: "conf-runtime-limits", Verdict: verdict.Reproduced, Origin: "git /src/haproxy commit 0123456789abcdef (v2.6.0): x"},
+		{Suite: "conf-runtime-limits", Verdict: verdict.Pass, Origin: "git /src/haproxy commit 0123456789abcdef (v2.7.0): x"},
+	}}}}
+	b := Make(fixes, js, runs)
+	cs := PlanCommits(b, "/src/haproxy", 1)
+	if len(cs) != 1 || cs[0].Suite != "upstream-fixes-cli" || !reflect.DeepEqual(cs[0].Builds, []string{"git:/src/haproxy@1111111000000000", "git:/src/haproxy@1111111111111111"}) || cs[0].Phase != PhaseCommits {
+		t.Errorf("commits: %+v (board %v %v)", cs, b.Rows[0].Status, b.Rows[1].Status)
+	}
+}
+
+// A check a decided result does not count was not run there: no trial.
+// Where a trial was inconclusive it may be that one: an INCONCLUSIVE trial.
+func TestNotRun(t *testing.T) {
+	checked := []verdict.Tally{{ID: "other", Held: 1}}
+	for _, c := range []struct {
+		r    report.Result
+		sig  string
+		want bool
+	}{
+		{report.Result{Verdict: verdict.Pass, Checks: checked}, "s/new", true},
+		{report.Result{Verdict: verdict.Reproduced, Reason: "x in 1 of 14 cases", Checks: checked}, "s/new", true},
+		{report.Result{Verdict: verdict.Reproduced, Reason: "x in 1 of 14 cases; 1 cases inconclusive", Checks: checked}, "s/new", false},
+		{report.Result{Verdict: verdict.Inconclusive, Checks: checked}, "s/new", false},
+		{report.Result{Verdict: verdict.Pass, Checks: checked}, "s/other", false},
+		{report.Result{Verdict: verdict.Pass}, "s/new", false},              // a suite that counts no checks
+		{report.Result{Verdict: verdict.Pass, Checks: checked}, "s", false}, // a suite-level catch
+		{report.Result{Verdict: verdict.Pass, Checks: checked}, "crash/x", false},
+	} {
+		if got := notRun(c.r, c.sig); got != c.want {
+			t.Errorf("%s on %s %q: not run %v, want %v", c.sig, c.r.Verdict, c.r.Reason, got, c.want)
+		}
+	}
+}
