@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/core/clicall"
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/config"
 	"github.com/harp-project/harp/harness/core/obs"
@@ -108,7 +107,7 @@ type trial struct {
 func (r *trial) run(ctx context.Context, cycles int) {
 	// Without the output before, earlier rounds' watchdog lines would
 	// read as this one's.
-	before, err := r.n.Before(ctx, "the round")
+	before, err := readBefore(ctx, r.n, "the round")
 	if r.f.WorkerBefore = before.Worker; err != nil {
 		r.f.Setup = err.Error()
 		return
@@ -134,7 +133,7 @@ func (r *trial) run(ctx context.Context, cycles int) {
 	r.f.MetLimit = r.ev.Load.Max >= metLimitLatency || r.ev.Load.Success < 1
 	r.f.Requests = r.ev.Load.Requests
 	r.afterRound(ctx, before, stuck)
-	slow := clicall.Slowest(r.f.CLI)
+	slow := judge.Slowest(r.f.CLI)
 	r.t.Notef("%s: %d cycles, slowest CLI answer %s (%q), %d watchdog warnings, %d panics", r.k.Name, len(r.f.Resumed), slow.Took.Round(time.Millisecond), slow.Command, len(r.f.Stalls), len(r.f.Panics))
 }
 
@@ -161,7 +160,7 @@ func (r *trial) slowServer(ctx context.Context) string {
 // (node.AskTimed). Stuck when one was not answered within the bound.
 func (r *trial) limitCycle(ctx context.Context, c int) (stuck bool) {
 	for _, cmd := range []string{r.k.Down, r.k.Up} {
-		call := r.n.AskTimed(ctx, node.StatsSocket, cmd, r.bound, judge.HangBound(r.bound))
+		call := askTimed(ctx, r.n, node.StatsSocket, cmd, r.bound, judge.HangBound(r.bound))
 		r.f.CLI = append(r.f.CLI, call)
 		if call.NotSent() {
 			return true
@@ -188,7 +187,7 @@ func (r *trial) applied(ctx context.Context) (string, bool) {
 			func(i map[string]string) bool { return i["Maxconn"] == "1" })
 		return "Maxconn=" + i["Maxconn"], ok
 	}
-	fe, ok := r.n.WaitStatRow(ctx, node.StatsSocket, "web", "FRONTEND", time.Second, 50*time.Millisecond, func(fe cliout.StatRow) bool {
+	fe, ok := waitStatRow(ctx, r.n, node.StatsSocket, "web", "FRONTEND", time.Second, 50*time.Millisecond, func(fe cliout.StatRow) bool {
 		if strings.HasPrefix(r.k.Down, "disable") { // STOP or PAUSED, by version
 			return fe.Fields["status"] != "" && fe.Fields["status"] != "OPEN"
 		}
@@ -204,7 +203,7 @@ func (r *trial) applied(ctx context.Context) (string, bool) {
 func (r *trial) resumed(ctx context.Context, c int) {
 	hang := judge.HangBound(r.bound)
 	w := load.WaitResumed(ctx, r.web, hang, func() obs.Of[int64] {
-		return obs.From(r.n.StatInt(ctx, node.StatsSocket, "web", "FRONTEND", "hrsp_2xx", r.bound))
+		return obs.From(statInt(ctx, r.n, node.StatsSocket, "web", "FRONTEND", "hrsp_2xx", r.bound))
 	})
 	res := obs.Value(w.Took)
 	if !w.Served {
@@ -227,8 +226,8 @@ func resumedText(v time.Duration) string {
 // lines in the worker's output since before, the master's log of worker
 // exits, the current worker, and whether the master exited; after a stuck
 // CLI, the watchdog's panic is waited for.
-func (r *trial) afterRound(ctx context.Context, before node.Before, stuck bool) {
-	r.f.Aftermath = r.n.Aftermath(ctx, before, "the round", stuck)
+func (r *trial) afterRound(ctx context.Context, before roundStart, stuck bool) {
+	r.f.Aftermath = aftermath(ctx, r.n, before, "the round", stuck)
 	if len(r.f.Stalls) > 0 || len(r.f.Panics) > 0 {
 		r.t.Show("worker output with the watchdog's lines", text.LastLines(r.f.Fresh, 60))
 	}

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/core/clicall"
-	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/obs"
 )
 
@@ -57,8 +55,8 @@ type Facts struct {
 	// exit, and the first reading at the end of the round harp could not
 	// make (the round then says nothing, unless the master is seen gone
 	// beside the violation).
-	cliout.Aftermath
-	CLI []clicall.Call `json:"cli"`
+	Aftermath
+	CLI []Call `json:"cli"`
 	// Resumed: per cycle, how long until a request was served after the
 	// limit was raised (Never: not within HangBound while the CLI answered).
 	Resumed  []obs.Of[time.Duration] `json:"resumed"`
@@ -77,7 +75,7 @@ func Round(f Facts) (violation, unmet string) {
 		return "", f.Kind + ": " + f.Setup
 	}
 	var v []string
-	if s, answered := clicall.FirstLate(f.CLI, f.CLIBound, HangBound(f.CLIBound)); s != "" {
+	if s, answered := FirstLate(f.CLI, f.CLIBound, HangBound(f.CLIBound)); s != "" {
 		if answered && !f.Watchdog() {
 			return "", f.Kind + ": " + s + ": slow, not stuck (a loaded machine?)"
 		}
@@ -87,7 +85,7 @@ func Round(f Facts) (violation, unmet string) {
 	if len(v) == 0 && f.NotApplied != "" {
 		return "", f.Kind + ": the limit did not take effect: " + f.NotApplied
 	}
-	if c, refused := clicall.Refused(f.CLI); len(v) == 0 && refused {
+	if c, refused := Refused(f.CLI); len(v) == 0 && refused {
 		return "", fmt.Sprintf("%s: this build answers %q with %q: the round cannot pause the listeners that way", f.Kind, c.Command, c.Answer)
 	}
 	lost, slow := 0, 0

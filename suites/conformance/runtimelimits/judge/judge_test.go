@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harp-project/harp/harness/core/clicall"
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/obs"
 	"github.com/harp-project/harp/harness/core/verdict"
@@ -14,8 +13,8 @@ var fast = obs.Value(20 * time.Millisecond)
 
 func TestJudge(t *testing.T) {
 	base := func() Facts {
-		return Facts{Kind: "frontend maxconn 0 and back", Cycles: 2, CLIBound: 3 * time.Second, Aftermath: cliout.Aftermath{WorkerBefore: 8, WorkerAfter: 8},
-			CLI:     []clicall.Call{{Command: "set maxconn frontend web 0", Took: time.Millisecond}, {Command: "set maxconn frontend web 200", Took: 2 * time.Millisecond}},
+		return Facts{Kind: "frontend maxconn 0 and back", Cycles: 2, CLIBound: 3 * time.Second, Aftermath: Aftermath{WorkerBefore: 8, WorkerAfter: 8},
+			CLI:     []Call{{Command: "set maxconn frontend web 0", Took: time.Millisecond}, {Command: "set maxconn frontend web 200", Took: 2 * time.Millisecond}},
 			Resumed: []obs.Of[time.Duration]{fast, fast}, MetLimit: true, Requests: 400}
 	}
 	with := func(change func(*Facts)) Facts { f := base(); change(&f); return f }
@@ -26,14 +25,14 @@ func TestJudge(t *testing.T) {
 	}{
 		{"held", base(), "", ""},
 		{"a hang: the CLI stuck, the watchdog fired, the worker died", with(func(f *Facts) {
-			f.CLI[1] = clicall.Call{Command: "set maxconn frontend web 200", Took: 15 * time.Second, Err: "i/o timeout", Control: obs.Opt(obs.Value(true))}
+			f.CLI[1] = Call{Command: "set maxconn frontend web 200", Took: 15 * time.Second, Err: "i/o timeout", Control: obs.Opt(obs.Value(true))}
 			f.Resumed = []obs.Of[time.Duration]{fast}
 			f.Stalls = []cliout.Stall{{Thread: 1, Ms: 1100}, {Thread: 2, Ms: 2000}}
 			f.Panics = []cliout.Panic{{Thread: 1, Line: "PANIC! Thread 1 is about to kill the process"}}
 			f.Died, f.WorkerAfter = "worker 8 exited with code 134 (Aborted)", 0
 		}), `frontend maxconn 0 and back: "set maxconn frontend web 200" did not answer within 15s (i/o timeout); the watchdog killed the worker (PANIC! Thread 1 is about to kill the process); 2 watchdog warnings (longest 2000 ms); worker 8 exited with code 134 (Aborted)`, ""},
 		{"the watchdog killed the worker before the bound: the connection closed without a byte", with(func(f *Facts) {
-			f.CLI[1] = clicall.Call{Command: "set maxconn frontend web 200", Took: 2104 * time.Millisecond, Err: `127.0.0.1:32775: the connection closed without an answer to "set maxconn frontend web 200"`}
+			f.CLI[1] = Call{Command: "set maxconn frontend web 200", Took: 2104 * time.Millisecond, Err: `127.0.0.1:32775: the connection closed without an answer to "set maxconn frontend web 200"`}
 			f.CLI[1].Control = obs.Opt(obs.Value(true))
 			f.Panics = []cliout.Panic{{Thread: 1, Line: "PANIC! Thread 1 is about to kill the process"}}
 			f.Died = "worker 8 exited with code 134 (Aborted)"
@@ -49,7 +48,7 @@ func TestJudge(t *testing.T) {
 		{"no traffic before the round", with(func(f *Facts) { f.Setup = "the frontend never served a request before the round (10 s)" }),
 			"", "frontend maxconn 0 and back: the frontend never served a request before the round (10 s)"},
 		{"a command that answers late on a slow machine is not a hang", with(func(f *Facts) {
-			f.CLI[1] = clicall.Call{Command: "set maxconn frontend web 200", Took: 4 * time.Second, Control: obs.Opt(obs.Value(false))}
+			f.CLI[1] = Call{Command: "set maxconn frontend web 200", Took: 4 * time.Second, Control: obs.Opt(obs.Value(false))}
 		}), "", `frontend maxconn 0 and back: "set maxconn frontend web 200" answered after 4s, beyond 3s: slow, not stuck (a loaded machine?)`},
 		{"a limit that never applied tests nothing", with(func(f *Facts) { f.NotApplied = `after "set maxconn global 0" the admin socket shows Maxconn=4096` }),
 			"", `frontend maxconn 0 and back: the limit did not take effect: after "set maxconn global 0" the admin socket shows Maxconn=4096`},
@@ -65,8 +64,8 @@ func TestJudge(t *testing.T) {
 // Harness faults today's code read as HAProxy's: a uniformly slow machine
 // (both commands past the same 3 s bound), and a node harp cannot reach.
 func TestHarnessFaultsAreNotHangs(t *testing.T) {
-	base := Facts{Kind: "process maxconn 1 and back", Cycles: 1, CLIBound: 3 * time.Second, Aftermath: cliout.Aftermath{WorkerBefore: 8, WorkerAfter: 8},
-		CLI: []clicall.Call{{Command: "set maxconn global 1", Took: time.Millisecond}}, Resumed: []obs.Of[time.Duration]{fast}, MetLimit: true}
+	base := Facts{Kind: "process maxconn 1 and back", Cycles: 1, CLIBound: 3 * time.Second, Aftermath: Aftermath{WorkerBefore: 8, WorkerAfter: 8},
+		CLI: []Call{{Command: "set maxconn global 1", Took: time.Millisecond}}, Resumed: []obs.Of[time.Duration]{fast}, MetLimit: true}
 	for _, c := range []struct {
 		name   string
 		change func(*Facts)
@@ -74,14 +73,14 @@ func TestHarnessFaultsAreNotHangs(t *testing.T) {
 	}{
 		{"held", func(*Facts) {}, verdict.Pass},
 		{"neither the worker nor the master answered: the node is out of reach", func(f *Facts) {
-			f.CLI = append(f.CLI, clicall.Call{Command: "set maxconn global 1000", Took: 15 * time.Second, Err: "i/o timeout",
+			f.CLI = append(f.CLI, Call{Command: "set maxconn global 1000", Took: 15 * time.Second, Err: "i/o timeout",
 				Control: obs.Opt(obs.Failure[bool]("the master's CLI did not answer either (i/o timeout)"))})
 		}, verdict.Inconclusive},
 		{"the worker never answered while the master did: stuck", func(f *Facts) {
-			f.CLI = append(f.CLI, clicall.Call{Command: "set maxconn global 1000", Took: 15 * time.Second, Err: "i/o timeout", Control: obs.Opt(obs.Value(true))})
+			f.CLI = append(f.CLI, Call{Command: "set maxconn global 1000", Took: 15 * time.Second, Err: "i/o timeout", Control: obs.Opt(obs.Value(true))})
 		}, verdict.Reproduced},
 		{"the worker hung, the watchdog killed it and the master left with it: the failed control is explained", func(f *Facts) {
-			f.CLI = append(f.CLI, clicall.Call{Command: "set maxconn global 1000", Took: 2100 * time.Millisecond, Err: `the connection closed without an answer to "set maxconn global 1000"`,
+			f.CLI = append(f.CLI, Call{Command: "set maxconn global 1000", Took: 2100 * time.Millisecond, Err: `the connection closed without an answer to "set maxconn global 1000"`,
 				Control: obs.Opt(obs.Failure[bool]("the master's CLI did not answer either (the command was not sent: dial tcp 127.0.0.1:33319: connect: connection refused)"))})
 			f.Panics = []cliout.Panic{{Thread: 1, Line: "PANIC! Thread 1 is about to kill the process"}}
 			f.Master = obs.Opt(obs.Value(obs.Exit{Process: "master", Code: 134, Signal: "SIGABRT"}))
@@ -90,7 +89,7 @@ func TestHarnessFaultsAreNotHangs(t *testing.T) {
 			f.Unread = obs.Opt(obs.Failure[string]("the worker's output after the round: docker logs: timeout"))
 		}, verdict.Inconclusive},
 		{"a command that never reached the socket says nothing", func(f *Facts) {
-			f.CLI = append(f.CLI, clicall.Call{Command: "set maxconn global 1000", Took: time.Millisecond, Err: clicall.NotSent + "dial tcp: connection refused",
+			f.CLI = append(f.CLI, Call{Command: "set maxconn global 1000", Took: time.Millisecond, Err: NotSent + "dial tcp: connection refused",
 				Control: obs.Opt(obs.Failure[bool]("\"set maxconn global 1000\" never reached the socket"))})
 		}, verdict.Inconclusive},
 		// make test, 3.0.11 beside five other builds on 2 CPUs: no request
@@ -113,7 +112,7 @@ func TestHarnessFaultsAreNotHangs(t *testing.T) {
 		}, verdict.Inconclusive},
 	} {
 		f := base
-		f.CLI = append([]clicall.Call(nil), base.CLI...)
+		f.CLI = append([]Call(nil), base.CLI...)
 		c.change(&f)
 		v, u := Round(f)
 		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &f}

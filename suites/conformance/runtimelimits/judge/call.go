@@ -1,11 +1,11 @@
-// Package clicall is one runtime command timed against a bound, as a
-// judge reads it. A worker's CLI that answers late, closes without a byte
+// Call: one runtime command timed against a bound, as the judge reads it.
+// A worker's CLI that answers late, closes without a byte
 // or never answers is evidence of a hung worker, not harp's error; a
 // command that never reached the socket says nothing, since HAProxy never
-// saw it. node.AskTimed makes a Call; this package imports only light
-// packages (obs, cliout), so a judge keeps Calls in its facts and reads
-// them with FirstLate and Refused.
-package clicall
+// saw it. The suite's askTimed makes a Call; the judge keeps Calls in its
+// facts and reads them with FirstLate and Refused.
+
+package judge
 
 import (
 	"fmt"

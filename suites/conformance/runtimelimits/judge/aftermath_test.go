@@ -1,9 +1,10 @@
-package cliout
+package judge
 
 import (
 	"reflect"
 	"testing"
 
+	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/obs"
 )
 
@@ -19,8 +20,8 @@ func TestAftermath(t *testing.T) {
 		{"show proc unread after: no replacement known", Aftermath{WorkerBefore: 8}, false, nil},
 		{"replaced", Aftermath{WorkerBefore: 8, WorkerAfter: 12}, false, []string{"the current worker changed from 8 to 12"}},
 		{"killed by the watchdog, the master gone with it", Aftermath{WorkerBefore: 8, WorkerAfter: 12,
-			Stalls: []Stall{{Thread: 1, Ms: 1100}, {Thread: 2, Ms: 2000}},
-			Panics: []Panic{{Thread: 1, Line: "PANIC! Thread 1 is about to kill the process"}},
+			Stalls: []cliout.Stall{{Thread: 1, Ms: 1100}, {Thread: 2, Ms: 2000}},
+			Panics: []cliout.Panic{{Thread: 1, Line: "PANIC! Thread 1 is about to kill the process"}},
 			Master: obs.Opt(obs.Value(obs.Exit{Process: "master", Code: 134, Signal: "SIGABRT"})),
 			Died:   "worker 8 exited with code 134 (Aborted)"}, true,
 			[]string{"the watchdog killed the worker (PANIC! Thread 1 is about to kill the process)", "2 watchdog warnings (longest 2000 ms)", "master exited on SIGABRT", "worker 8 exited with code 134 (Aborted)"}},

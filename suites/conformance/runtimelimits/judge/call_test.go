@@ -1,4 +1,4 @@
-package clicall
+package judge
 
 import (
 	"testing"

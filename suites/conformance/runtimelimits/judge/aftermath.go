@@ -1,8 +1,9 @@
-package cliout
+package judge
 
 import (
 	"fmt"
 
+	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/obs"
 )
 
@@ -10,10 +11,8 @@ import (
 // commands, a trigger) left of its worker, as a judge reads it: the
 // watchdog's lines in the output since, the exit of the worker current
 // before, the worker current after, and whether the master exited.
-// node.Aftermath reads it. Embedded in a suite's facts, its fields read as
-// the facts' own, in the evidence and in obs.Unknowns' paths; every suite
-// whose property includes "the worker stays" says it the same way
-// (Violations).
+// The suite's aftermath reads it. Embedded in the facts, its fields read
+// as the facts' own, in the evidence and in obs.Unknowns' paths.
 type Aftermath struct {
 	WorkerBefore int `json:"worker_before"`
 	WorkerAfter  int `json:"worker_after"` // 0: show proc unread
@@ -25,8 +24,8 @@ type Aftermath struct {
 	// make (output, exits, current worker): the facts then say nothing,
 	// unless the master is seen gone beside the violation.
 	Unread obs.Optional[string] `json:"unread"`
-	Stalls []Stall              `json:"stalls,omitempty"`
-	Panics []Panic              `json:"panics,omitempty"`
+	Stalls []cliout.Stall       `json:"stalls,omitempty"`
+	Panics []cliout.Panic       `json:"panics,omitempty"`
 	Died   string               `json:"died,omitempty"` // "worker 8 exited with code 134 (Aborted)"
 	Fresh  string               `json:"-"`              // the output since, for the report
 }
@@ -51,7 +50,7 @@ func (a Aftermath) Violations() []string {
 		v = append(v, fmt.Sprintf("the watchdog killed the worker (%s)", a.Panics[0].Line))
 	}
 	if len(a.Stalls) > 0 {
-		v = append(v, fmt.Sprintf("%d watchdog warnings (longest %d ms)", len(a.Stalls), MaxStall(a.Stalls)))
+		v = append(v, fmt.Sprintf("%d watchdog warnings (longest %d ms)", len(a.Stalls), cliout.MaxStall(a.Stalls)))
 	}
 	if m, _ := a.Master.Get(); m.Process != "" {
 		v = append(v, m.String())
