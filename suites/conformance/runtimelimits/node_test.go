@@ -1,4 +1,4 @@
-package node
+package runtimelimits
 
 import "testing"
 
