@@ -2,8 +2,6 @@ package cliout
 
 import (
 	"fmt"
-
-	"github.com/harp-project/harp/harness/core/obs"
 )
 
 // ReloadEnds is what the master's log says of a reload: whether the old
@@ -33,22 +31,6 @@ func ReloadExits(exits []WorkerExit, oldPID int) (died, oldCrash *WorkerExit) {
 		case e.PID == oldPID && e.Code >= 128:
 			oldCrash = &e
 		}
-	}
-	return died, oldCrash
-}
-
-// ReloadDeaths is what ReloadExits finds, as a judge's facts hold it: the
-// new worker's death as its exit ("the new worker 9", its code and
-// reason; never made when it lives), which explains the reads that fail
-// after it, and the old worker's crash during its soft-stop ("exited
-// with code 139 (Segmentation fault) during soft-stop"; "" for none).
-func ReloadDeaths(exits []WorkerExit, oldPID int) (died obs.Optional[obs.Exit], oldCrash string) {
-	d, c := ReloadExits(exits, oldPID)
-	if d != nil {
-		died = obs.Opt(obs.Value(obs.Exit{Process: fmt.Sprintf("the new worker %d", d.PID), Code: d.Code, Signal: d.Reason}))
-	}
-	if c != nil {
-		oldCrash = c.Ended() + " during soft-stop"
 	}
 	return died, oldCrash
 }

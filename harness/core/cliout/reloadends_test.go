@@ -2,8 +2,6 @@ package cliout
 
 import (
 	"testing"
-
-	"github.com/harp-project/harp/harness/core/obs"
 )
 
 // reloadExits: the old worker 7 left cleanly, 8 crashed while leaving, and
@@ -38,16 +36,5 @@ func TestReloadExits(t *testing.T) {
 	// The same reading as ReloadEnds'.
 	if oldCrash, newDied := ReloadEnds(exits, 8); oldCrash != "old worker 8 "+crash.Ended()+" during soft-stop" || newDied != "current worker 9 "+died.Ended() {
 		t.Errorf("ReloadEnds reads otherwise: %q, %q", oldCrash, newDied)
-	}
-}
-
-func TestReloadDeaths(t *testing.T) {
-	died, crash := ReloadDeaths(reloadExits, 8)
-	if d, ok := died.Get(); !ok || d != (obs.Exit{Process: "the new worker 9", Code: 134, Signal: "Aborted"}) || crash != "exited with code 139 (Segmentation fault) during soft-stop" {
-		t.Errorf("ReloadDeaths = %+v, %q", died, crash)
-	}
-	// Nothing died: the death is never made (the judge does not need it).
-	if died, crash := ReloadDeaths(reloadExits[:1], 7); died.State != "" || crash != "" {
-		t.Errorf("an old worker leaving cleanly: %+v, %q", died, crash)
 	}
 }

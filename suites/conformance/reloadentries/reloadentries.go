@@ -17,7 +17,6 @@ import (
 	"github.com/harp-project/harp/harness/core/text"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/remotepeer"
 	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/conformance/reloadentries/judge"
 )
@@ -129,7 +128,7 @@ func trial(ctx context.Context, env *scenario.Env, t *verdict.Trial, k Kind) err
 		return err
 	}
 	if k.Remote == "up" { // harp's peers client plays it, a session kept up throughout
-		stop, unmet := remotepeer.KeepUpOn(ctx, n, fmt.Sprintf("%d/tcp", peerPort), "s1", localPeer, remotePeer, 10*time.Second)
+		stop, unmet := keepUpOn(ctx, n, fmt.Sprintf("%d/tcp", peerPort), "s1", localPeer, remotePeer, 10*time.Second)
 		defer stop()
 		f.RemoteBefore = unmet
 	}
@@ -172,11 +171,11 @@ func before(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts) 
 	if f.ResyncBefore != "" || f.RemoteBefore != "" {
 		return false, nil
 	}
-	if err := n.WaitWorkerAge(ctx, old, k.MinAge); err != nil { // "long after start" only
+	if err := waitWorkerAge(ctx, n, old, k.MinAge); err != nil { // "long after start" only
 		return false, err
 	}
 	keys, vals := entries(k.Entries)
-	back, unmet, err := n.SetAndReadBack(ctx, node.StatsSocket, old, tables(k), "gpc0", keys, vals) // on the stats socket: only one worker runs, the reload comes after
+	back, unmet, err := setAndReadBack(ctx, n, node.StatsSocket, old, tables(k), "gpc0", keys, vals) // on the stats socket: only one worker runs, the reload comes after
 	if f.Setup = unmet; err != nil || unmet != "" {
 		return false, err
 	}
@@ -189,15 +188,15 @@ func before(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts) 
 // not there before, or the reload was not carried out (recorded in f, the
 // reload as far as it went).
 func reload(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts, t0 time.Time) (r node.Reload, done bool, err error) {
-	// The worker's age when the signal reached it, bounded (node.WorkerAge):
+	// The worker's age when the signal reached it, bounded (workerAge):
 	// estimated here (ReloadBy asks show proc first), measured once the
 	// signal is sent.
-	age, err := n.AgeOf(ctx, old, t0)
+	age, err := ageOf(ctx, n, old, t0)
 	if err != nil {
 		return r, false, err
 	}
 	f.Age = max(age.Uptime, 0) // whole seconds: at most the true age
-	f.AgeBound = age.Bound(time.Now().Add(500 * time.Millisecond))
+	f.AgeBound = age.bound(time.Now().Add(500 * time.Millisecond))
 	if f.WrittenBefore != k.Entries*k.Sections || (k.MaxAge > 0 && f.AgeBound >= k.MaxAge) || (k.MinAge > 0 && f.Age < k.MinAge) {
 		return r, false, nil
 	}
@@ -205,7 +204,7 @@ func reload(ctx context.Context, n *node.Node, old int, k Kind, f *judge.Facts, 
 		f.ReloadErr = err.Error()
 		return r, false, nil
 	}
-	f.AgeBound = age.Bound(r.Sent)
+	f.AgeBound = age.bound(r.Sent)
 	return r, true, nil
 }
 
@@ -218,15 +217,15 @@ func after(ctx context.Context, n *node.Node, r node.Reload, k Kind, f *judge.Fa
 		return w.Err
 	}
 	f.ResyncAfter = obs.Opt(w.Observed())
-	t.Note(cliout.FlagNotes("new worker", w.Sections)...)
+	t.Note(judge.FlagNotes("new worker", w.Sections)...)
 	if exits, err := n.Exits(ctx); err == nil {
-		f.Died, f.OldCrash = cliout.ReloadDeaths(exits, r.OldPID)
+		f.Died, f.OldCrash = judge.ReloadDeaths(exits, r.OldPID)
 	}
 	if f.OldCrash != "" {
 		t.Notef("the old worker %d %s", r.OldPID, f.OldCrash)
 	}
 	keys, vals := entries(k.Entries)
-	f.Loss = obs.Opt(n.TableLoss(ctx, r.NewPID, tables(k), "gpc0", keys, vals))
+	f.Loss = obs.Opt(tableLoss(ctx, n, r.NewPID, tables(k), "gpc0", keys, vals))
 	return nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/obs"
 	"github.com/harp-project/harp/harness/core/verdict"
 )
@@ -38,7 +37,7 @@ type Facts struct {
 
 // Loss is what a reload lost: table -> entries absent, entries with other
 // data, and a sample of them.
-type Loss = cliout.TableLoss
+type Loss = TableLoss
 
 // Check ids, each qualified by the kind's slug (entries-kept.early): a
 // finding names the kind of reload whose check failed.

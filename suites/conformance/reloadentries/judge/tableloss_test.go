@@ -1,12 +1,14 @@
-package cliout
+package judge
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/harp-project/harp/harness/core/cliout"
 )
 
 func TestTableLossAdd(t *testing.T) {
-	tb := Table{Entries: []Entry{
+	tb := cliout.Table{Entries: []cliout.Entry{
 		{Key: "k0", Data: map[string]string{"gpc0": "1"}},
 		{Key: "k1", Data: map[string]string{"gpc0": "9"}},
 	}}

@@ -1,4 +1,6 @@
-package cliout
+package judge
+
+import "github.com/harp-project/harp/harness/core/cliout"
 
 // TableLoss is what tables lack of the entries they should hold: per
 // table, how many entries are absent (Lost) and present with other data
@@ -11,7 +13,7 @@ type TableLoss struct {
 }
 
 // Add compares table t, read as name, with keys and their values of field.
-func (l *TableLoss) Add(name string, t Table, field string, keys, values []string) {
+func (l *TableLoss) Add(name string, t cliout.Table, field string, keys, values []string) {
 	if l.Lost == nil {
 		l.Lost = map[string]int{}
 	}
