@@ -10,6 +10,7 @@ import (
 	"github.com/harp-project/harp/harness/live/cpus"
 	"github.com/harp-project/harp/harness/live/load"
 	"github.com/harp-project/harp/harness/live/node"
+	"github.com/harp-project/harp/suites/listenerlivelock/judge"
 )
 
 // What this suite reads and sets on its node, and how it attacks it: the
@@ -18,7 +19,7 @@ import (
 // attacked is what an attack on a node's frontend saw (attackSampled).
 type attacked struct {
 	Ran   bool // the attack started
-	Peaks cliout.ConnPeaks
+	Peaks judge.ConnPeaks
 	cliout.Watchdog
 	Load load.Result
 }
@@ -56,9 +57,9 @@ func attackSampled(ctx context.Context, n *node.Node, pid int, frontend string, 
 // sampleConns reads the frontend's row of show stat, then show info,
 // every interval until stop is called, which returns the peaks. A read
 // that fails is skipped.
-func sampleConns(ctx context.Context, n *node.Node, pid int, frontend string, interval time.Duration) (stop func() cliout.ConnPeaks) {
+func sampleConns(ctx context.Context, n *node.Node, pid int, frontend string, interval time.Duration) (stop func() judge.ConnPeaks) {
 	var mu sync.Mutex
-	var pk cliout.ConnPeaks
+	var pk judge.ConnPeaks
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -85,7 +86,7 @@ func sampleConns(ctx context.Context, n *node.Node, pid int, frontend string, in
 			}
 		}
 	}()
-	return func() cliout.ConnPeaks {
+	return func() judge.ConnPeaks {
 		cancel()
 		<-done
 		mu.Lock()
@@ -123,7 +124,7 @@ func setMaxconn(ctx context.Context, n *node.Node, pid int, frontend string, max
 
 // workerLayout reads show info, show stat and show threads from a worker:
 // its version, threads, thread groups and the frontend's listeners.
-func workerLayout(ctx context.Context, n *node.Node, pid int, frontend string) (l cliout.WorkerLayout, err error) {
+func workerLayout(ctx context.Context, n *node.Node, pid int, frontend string) (l judge.WorkerLayout, err error) {
 	info, err := n.Info(ctx, pid)
 	if err != nil {
 		return l, err
@@ -136,6 +137,6 @@ func workerLayout(ctx context.Context, n *node.Node, pid int, frontend string) (
 	if err != nil {
 		return l, err
 	}
-	return cliout.WorkerLayout{Version: info["Version"], Threads: info.Int("Nbthread"), Groups: cliout.ThreadGroups(threads),
+	return judge.WorkerLayout{Version: info["Version"], Threads: info.Int("Nbthread"), Groups: cliout.ThreadGroups(threads),
 		Listeners: cliout.Listeners(rows, frontend)}, nil
 }

@@ -41,26 +41,6 @@ func (w Watchdog) Crashed() string {
 	return strings.Join(bad, ", ")
 }
 
-// ListenerStalls are the stalls over overMs that count against the
-// listener or proxy path: those whose evidence points there, or every
-// one when the build prints no lock history to tell (Stall.Where); on is
-// how many pointed there.
-func ListenerStalls(stalls []Stall, overMs int) (counted []Stall, on int) {
-	for _, s := range stalls {
-		if s.Ms <= overMs {
-			continue
-		}
-		listener, known := s.Where()
-		if listener {
-			on++
-		}
-		if listener || !known {
-			counted = append(counted, s)
-		}
-	}
-	return counted, on
-}
-
 // WarnsOnStalls says whether a version emits the watchdog's "stopped
 // processing traffic" warnings (3.1 and later).
 func WarnsOnStalls(version string) bool {

@@ -1,7 +1,6 @@
 package cliout
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -20,17 +19,6 @@ func TestParseWatchdog(t *testing.T) {
 	}
 	if got := ParseWatchdog("[NOTICE]   (1) : New worker (8) forked\n").Crashed(); got != "" {
 		t.Errorf("quiet output: Crashed = %q", got)
-	}
-}
-
-func TestListenerStalls(t *testing.T) {
-	onPath := Stall{Ms: 200, LockHist: "S:PROXY", Trace: []string{"dequeue_proxy_listeners"}}
-	elsewhere := Stall{Ms: 200, LockHist: "S:PEER", Trace: []string{"debug_parse_cli_loop"}}
-	unknown := Stall{Ms: 200}
-	short := Stall{Ms: 100, LockHist: "S:PROXY", Trace: []string{"dequeue_proxy_listeners"}}
-	counted, on := ListenerStalls([]Stall{onPath, elsewhere, unknown, short}, 100)
-	if on != 1 || len(counted) != 2 || !slices.EqualFunc(counted, []Stall{onPath, unknown}, func(a, b Stall) bool { return a.LockHist == b.LockHist }) {
-		t.Errorf("counted %+v, on %d", counted, on)
 	}
 }
 

@@ -42,7 +42,7 @@ func (p Params) LayoutUnmet() string {
 // Facts are what one attack observed; Attack decides from them alone.
 type Facts struct {
 	Params Params
-	cliout.WorkerLayout
+	WorkerLayout
 	Control Round // the same load with limits it never reaches
 	Attack  Round // the load against the real limit
 	// Undrained: the control's connections never left, so no attack ran.
@@ -53,13 +53,13 @@ type Facts struct {
 // during it and the load's result; Ran is false when it never started.
 type Round struct {
 	Ran   bool
-	Peaks cliout.ConnPeaks
+	Peaks ConnPeaks
 	cliout.Watchdog
 	Load load.Result
 }
 
 func (r Round) String() string {
-	counted, on := cliout.ListenerStalls(r.Stalls, 100)
+	counted, on := ListenerStalls(r.Stalls, 100)
 	return fmt.Sprintf("%s; frontend sessions peaked at %d of %d, process connections at %d of %d; %d stall warnings (%d over 100 ms counted, %d on the listener path, longest %d ms); %d panics, %d worker exits",
 		r.Load, r.Peaks.Frontend, r.Peaks.FrontendLimit, r.Peaks.Process, r.Peaks.ProcessLimit, len(r.Stalls), len(counted), on, cliout.MaxStall(r.Stalls), len(r.Panics), len(r.WorkerExits))
 }
@@ -71,7 +71,7 @@ func WorkerUnmet(f Facts) string {
 	if p.Layout == "groups" {
 		want = p.Groups
 	}
-	return f.WorkerLayout.Differs(cliout.WorkerLayout{Threads: int64(p.Threads), Groups: p.Groups, Listeners: want}, p.Layout)
+	return f.WorkerLayout.Differs(WorkerLayout{Threads: int64(p.Threads), Groups: p.Groups, Listeners: want}, p.Layout)
 }
 
 // Attack decides an attack from its facts. Every precondition comes first:
@@ -91,7 +91,7 @@ func Attack(f Facts) (violation, unmet, remark string) {
 	if crash := f.Control.Crashed(); crash != "" {
 		return "", fmt.Sprintf("the control (same load, limit never reached) crashed too (%s): the crash is not the livelock's", crash), ""
 	}
-	if c, _ := cliout.ListenerStalls(f.Control.Stalls, 100); len(c) > 0 {
+	if c, _ := ListenerStalls(f.Control.Stalls, 100); len(c) > 0 {
 		return "", fmt.Sprintf("the control (same load, limit never reached) stalled too: %d stalls over 100 ms (longest %d ms), so stalls here are not the livelock's", len(c), cliout.MaxStall(c)), ""
 	}
 	process := f.Params.Variant == "process" // whose limit the variant reaches
@@ -105,7 +105,7 @@ func Attack(f Facts) (violation, unmet, remark string) {
 		return "", what, ""
 	}
 	var bad []string
-	if c, _ := cliout.ListenerStalls(f.Attack.Stalls, 100); len(c) > 0 {
+	if c, _ := ListenerStalls(f.Attack.Stalls, 100); len(c) > 0 {
 		bad = append(bad, fmt.Sprintf("%d stalls over 100 ms (longest %d ms)", len(c), cliout.MaxStall(c)))
 	}
 	if crash != "" {

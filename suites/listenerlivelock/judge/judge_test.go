@@ -31,9 +31,9 @@ func TestJudge(t *testing.T) {
 		t.Fatal("the capture holds no stall")
 	}
 	p := params("groups", 2, 100)
-	base := Facts{Params: p, WorkerLayout: cliout.WorkerLayout{Version: "3.4.7-1", Threads: 2, Groups: 2, Listeners: 2},
-		Control: Round{Ran: true, Peaks: cliout.ConnPeaks{Frontend: 60, FrontendLimit: 800, Process: 60, ProcessLimit: 800}},
-		Attack:  Round{Ran: true, Peaks: cliout.ConnPeaks{Frontend: 100, FrontendLimit: 100, Process: 100, ProcessLimit: 800}}}
+	base := Facts{Params: p, WorkerLayout: WorkerLayout{Version: "3.4.7-1", Threads: 2, Groups: 2, Listeners: 2},
+		Control: Round{Ran: true, Peaks: ConnPeaks{Frontend: 60, FrontendLimit: 800, Process: 60, ProcessLimit: 800}},
+		Attack:  Round{Ran: true, Peaks: ConnPeaks{Frontend: 100, FrontendLimit: 100, Process: 100, ProcessLimit: 800}}}
 	for _, c := range []struct {
 		name                     string
 		edit                     func(f *Facts)

@@ -1,6 +1,10 @@
-package cliout
+package judge
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/harp-project/harp/harness/core/cliout"
+)
 
 // ConnPeaks are the highest connection counts sampled over a while: a
 // frontend's sessions (show stat scur) and the process's connections
@@ -10,12 +14,12 @@ type ConnPeaks struct {
 }
 
 // AddFrontend folds in a sample of the frontend's row.
-func (p *ConnPeaks) AddFrontend(fe StatRow) {
+func (p *ConnPeaks) AddFrontend(fe cliout.StatRow) {
 	p.Frontend, p.FrontendLimit = max(p.Frontend, fe.Int("scur")), fe.Int("slim")
 }
 
 // AddProcess folds in a sample of show info.
-func (p *ConnPeaks) AddProcess(info Info) {
+func (p *ConnPeaks) AddProcess(info cliout.Info) {
 	p.Process, p.ProcessLimit = max(p.Process, info.Int("CurrConns")), info.Int("Maxconn")
 }
 

@@ -1,13 +1,17 @@
-package cliout
+package judge
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/harp-project/harp/harness/core/cliout"
+)
 
 func TestConnPeaks(t *testing.T) {
 	var p ConnPeaks
-	p.AddFrontend(StatRow{Fields: map[string]string{"scur": "40", "slim": "100"}})
-	p.AddFrontend(StatRow{Fields: map[string]string{"scur": "10", "slim": "50"}})
-	p.AddProcess(Info{"CurrConns": "70", "Maxconn": "800"})
-	p.AddProcess(Info{"CurrConns": "20", "Maxconn": "400"})
+	p.AddFrontend(cliout.StatRow{Fields: map[string]string{"scur": "40", "slim": "100"}})
+	p.AddFrontend(cliout.StatRow{Fields: map[string]string{"scur": "10", "slim": "50"}})
+	p.AddProcess(cliout.Info{"CurrConns": "70", "Maxconn": "800"})
+	p.AddProcess(cliout.Info{"CurrConns": "20", "Maxconn": "400"})
 	if want := (ConnPeaks{Frontend: 40, FrontendLimit: 50, Process: 70, ProcessLimit: 400}); p != want {
 		t.Errorf("%+v, want %+v", p, want)
 	}

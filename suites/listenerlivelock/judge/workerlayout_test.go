@@ -1,4 +1,4 @@
-package cliout
+package judge
 
 import "testing"
 
