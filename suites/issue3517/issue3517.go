@@ -124,7 +124,7 @@ func trial(ctx context.Context, n *node.Node, t *verdict.Trial, sections, tables
 		return nil
 	}
 	r := ev.Reload
-	t.Note(r.Notes(node.BySignal, judge.ReloadTimeout)...)
+	t.Note(reloadNotes(r, node.BySignal, judge.ReloadTimeout)...)
 	// The information limit: with the old worker gone, what the new one
 	// holds is final (the steps say why). No resync wait then.
 	if f := after(ctx, n, r, tables); judge.Decided(*f) {
@@ -134,7 +134,7 @@ func trial(ctx context.Context, n *node.Node, t *verdict.Trial, sections, tables
 		// read, which decides nothing).
 		if ps, err := n.Peers(ctx, r.NewPID); err == nil {
 			ev.PeersAfter = ps
-			t.Note(cliout.LocalPeerNotes(ps)...)
+			t.Note(judge.LocalPeerNotes(ps)...)
 		} else {
 			t.Notef("show peers after the reload, for the report: %v", err)
 		}
@@ -153,7 +153,7 @@ func trial(ctx context.Context, n *node.Node, t *verdict.Trial, sections, tables
 		}
 		return w.Err
 	}
-	t.Note(cliout.LocalPeerNotes(ev.PeersAfter)...)
+	t.Note(judge.LocalPeerNotes(ev.PeersAfter)...)
 	ev.Facts, ev.DecidedBy = after(ctx, n, r, tables), "the new worker's resync finished"
 	ev.DecidedAfter = time.Since(r.Sent)
 	return judged(ctx, n, t, ev)

@@ -70,10 +70,10 @@ func (f Facts) tables() []string {
 	return f.Tables
 }
 
-// Ends are what the master's log says of the round (cliout.ReloadEnds).
+// Ends are what the master's log says of the round (ReloadEnds).
 func (f Facts) Ends() (oldCrash, died string) {
 	exits, _ := f.Exits.Get()
-	return cliout.ReloadEnds(exits, f.OldPID)
+	return ReloadEnds(exits, f.OldPID)
 }
 
 // split sorts the markers of the named tables: held (Bad finds nothing),

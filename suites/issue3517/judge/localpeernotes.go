@@ -1,10 +1,14 @@
-package cliout
+package judge
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/harp-project/harp/harness/core/cliout"
+)
 
 // LocalPeerNotes are, for each section that lists its local peer, the
 // section's flags and that peer's last status and handshake, for notes.
-func LocalPeerNotes(sections []PeersSection) []string {
+func LocalPeerNotes(sections []cliout.PeersSection) []string {
 	var notes []string
 	for _, s := range sections {
 		if p, ok := s.Local(); ok {
