@@ -134,7 +134,7 @@ func trial(ctx context.Context, t *verdict.Trial, n *node.Node, rows []clilevels
 					out = again
 				}
 			}
-			c := judge.Call{Command: cmd, Level: r.DocLevel, Answer: text.FirstLine(out, 120), Refused: cliout.Denied(out)}
+			c := judge.Call{Command: cmd, Level: r.DocLevel, Answer: text.FirstLine(out, 120), Refused: judge.Denied(out)}
 			switch {
 			case err != nil:
 				c.Err = err.Error() // harp's side, or a worker already gone

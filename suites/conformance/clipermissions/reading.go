@@ -7,6 +7,7 @@ import (
 
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/live/node"
+	"github.com/harp-project/harp/suites/conformance/clipermissions/judge"
 )
 
 // The state this suite reads before and after each command, and how it
@@ -28,14 +29,14 @@ func readTable(pid int, table, field string) reading {
 }
 
 // readList reads cmd's answer on the stats socket (`show map <file>`,
-// `show acl <file>`) as cliout.Listed: its lines without entry pointers.
+// `show acl <file>`) as judge.Listed: its lines without entry pointers.
 func readList(cmd string) reading {
 	return func(ctx context.Context, n *node.Node) (string, error) {
 		out, err := n.Stats(ctx, cmd)
 		if err != nil {
 			return "", err
 		}
-		return cliout.Listed(out), nil
+		return judge.Listed(out), nil
 	}
 }
 
@@ -65,7 +66,7 @@ func readStat(pid int, proxy, server string, cols ...string) reading {
 
 // askWhole sends cmd on a stats socket of the given level (port as for
 // AskSocket) followed by `show cli level`: an answer that ends with the
-// level is HAProxy's whole answer to cmd (cliout.CutLevel), and ok. Tried
+// level is HAProxy's whole answer to cmd (judge.CutLevel), and ok. Tried
 // twice; ok is false when neither answer ended so.
 func askWhole(ctx context.Context, n *node.Node, port, level, cmd string) (answer string, ok bool, err error) {
 	for range 2 {
@@ -73,7 +74,7 @@ func askWhole(ctx context.Context, n *node.Node, port, level, cmd string) (answe
 		if err != nil {
 			return "", false, err
 		}
-		if answer, ok := cliout.CutLevel(out, level); ok {
+		if answer, ok := judge.CutLevel(out, level); ok {
 			return answer, true, nil
 		}
 	}

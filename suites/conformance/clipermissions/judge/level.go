@@ -1,4 +1,4 @@
-package cliout
+package judge
 
 import "strings"
 
@@ -38,12 +38,4 @@ func Listed(out string) string {
 		lines = append(lines, l)
 	}
 	return "[" + strings.Join(lines, ", ") + "]"
-}
-
-// Succeeded says whether a state-changing command's answer is a success:
-// empty, or "Done". A refusal ("Permission denied", "Unknown command")
-// or any other answer (an argument error) is not.
-func Succeeded(answer string) bool {
-	a := strings.TrimSpace(answer)
-	return a == "" || strings.HasPrefix(a, "Done")
 }
