@@ -85,7 +85,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 // writeA writes the keys on A in turn; false when it could not (the check
 // is then unmet).
 func (s *setup) writeA(ctx context.Context, f *judge.Facts, table, data string, keys ...string) bool {
-	return s.a.Node.SetOrUnmet(ctx, &f.Record, "A", table, data, keys...)
+	return setOrUnmet(ctx, s.a.Node, &f.Record, "A", table, data, keys...)
 }
 
 // thenExp writes keys to table on A, then probe to `exp`, which both
@@ -161,14 +161,14 @@ func expireResync(ctx context.Context, s *setup, t *verdict.Trial, f *judge.Fact
 		f.Unmet = "restarting B: " + err.Error()
 		return nil
 	}
-	e, ok, w := s.b.Node.WatchEntry(ctx, &f.Record, "cluster/exp", key, cluster.MeshTimeout)
+	e, ok, w := watchEntry(ctx, s.b.Node, &f.Record, "cluster/exp", key, cluster.MeshTimeout)
 	if !ok {
 		if !s.mesh(ctx, f) {
 			return nil
 		}
 		// B's link to A may have come up too late for its resync request,
 		// or harp looked too late or too seldom to see an entry of 4 s.
-		if late := s.b.Node.Untaught(ctx, w, "cluster/exp", expireB, s.c.Section, s.a.Name, "B", "A"); late != "" {
+		if late := untaught(ctx, s.b.Node, w, "cluster/exp", expireB, s.c.Section, s.a.Name, "B", "A"); late != "" {
 			f.Unmet = late
 			return nil
 		}

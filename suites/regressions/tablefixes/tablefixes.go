@@ -69,7 +69,7 @@ func purge(ctx context.Context, n *node.Node) (string, error) {
 	used := func() (int, error) {
 		// The list of tables, never a dump of tpurge: a dump kills the
 		// expired entries it walks, orphans included.
-		t, err := n.ListedTable(ctx, node.StatsSocket, "tpurge")
+		t, err := listedTable(ctx, n, node.StatsSocket, "tpurge")
 		return t.Used, err
 	}
 	filled, err := used()
@@ -112,7 +112,7 @@ func get(port, path string) fixrun.Drive {
 
 // loopRate: show activity's loop count 2s apart, per second.
 func loopRate(ctx context.Context, n *node.Node) (string, error) {
-	r, err := n.LoopRate(ctx, node.StatsSocket, 2*time.Second)
+	r, err := loopsPerSecond(ctx, n, node.StatsSocket, 2*time.Second)
 	if err != nil {
 		return "", err
 	}
