@@ -1,9 +1,9 @@
 package harness
 
-// singleUserAllowed are toolkit identifiers that one suite uses, each with
-// why it stays in the toolkit. A PENDING reason is single-suite code still
-// to move (#43 point 1): the list only shrinks; a new entry needs a reason
-// of its own.
+// singleUserAllowed are toolkit identifiers that one suite uses today, each
+// with why it is general (a primitive of a node, a cluster or a session, a
+// parser of a whole output, a value any suite may use) and stays in the
+// toolkit. Single-suite code has no entry here: it lives with its suite.
 var singleUserAllowed = map[string]string{
 	"harness/core/clilevels.ForVersion":           "the CLI's documented levels, a table of HAProxy's docs",
 	"harness/core/clilevels.Row":                  "the CLI's documented levels, a table of HAProxy's docs",
@@ -86,17 +86,9 @@ var singleUserAllowed = map[string]string{
 	"harness/live/node.Until":                     "a poll with a deadline, the wait every suite may use",
 	"harness/live/peers.Conn.SendGap":             "a primitive of harp's peers session",
 	"harness/live/peers.Conn.SendRaw":             "a primitive of harp's peers session",
-	"harness/live/remotepeer.CheckWatch":          "PENDING: single-suite code, to move to suites/issue3519 (#43 point 1)",
-	"harness/live/remotepeer.Collided":            "PENDING: single-suite code, to move to suites/issue3519 (#43 point 1)",
-	"harness/live/remotepeer.Probe.AnswerResync":  "PENDING: single-suite code, to move to suites/issue3519 (#43 point 1)",
-	"harness/live/remotepeer.Probe.KillControl":   "PENDING: single-suite code, to move to suites/issue3519 (#43 point 1)",
-	"harness/live/remotepeer.Probe.Supersede":     "PENDING: single-suite code, to move to suites/issue3519 (#43 point 1)",
 	"harness/live/remotepeer.Probe.TableDef":      "a primitive of harp as a remote peer",
-	"harness/live/remotepeer.Probe.WaitResync":    "a primitive of harp as a remote peer",
-	"harness/live/remotepeer.Probe.WatchCheck":    "PENDING: single-suite code, to move to suites/issue3519 (#43 point 1)",
 	"harness/live/remotepeer.Sender":              "a primitive of harp as a remote peer",
 	"harness/live/remotepeer.Sender.Turn":         "a primitive of harp as a remote peer",
-	"harness/live/remotepeer.Superseded":          "PENDING: single-suite code, to move to suites/issue3519 (#43 point 1)",
 	"harness/live/remotepeer.Turn":                "a primitive of harp as a remote peer",
 	"harness/live/remotepeer.Turn.Kept":           "a primitive of harp as a remote peer",
 	"harness/live/remotepeer.Turn.Send":           "a primitive of harp as a remote peer",
@@ -122,10 +114,18 @@ var singleUserAllowed = map[string]string{
 	"harness/live/node.Node.AskWithin":            "a primitive of a node, general to any suite",
 	"harness/live/node.Node.MasterAnswers":        "a primitive of a node, general to any suite",
 	"harness/live/node.Node.WaitLogsAfter":        "a primitive of a node, general to any suite",
-	"harness/live/remotepeer.Probe.Established":   "a primitive of harp as a remote peer",
 	"harness/live/remotepeer.Probe.KeepUp":        "a primitive of harp as a remote peer",
 	"harness/core/cliout.Stall.Where":             "a reading of a parsed stall, tested on captures of every build (captures_test.go)",
 	"harness/core/resync.Unseen":                  "what a resync is, per version",
 	"harness/live/node.Node.Loops":                "a primitive of a node, general to any suite",
 	"harness/live/node.Node.Tables":               "a primitive of a node, general to any suite",
+	"harness/live/peers.CloseAll":                 "a primitive of harp's peers session",
+	"harness/live/peers.Conn.ClosedAt":            "a primitive of harp's peers session",
+	"harness/live/peers.Conn.ClosedByPeer":        "a primitive of harp's peers session",
+	"harness/live/peers.Conn.Events":              "a primitive of harp's peers session",
+	"harness/live/remotepeer.Probe.Dial":          "a primitive of harp as a remote peer",
+	"harness/live/remotepeer.Probe.Kill":          "a primitive of harp as a remote peer",
+	"harness/live/remotepeer.Probe.Settled":       "a primitive of harp as a remote peer",
+	"harness/live/remotepeer.Probe.Streams":       "a primitive of harp as a remote peer",
+	"harness/live/remotepeer.Released":            "a primitive of harp as a remote peer",
 }

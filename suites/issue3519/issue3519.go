@@ -138,11 +138,11 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 }
 
 // positiveControl: a replacement HAProxy is told to kill is seen closed
-// (KillControl), on the only node before its trials, else on a node of
+// (killControl), on the only node before its trials, else on a node of
 // its own (o, named apart) started once the trials' nodes are up.
 func positiveControl(ctx context.Context, env *scenario.Env, o node.Options, probes []*peerProbe, lanes int) (unmet string, err error) {
 	if lanes == 1 {
-		return probes[0].KillControl(ctx, cleanTries, release)
+		return probes[0].killControl(ctx, cleanTries, release)
 	}
 	o.Name = "node-3519-positive"
 	n, unmet, err := env.StartNode(ctx, o, 1)
@@ -154,7 +154,7 @@ func positiveControl(ctx context.Context, env *scenario.Env, o node.Options, pro
 	if check == nil {
 		return unmet, err
 	}
-	return check.KillControl(ctx, cleanTries, release)
+	return check.killControl(ctx, cleanTries, release)
 }
 
 // peerProbe plays the remote peer against one node.
@@ -164,7 +164,7 @@ type peerProbe struct {
 }
 
 // prepare makes a node's probe once its initial resync finished, harp's
-// peer answering HAProxy's resync request (AnswerResync) rather than
+// peer answering HAProxy's resync request (answerResync) rather than
 // letting it run to its 5 s timeout.
 func prepare(ctx context.Context, n *node.Node) (*peerProbe, string, error) {
 	addr, err := n.Addr(ctx, "10000/tcp")
@@ -173,7 +173,7 @@ func prepare(ctx context.Context, n *node.Node) (*peerProbe, string, error) {
 	}
 	p := &peerProbe{Probe: &remotepeer.Probe{Node: n, Addr: addr, Section: section, Local: localPeer, Remote: remote}}
 	var unmet string
-	if p.resync, unmet, err = p.AnswerResync(ctx, 20*time.Second); err != nil || unmet != "" {
+	if p.resync, unmet, err = p.answerResync(ctx, 20*time.Second); err != nil || unmet != "" {
 		return nil, unmet, err
 	}
 	return p, "", nil
@@ -184,8 +184,6 @@ func prepare(ctx context.Context, n *node.Node) (*peerProbe, string, error) {
 func (p *peerProbe) cleanTrial(ctx context.Context, n int, replace bool) (verdict.Trial, error) {
 	return scenario.Rerun(cleanTries, rerun, func() (verdict.Trial, error) { return p.trial(ctx, n, replace) })
 }
-
-const collided = remotepeer.Collided
 
 // rerun says whether an attempt is not the scenario under test, for a
 // reason that a fresh attempt may not have: a collision with HAProxy's own
@@ -208,7 +206,7 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 	// attempt ends (3 s after it began). A replacement's check may come
 	// later: it waits for the attempt to be over, which saves the runs
 	// that it would discard.
-	s, unmet, err := p.Supersede(ctx, replace, !replace, release)
+	s, unmet, err := p.supersede(ctx, replace, !replace, release)
 	defer peers.CloseAll(s.Conns)
 	if err != nil || unmet != "" {
 		t.Unmet = unmet
@@ -219,7 +217,7 @@ func (p *peerProbe) trial(ctx context.Context, n int, replace bool) (t verdict.T
 	t.Notef("remote peer before the window: %s", summary(s.Before))
 	// The replacement's check must come before harp's first heartbeat,
 	// which sets the alive flag, or a buggy build would pass.
-	w, after, err := p.WatchCheck(ctx, s, judge.Facts{Replace: replace}.What(), replace, margin)
+	w, after, err := p.watchCheck(ctx, s, judge.Facts{Replace: replace}.What(), replace, margin)
 	f := judge.Facts{Replace: replace, Before: judge.StateOf(s.Before), NoCheck: w.NoCheck, CheckAfterHeartbeat: w.Late,
 		AttemptEnded: w.AttemptEnded, Window: w.Window, CheckPassed: w.CheckPassed, Closing: w.Closing,
 		ClosedAfter: w.ClosedAfter, After: obs.Opt(obs.Map(w.After.Of, judge.StateOf))}
