@@ -339,3 +339,6 @@ func (c *Cluster) Restart(ctx context.Context, m *Member, timeout time.Duration)
 	m.HTTP, err = m.Node.Addr(ctx, "8080/tcp")
 	return err
 }
+
+// LoadKeys are the first n keys a member's write load tracks (the reloads suite's writeLoad).
+func LoadKeys(m *Member, n int) []string { return Keys("load-"+m.Name+"-", n) }

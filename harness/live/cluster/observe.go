@@ -202,20 +202,6 @@ func Missing(ctx context.Context, members []*Member, table string, keys []string
 	return out, nil
 }
 
-// Presence says how many of the keys each member holds.
-func Presence(ctx context.Context, members []*Member, table string, ks []string) string {
-	var parts []string
-	for _, m := range members {
-		tb, err := m.Table(ctx, table)
-		if err != nil {
-			parts = append(parts, m.Name+": "+err.Error())
-			continue
-		}
-		parts = append(parts, fmt.Sprintf("%s holds %d of %d", m.Name, held(tb, ks), len(ks)))
-	}
-	return strings.Join(parts, ", ")
-}
-
 // Holds counts the keys a member holds, read once: a table harp could not
 // read is unknown, never an absence.
 func (m *Member) Holds(ctx context.Context, table string, ks []string) obs.Of[int] {

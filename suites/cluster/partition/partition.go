@@ -116,14 +116,14 @@ func reconverge(ctx context.Context, c *cluster.Cluster, cut *cluster.Member, t 
 	tHeal := time.Now()
 	if unmet := c.WaitMesh(ctx, judge.HealTimeout); unmet != "" {
 		// Unmet either way: the probe only says why.
-		f.LinksBack = fmt.Sprintf("%s (network probe: %s)", unmet, c.HealProbe(ctx, cut))
+		f.LinksBack = fmt.Sprintf("%s (network probe: %s)", unmet, healProbe(ctx, c, cut))
 		return nil
 	}
 	t.Notef("every link established again %s after the heal", time.Since(tHeal).Round(100*time.Millisecond))
 	// No one writes the keys again: once nothing is in flight, a key
 	// missing stays missing.
 	at, settled := c.SpreadSettled(ctx, cluster.DefaultTable, all, judge.HealTimeout)
-	last := cluster.Latest(at)
+	last := latest(at)
 	if len(at) < len(all) {
 		f.Settled = settled
 		f.StillMissing = obs.Opt(obs.From(cluster.Missing(ctx, c.Members, cluster.DefaultTable, all)))

@@ -73,26 +73,26 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, pre []stri
 		t.Unmet = judge.UnmetBefore(miss, err, len(pre))
 		return nil
 	}
-	stop := cluster.WriteLoad(ctx, c.Members, 50, 10)
+	stop := writeLoad(ctx, c.Members, 50, 10)
 	// The load is writing on every node before the first reload.
-	if seen, of := cluster.LoadArrived(ctx, c.Members, cluster.ConvergeTimeout); seen < of {
+	if seen, of := loadArrived(ctx, c.Members, cluster.ConvergeTimeout); seen < of {
 		stop()
 		t.Unmet = fmt.Sprintf("the write load never showed on every node (%d of %d nodes' first keys everywhere)", seen, of)
 		return nil
 	}
-	t.Notef("before the reloads: %s", cluster.Presence(ctx, c.Members, cluster.DefaultTable, pre))
+	t.Notef("before the reloads: %s", presence(ctx, c.Members, cluster.DefaultTable, pre))
 	// One after another, the next once the cluster has meshed again, as an
 	// operator would.
-	errs := cluster.ReloadEach(ctx, t, c.Members, how == "all at once", reloadTimeout, func(m *cluster.Member) string {
+	errs := reloadEach(ctx, t, c.Members, how == "all at once", reloadTimeout, func(m *cluster.Member) string {
 		if unmet := c.WaitMesh(ctx, cluster.MeshTimeout); unmet != "" {
 			return "after reloading " + m.Name + ": " + unmet
 		}
-		t.Notef("after reloading %s: %s", m.Name, cluster.Presence(ctx, c.Members, cluster.DefaultTable, pre))
+		t.Notef("after reloading %s: %s", m.Name, presence(ctx, c.Members, cluster.DefaultTable, pre))
 		return ""
 	})
 	results := stop()
-	cluster.ShowMasterLogs(ctx, t, c.Members, 12)
-	errs = append(errs, cluster.NoteLoad(t, c.Members, results)...)
+	showMasterLogs(ctx, t, c.Members, 12)
+	errs = append(errs, noteLoad(t, c.Members, results)...)
 	ev.Facts = judge.Facts{How: how, Problems: errs}
 	return survived(ctx, c, t, &ev.Facts, pre)
 }

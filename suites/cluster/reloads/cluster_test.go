@@ -1,18 +1,20 @@
-package cluster
+package reloads
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/harp-project/harp/harness/live/cluster"
 
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/load"
 )
 
 func TestNoteLoad(t *testing.T) {
-	members := []*Member{{Spec: Spec{Name: "node1"}}, {Spec: Spec{Name: "node2"}}, {Spec: Spec{Name: "node3"}}}
+	members := []*cluster.Member{{Spec: cluster.Spec{Name: "node1"}}, {Spec: cluster.Spec{Name: "node2"}}, {Spec: cluster.Spec{Name: "node3"}}}
 	results := []load.Result{{Requests: 10, Success: 1}, {Requests: 0}, {Requests: 5, Success: 0}}
 	var tr verdict.Trial
-	problems := NoteLoad(&tr, members, results)
+	problems := noteLoad(&tr, members, results)
 	if len(tr.Notes) != 3 || !strings.HasPrefix(tr.Notes[0], "write load on node1: ") {
 		t.Fatalf("notes = %q, want one per member in order", tr.Notes)
 	}
