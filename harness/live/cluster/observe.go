@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/harp-project/harp/harness/core/cliout"
@@ -154,37 +152,6 @@ func Spread(ctx context.Context, members []*Member, table string, keys []string,
 	return seen
 }
 
-// SpreadFrom is Spread with each key's deadline counted from its own write
-// (as w records it): it polls until every key is on every member, or the
-// writer has finished and every key still missing is past its deadline.
-func SpreadFrom(ctx context.Context, members []*Member, table string, keys []string, w *Writer, timeout time.Duration) map[string]time.Time {
-	seen := map[string]time.Time{}
-	_ = node.Poll(ctx, 2*timeout+time.Minute, 20*time.Millisecond, func() (bool, error) {
-		written, finished := w.Written()
-		on := map[string]int{}
-		for _, m := range members {
-			if t, err := m.Table(ctx, table); err == nil {
-				for _, e := range t.Entries {
-					on[e.Key]++
-				}
-			}
-		}
-		now, overdue := time.Now(), true
-		for _, k := range keys {
-			if _, done := seen[k]; done {
-				continue
-			}
-			if on[k] == len(members) {
-				seen[k] = now
-			} else if at, ok := written[k]; !ok || now.Sub(at) < timeout {
-				overdue = false
-			}
-		}
-		return len(seen) == len(keys) || (finished && overdue), nil
-	})
-	return seen
-}
-
 // Missing lists, per member, the keys it lacks.
 func Missing(ctx context.Context, members []*Member, table string, keys []string) (map[string][]string, error) {
 	out := map[string][]string{}
@@ -222,29 +189,6 @@ func held(tb cliout.Table, ks []string) int {
 	return n
 }
 
-// PushedAll polls a member's show peers until it has pushed every local
-// update of the tables to peer, or timeout passed.
-func (c *Cluster) PushedAll(ctx context.Context, m *Member, peer string, timeout time.Duration, tables ...string) bool {
-	err := node.Poll(ctx, timeout, 50*time.Millisecond, func() (bool, error) {
-		s, err := m.Node.Section(ctx, node.StatsSocket, c.Section)
-		if err != nil {
-			return false, nil
-		}
-		p, ok := s.Peer(peer)
-		if !ok {
-			return false, nil
-		}
-		done := 0
-		for _, pt := range p.Tables {
-			if slices.Contains(tables, pt.Name) && pt.LocalUpdate > 0 && pt.LastPushed >= pt.LocalUpdate {
-				done++
-			}
-		}
-		return done == len(tables), nil
-	})
-	return err == nil
-}
-
 // Keys makes n keys with a prefix: p000, p001, ...
 func Keys(prefix string, n int) []string {
 	var ks []string
@@ -276,53 +220,6 @@ func (m *Member) HTTPKeys(ctx context.Context, ks []string, per int, wrote ...fu
 		}
 	}
 	return nil
-}
-
-// Writer writes keys in the background, recording when each was written.
-type Writer struct {
-	mu       sync.Mutex
-	written  map[string]time.Time
-	finished bool
-	wg       sync.WaitGroup
-	err      error
-}
-
-// Write starts f, which tells wrote each key it has written.
-func Write(ctx context.Context, f func(ctx context.Context, wrote func(key string)) error) *Writer {
-	w := &Writer{written: map[string]time.Time{}}
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		err := f(ctx, func(k string) {
-			w.mu.Lock()
-			w.written[k] = time.Now()
-			w.mu.Unlock()
-		})
-		w.mu.Lock()
-		w.err, w.finished = err, true
-		w.mu.Unlock()
-	}()
-	return w
-}
-
-// Written is when each key was written so far, and whether the writer has
-// finished.
-func (w *Writer) Written() (map[string]time.Time, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	out := make(map[string]time.Time, len(w.written))
-	for k, t := range w.written {
-		out[k] = t
-	}
-	return out, w.finished
-}
-
-// Done waits for the writes and returns when each key was written.
-func (w *Writer) Done() (map[string]time.Time, error) {
-	w.wg.Wait()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.written, w.err
 }
 
 // Want is the value a data field must hold on some keys.

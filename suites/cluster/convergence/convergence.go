@@ -56,14 +56,14 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	cli, web := cluster.Keys(fmt.Sprintf("c%d-", r), 40), cluster.Keys(fmt.Sprintf("h%d-", r), 10)
 	f := judge.Facts{Keys: append(append([]string{}, cli...), web...)}
 	// Write while watching: each key's delay and deadline count from its own write.
-	w := cluster.Write(ctx, func(ctx context.Context, wrote func(string)) error {
+	w := write(ctx, func(ctx context.Context, wrote func(string)) error {
 		if err := writer.SetKeys(ctx, cluster.DefaultTable, cli, "data.gpc0 "+strconv.Itoa(r), wrote); err != nil {
 			return err
 		}
 		return tracker.HTTPKeys(ctx, web, 3, wrote)
 	})
-	at := cluster.SpreadFrom(ctx, c.Members, cluster.DefaultTable, f.Keys, w, judge.ConvergeTimeout)
-	written, err := w.Done()
+	at := spreadFrom(ctx, c.Members, cluster.DefaultTable, f.Keys, w, judge.ConvergeTimeout)
+	written, err := w.done()
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial) error {
 	}
 	// node1 has pushed them to the odd node: what follows on the same
 	// session comes after them.
-	if !c.PushedAll(ctx, a, odd.Name, cluster.ConvergeTimeout, "cluster/keytype", "cluster/store") {
+	if !pushedAll(ctx, c, a, odd.Name, cluster.ConvergeTimeout, "cluster/keytype", "cluster/store") {
 		f.Control = fmt.Sprintf("control failed: %s never pushed every update of cluster/keytype and cluster/store to %s", a.Name, odd.Name)
 		return nil
 	}
