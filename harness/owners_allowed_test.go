@@ -5,9 +5,6 @@ package harness
 // parser of a whole output, a value any suite may use) and stays in the
 // toolkit. Single-suite code has no entry here: it lives with its suite.
 var singleUserAllowed = map[string]string{
-	"harness/core/clilevels.ForVersion":           "the CLI's documented levels, a table of HAProxy's docs",
-	"harness/core/clilevels.Row":                  "the CLI's documented levels, a table of HAProxy's docs",
-	"harness/core/clilevels.Row.Above":            "the CLI's documented levels, a table of HAProxy's docs",
 	"harness/core/cliout.AllResynced":             "a reading of show peers as a whole, general to any suite",
 	"harness/core/cliout.ListenerStates":          "a typed parser of HAProxy's output, tested on captures of every build",
 	"harness/core/cliout.Listeners":               "a typed parser of HAProxy's output, tested on captures of every build",

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/core/clilevels"
+	"github.com/harp-project/harp/suites/conformance/clipermissions/clilevels"
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/config"
 	"github.com/harp-project/harp/harness/core/obs"

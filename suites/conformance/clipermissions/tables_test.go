@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harp-project/harp/harness/core/clilevels"
+	"github.com/harp-project/harp/suites/conformance/clipermissions/clilevels"
 )
 
 // Every state-changing command of every build's table has a state to
