@@ -9,7 +9,7 @@ HARP    := bin/harp
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 
 # Everything the binary embeds too (templates, CLI levels, upstream-fix cases, repro scripts): a new case must rebuild it.
-GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches fixtures/cli-levels fixtures/upstream-fixes harness/ops/repro/scripts -type f -not -path 'fixtures/upstream-fixes/captures/*') $(shell find suites -name repro.sh -o -name repro.py)
+GO_SOURCES := $(shell find . -name '*.go' -not -path './.cache/*') go.mod go.sum $(shell find fixtures/templates fixtures/patches fixtures/cli-levels fixtures/upstream-fixes harness/ops/repro/scripts -type f -not -path 'fixtures/upstream-fixes/captures/*') $(shell find suites -name repro.sh -o -name repro.py -o -name "*.tmpl")
 
 .PHONY: scoreboard reg-tests reg-tests-export nemesis test-upstream-fixes conformance report-property repeat test-cluster doctor bisect report nightly matrix fuzz build deps test unit selftest bench sweep builds capture vet generate readme
 

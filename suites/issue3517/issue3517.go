@@ -6,6 +6,8 @@
 package issue3517
 
 import (
+	_ "embed"
+
 	"context"
 	"fmt"
 	"time"
@@ -18,6 +20,12 @@ import (
 	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/issue3517/judge"
 )
+
+// configTemplate is the suite's config, next to it (3517.cfg.tmpl); the shared
+// blocks (the global section) come from fixtures/templates.
+//
+//go:embed 3517.cfg.tmpl
+var configTemplate string
 
 var Suite = scenario.Register(&scenario.Scenario{
 	ID:       "3517",
@@ -64,7 +72,7 @@ func sectionsText(n int) string {
 // loopback port from 10000.
 func ConfigFor(n int) (string, error) {
 	ss := config.Sections(judge.Sections(n), 10000)
-	return config.Render("3517.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": "harp", "Sections": ss})
+	return config.RenderText("3517.cfg.tmpl", configTemplate, map[string]any{"Threads": 1, "LocalPeer": "harp", "Sections": ss})
 }
 
 // Evidence is what one round recorded, for the report and the self-tests.

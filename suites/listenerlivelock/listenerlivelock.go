@@ -3,6 +3,8 @@
 package listenerlivelock
 
 import (
+	_ "embed"
+
 	"cmp"
 	"context"
 	"fmt"
@@ -17,6 +19,12 @@ import (
 	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/listenerlivelock/judge"
 )
+
+// configTemplate is the suite's config, next to it (listener-livelock.cfg.tmpl); the shared
+// blocks (the global section) come from fixtures/templates.
+//
+//go:embed listener-livelock.cfg.tmpl
+var configTemplate string
 
 // At the frontend's (or the process's) connection limit, with slots freed
 // slowly by a slow backend and several listeners served by different
@@ -74,7 +82,7 @@ func ParamsOf(v scenario.Values) judge.Params {
 
 // Config renders the node's configuration.
 func Config(p judge.Params) (string, error) {
-	return config.Render("livelock.cfg.tmpl", map[string]any{
+	return config.RenderText("listener-livelock.cfg.tmpl", configTemplate, map[string]any{
 		"Threads": p.Threads, "Groups": p.Groups, "ProcessMaxconn": p.ControlMaxconn, "FrontendMaxconn": p.FrontendMaxconn,
 		"Layout": p.Layout, "GroupList": config.Seq(p.Groups), "ThreadList": config.Seq(p.Threads), "Backend": "backend:8080", "BackendMaxconn": 1,
 	})

@@ -1,5 +1,7 @@
-// Package config renders HAProxy configs from the templates in
-// fixtures/templates. Every template can use the shared "global" block.
+// Package config renders HAProxy configs from templates: a suite's own,
+// which lives beside the suite (RenderText), or one the toolkit owns in
+// fixtures/templates (Render). Every template can use the shared "global"
+// block (fixtures/templates/_global.tmpl).
 package config
 
 import (

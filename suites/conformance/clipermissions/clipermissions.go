@@ -6,6 +6,8 @@
 package clipermissions
 
 import (
+	_ "embed"
+
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/suites/conformance/clipermissions/clilevels"
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/config"
 	"github.com/harp-project/harp/harness/core/obs"
@@ -24,8 +25,15 @@ import (
 	"github.com/harp-project/harp/harness/live/load"
 	"github.com/harp-project/harp/harness/live/node"
 	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/suites/conformance/clipermissions/clilevels"
 	"github.com/harp-project/harp/suites/conformance/clipermissions/judge"
 )
+
+// configTemplate is the suite's config, next to it (conf-cli-permissions.cfg.tmpl); the shared
+// blocks (the global section) come from fixtures/templates.
+//
+//go:embed conf-cli-permissions.cfg.tmpl
+var configTemplate string
 
 var Suite = scenario.Register(&scenario.Scenario{
 	ID:       judge.SuiteID,
@@ -58,7 +66,7 @@ const (
 
 // Config renders the node's config.
 func Config() (string, error) {
-	return config.Render(judge.SuiteID+".cfg.tmpl", map[string]string{"Map": mapFile, "ACL": aclFile})
+	return config.RenderText("conf-cli-permissions.cfg.tmpl", configTemplate, map[string]string{"Map": mapFile, "ACL": aclFile})
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {

@@ -9,6 +9,8 @@
 package craftedupdates
 
 import (
+	_ "embed"
+
 	"context"
 	"fmt"
 	"time"
@@ -22,6 +24,12 @@ import (
 	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/conformance/craftedupdates/judge"
 )
+
+// configTemplate is the suite's config, next to it (conf-crafted-updates-obey-receiver.cfg.tmpl); the shared
+// blocks (the global section) come from fixtures/templates.
+//
+//go:embed conf-crafted-updates-obey-receiver.cfg.tmpl
+var configTemplate string
 
 var Suite = scenario.Register(&scenario.Scenario{
 	ID:       judge.SuiteID,
@@ -70,7 +78,7 @@ type turn struct {
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
-	cfg, err := config.Render(judge.SuiteID+".cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": "harp"})
+	cfg, err := config.RenderText("conf-crafted-updates-obey-receiver.cfg.tmpl", configTemplate, map[string]any{"Threads": 1, "LocalPeer": "harp"})
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}

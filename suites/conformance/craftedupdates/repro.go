@@ -20,7 +20,7 @@ import (
 var reproScript string
 
 // The crafted-updates suite's node: its section, peers and table
-// (fixtures/templates/conf-crafted-updates-obey-receiver.cfg.tmpl), and the
+// (conf-crafted-updates-obey-receiver.cfg.tmpl, beside it), and the
 // check the repro.Python script reproduces.
 const (
 	learnedKind    = "huge expiry"

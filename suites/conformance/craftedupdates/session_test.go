@@ -11,7 +11,7 @@ import (
 
 // The crafted messages are well-formed for the definitions they follow.
 func TestCraftedMessages(t *testing.T) {
-	if _, err := config.Render(judge.SuiteID+".cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": "harp"}); err != nil {
+	if _, err := config.RenderText(judge.SuiteID+".cfg.tmpl", configTemplate, map[string]any{"Threads": 1, "LocalPeer": "harp"}); err != nil {
 		t.Fatal(err)
 	}
 	def := peerwire.TableDef{ID: 1, Name: "/t", KeyType: peerwire.KeyString, KeyLen: 33, Types: []int{2}, Expire: 10000} // as 3.0.11 sends it

@@ -5,6 +5,8 @@
 package failedreload
 
 import (
+	_ "embed"
+
 	"context"
 	"fmt"
 	"time"
@@ -19,6 +21,12 @@ import (
 	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/conformance/failedreload/judge"
 )
+
+// configTemplate is the suite's config, next to it (conf-failed-reload.cfg.tmpl); the shared
+// blocks (the global section) come from fixtures/templates.
+//
+//go:embed conf-failed-reload.cfg.tmpl
+var configTemplate string
 
 var Suite = scenario.Register(&scenario.Scenario{
 	ID:       judge.SuiteID,
@@ -86,7 +94,7 @@ func Config(b Break) (string, error) {
 	if b.Peers {
 		local = "harp"
 	}
-	return config.Render(judge.SuiteID+".cfg.tmpl", map[string]any{"Threads": 2, "LocalPeer": local, "Line": b.Line, "Peers": b.Peers})
+	return config.RenderText("conf-failed-reload.cfg.tmpl", configTemplate, map[string]any{"Threads": 2, "LocalPeer": local, "Line": b.Line, "Peers": b.Peers})
 }
 
 // Evidence is what one cycle recorded.

@@ -6,6 +6,8 @@
 package reloadentries
 
 import (
+	_ "embed"
+
 	"context"
 	"fmt"
 	"time"
@@ -20,6 +22,12 @@ import (
 	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/conformance/reloadentries/judge"
 )
+
+// configTemplate is the suite's config, next to it (conf-reload-keeps-entries.cfg.tmpl); the shared
+// blocks (the global section) come from fixtures/templates.
+//
+//go:embed conf-reload-keeps-entries.cfg.tmpl
+var configTemplate string
 
 var Suite = scenario.Register(&scenario.Scenario{
 	ID:       "conf-reload-keeps-entries",
@@ -81,7 +89,7 @@ const (
 // Config renders a kind's config.
 func Config(k Kind) (string, error) {
 	secs := config.Sections(sections(k), peerPort)
-	return config.Render("conf-reload-keeps-entries.cfg.tmpl", map[string]any{"Threads": 1, "LocalPeer": localPeer, "Sections": secs, "Remote": k.Remote != "", "RemotePeer": remotePeer})
+	return config.RenderText("conf-reload-keeps-entries.cfg.tmpl", configTemplate, map[string]any{"Threads": 1, "LocalPeer": localPeer, "Sections": secs, "Remote": k.Remote != "", "RemotePeer": remotePeer})
 }
 
 // sections are a kind's peers sections, s1, s2, ...; tables their table t.

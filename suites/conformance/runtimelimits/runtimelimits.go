@@ -4,6 +4,8 @@
 package runtimelimits
 
 import (
+	_ "embed"
+
 	"context"
 	"fmt"
 	"strings"
@@ -19,6 +21,12 @@ import (
 	"github.com/harp-project/harp/harness/live/scenario"
 	"github.com/harp-project/harp/suites/conformance/runtimelimits/judge"
 )
+
+// configTemplate is the suite's config, next to it (conf-runtime-limits.cfg.tmpl); the shared
+// blocks (the global section) come from fixtures/templates.
+//
+//go:embed conf-runtime-limits.cfg.tmpl
+var configTemplate string
 
 var Suite = scenario.Register(&scenario.Scenario{
 	ID:       "conf-runtime-limits",
@@ -70,7 +78,7 @@ type Evidence struct {
 }
 
 func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
-	cfg, err := config.Render("conf-runtime-limits.cfg.tmpl", nil)
+	cfg, err := config.RenderText("conf-runtime-limits.cfg.tmpl", configTemplate, nil)
 	if err != nil {
 		return verdict.Outcome{Err: err}
 	}
