@@ -231,6 +231,23 @@ func JudgeCaptured(path string, cases []Judged) (failed []string, err error) {
 	return failed, nil
 }
 
+// CapturedCases are the cases a captures file holds facts of.
+func CapturedCases(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var fs []Facts
+	if err := json.Unmarshal(data, &fs); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var ids []string
+	for _, f := range fs {
+		ids = append(ids, f.Case)
+	}
+	return ids, nil
+}
+
 // Then is the answer to a case's Then, after ThenMark ("" when none).
 func Then(answer string) string {
 	_, after, _ := strings.Cut(answer, ThenMark)
@@ -251,9 +268,25 @@ func Arrow(answer, label string) (before, after int, ok bool) {
 
 // DiffCaptured judges every capture file of dir (facts-<tag>.json, named
 // in want) with JudgeCaptured: an error names each file whose failed cases
-// are not the ones want gives it.
+// are not the ones want gives it, and each case no file holds facts of (a
+// new case without captures is not judged on real output: an error).
 func DiffCaptured(dir string, cases []Judged, want map[string][]string) error {
 	var errs []string
+	captured := map[string]bool{}
+	for file := range want {
+		ids, err := CapturedCases(path.Join(dir, file))
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			captured[id] = true
+		}
+	}
+	for _, c := range cases {
+		if !captured[c.ID] {
+			errs = append(errs, fmt.Sprintf("%s has no captured facts in %s: run its suite on the release tags, then `harp capture --facts <run>`", c.ID, dir))
+		}
+	}
 	for file, w := range want {
 		failed, err := JudgeCaptured(path.Join(dir, file), cases)
 		switch {

@@ -191,6 +191,11 @@ func TestDiffCaptured(t *testing.T) {
 	if err := DiffCaptured(dir, cs, map[string][]string{"facts-none.json": nil}); err == nil {
 		t.Error("a missing capture passed")
 	}
+	// A new case no capture holds is an error, not a case left unjudged.
+	fresh := append(cs, Judged{Case: Case{ID: "new-case"}, Want: cs[0].Want})
+	if err := DiffCaptured(dir, fresh, map[string][]string{"facts-x.json": {"c"}}); err == nil || !strings.Contains(err.Error(), "new-case has no captured facts") {
+		t.Errorf("a case without captures: %v", err)
+	}
 }
 
 // The library-list case applies only to a build that dumps its
