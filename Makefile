@@ -45,7 +45,7 @@ readme: $(HARP)
 ## exits 2 on any failure: `git bisect run` calls scripts/git-bisect-step instead).
 test-%: $(HARP)
 	@scripts/deps.sh --for "$$HAPROXY"
-	$(HARP) run --label-filter "suite:$*" --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env $(if $(GIT_BISECT),--git-bisect)
+	$(HARP) run --suites "suite:$*" --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env $(if $(GIT_BISECT),--git-bisect)
 
 ## repeat: make repeat N=20 TARGET=test-3517 HAPROXY=deb:trixie — the verdict histogram of N runs
 N ?= 10
@@ -57,21 +57,21 @@ repeat: $(HARP)
 ## test-cluster: every peers-cluster suite (NODES nodes, default 3, on a private network)
 test-cluster: $(HARP)
 	@scripts/deps.sh --for "$$HAPROXY"
-	$(HARP) run --label-filter 'area:peers-cluster' --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
+	$(HARP) run --suites 'area:peers-cluster' --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
 
 ## test-upstream-fixes: every suite of upstream's fixed bugs (label
 ## area:regressions: upstream-fixes-cli, -master, -config, -tables,
 ## -listeners, -peers; make test-upstream-fixes-cli runs one)
 test-upstream-fixes: $(HARP)
 	@scripts/deps.sh --for "$$HAPROXY"
-	$(HARP) run --label-filter 'area:regressions' --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
+	$(HARP) run --suites 'area:regressions' --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
 
 ## conformance: every conformance property (label area:conformance) on HAPROXY, e.g.
 ##   make conformance HAPROXY='deb:bookworm deb:experimental'
 ## A property a build violates is a finding: make report-property PROPERTY=conf-...
 conformance: $(HARP)
 	@scripts/deps.sh --for "$$HAPROXY"
-	$(HARP) run --label-filter 'area:conformance' --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
+	$(HARP) run --suites 'area:conformance' --haproxy "$$HAPROXY" $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
 
 ## doctor: diagnose replication between live instances, e.g.
 ##   make doctor SOCKETS='/run/haproxy/admin.sock 10.0.0.2:9999'
@@ -86,7 +86,7 @@ BAD   ?= deb:experimental
 REPO  ?=
 bisect: $(HARP)
 	@scripts/deps.sh --for "$$GOOD $$BAD" $(if $(REPO),source)
-	$(HARP) bisect --suite "$$SUITE" --good "$$GOOD" --bad "$$BAD" $(if $(REPO),--repo "$$REPO") $(if $(FIND_FIX),--find-fix) $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
+	$(HARP) bisect --suites "$$SUITE" --good "$$GOOD" --bad "$$BAD" $(if $(REPO),--repo "$$REPO") $(if $(FIND_FIX),--find-fix) $(if $(TRIALS),--trials "$$TRIALS") --params-from-env
 
 ## scoreboard: make scoreboard REPO=<clone of haproxy/haproxy> [SB_TRIALS=3] [SHARD=1/1] [PHASE=all]
 ##   every check rerun by this harp on its fix's bad and fixed releases (then the fix's parent
@@ -219,7 +219,7 @@ JOBS   ?= 1
 SHARD  ?= 1/1
 matrix: $(HARP)
 	@scripts/deps.sh --for "$$BUILDS"
-	$(HARP) matrix --builds "$$BUILDS" --suites "$$SUITES" --jobs "$$JOBS" --shard "$$SHARD"
+	$(HARP) matrix --haproxy "$$BUILDS" --suites "$$SUITES" --jobs "$$JOBS" --shard "$$SHARD"
 
 ## nightly: every suite on every build the Debian mirror serves (plus EXTRA specs,
 ##   and VERSIONS, e.g. VERSIONS='git:~/haproxy@v2.6.0..v3.4.0' for every release
@@ -236,7 +236,7 @@ KEEP ?= 14
 BISECT_BUDGET ?= 45m
 nightly: $(HARP)
 	@scripts/deps.sh --for "$$EXTRA $$VERSIONS $$HEADS"
-	$(HARP) nightly --extra "$$EXTRA $$VERSIONS $$HEADS" --jobs "$$JOBS" --keep "$$KEEP" --bisect-budget "$$BISECT_BUDGET"
+	$(HARP) nightly --haproxy "$$EXTRA $$VERSIONS $$HEADS" --jobs "$$JOBS" --keep "$$KEEP" --bisect-budget "$$BISECT_BUDGET"
 
 # Recipes read every value a user gives from the environment ("$$HAPROXY"):
 # a quote in a build spec or a path never reaches the shell as code. The

@@ -199,7 +199,7 @@ func (x *bench) bisect() {
 	dir := x.b.TempDir()
 	ctx, cancel := context.WithTimeout(x.ctx, 40*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "../bin/harp", "bisect", "--suite", "issue:3517", "--good", "v2.9.0", "--bad", "v3.0.0", "--repo", repo, "--reports", dir)
+	cmd := exec.CommandContext(ctx, "../bin/harp", "bisect", "--suites", "issue:3517", "--good", "v2.9.0", "--bad", "v3.0.0", "--repo", repo, "--reports", dir)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	t0 := time.Now()
 	err := cmd.Run()
@@ -239,7 +239,7 @@ func (x *bench) tagMatrix() {
 	var size string // the size of the side-by-side run's report (#25: it stays readable)
 	run := func(jobs string) (map[string]string, time.Duration) {
 		dir := x.b.TempDir()
-		cmd := exec.CommandContext(ctx, "../bin/harp", "matrix", "--builds", builds, "--suites", "area:conformance", "--jobs", jobs, "--reports", dir)
+		cmd := exec.CommandContext(ctx, "../bin/harp", "matrix", "--haproxy", builds, "--suites", "area:conformance", "--jobs", jobs, "--reports", dir)
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		t0 := time.Now()
 		cmd.Run() // a finding is exit 1: the verdicts are read below
@@ -338,7 +338,7 @@ func (x *bench) growth() {
 		builds := strings.Join(all[:n], " ")
 		dir := x.b.TempDir()
 		ctx, cancel := context.WithTimeout(x.ctx, 15*time.Minute)
-		cmd := exec.CommandContext(ctx, "../bin/harp", "matrix", "--builds", builds, "--suites", "issue:3517", "--reports", dir)
+		cmd := exec.CommandContext(ctx, "../bin/harp", "matrix", "--haproxy", builds, "--suites", "issue:3517", "--reports", dir)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		t0 := time.Now()

@@ -24,7 +24,7 @@ import (
 // tarball (the tarballs bisect makes), compiled as a src: build.
 func (b *Builder) git(ctx context.Context, s spec.Spec) (*Image, error) {
 	if _, _, ok := s.Range(); ok {
-		return nil, fmt.Errorf("build spec %q names a range of releases: give it to harp matrix --builds, which runs each", s.Raw)
+		return nil, fmt.Errorf("build spec %q names a range of releases: give it to harp matrix --haproxy, which runs each", s.Raw)
 	}
 	c, err := gitsrc.Resolve(ctx, s.Repo, s.Ref)
 	if err != nil {

@@ -91,7 +91,7 @@ var _ = Describe("harp runs images from a registry", Label("sources", "image", "
 		name := addr + "/library/haproxy:2.6-harp" // an image with a shell, and a distribution's layout
 		push(ctx, selftest.Image(ctx, "deb:bookworm").Tag, name)
 		reports := GinkgoT().TempDir()
-		s := started(selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--trials", "1", "--haproxy", "image:"+name, "--reports", reports))
+		s := started(selftest.Harp(nil, "run", "--suites", "issue:3517", "--trials", "1", "--haproxy", "image:"+name, "--reports", reports))
 		passOrCrash(s)
 		Expect(s.Err.Contents()).To(ContainSubstring("pulling " + name))
 		Expect(s.Out.Contents()).To(ContainSubstring("#3517 on 2.6.12-1+deb12u4: PASS"))
@@ -103,14 +103,14 @@ var _ = Describe("harp runs images from a registry", Label("sources", "image", "
 		Expect(string(sum)).To(MatchRegexp(`"origin": "image [^"]*@sha256:[0-9a-f]{64}`))
 
 		// Present now: no pull.
-		s = started(selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--trials", "1", "--haproxy", "image:"+name, "--reports", reports))
+		s = started(selftest.Harp(nil, "run", "--suites", "issue:3517", "--trials", "1", "--haproxy", "image:"+name, "--reports", reports))
 		passOrCrash(s)
 		Expect(s.Err.Contents()).NotTo(ContainSubstring("pulling"))
 
 		// A shell-less image (a source build): found and run all the same.
 		shellless := addr + "/team/haproxy:3.0.11-src"
 		push(ctx, selftest.Image(ctx, "src:deb:3.0.11").Tag, shellless)
-		s = started(selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--trials", "1", "--haproxy", "image:"+shellless, "--reports", reports))
+		s = started(selftest.Harp(nil, "run", "--suites", "issue:3517", "--trials", "1", "--haproxy", "image:"+shellless, "--reports", reports))
 		Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(1))
 		Expect(s.Out.Contents()).To(ContainSubstring("REPRODUCED"))
 		Expect(leftovers(ctx)).To(BeZero())
@@ -124,13 +124,13 @@ var _ = Describe("harp runs images from a registry", Label("sources", "image", "
 			{"image:" + nohaproxy, "no haproxy in image " + nohaproxy + " (looked in "},
 			{"image:" + nohaproxy + ",bin=/usr/sbin/haproxy", "has no file /usr/sbin/haproxy (bin=)"},
 		} {
-			s := started(selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--haproxy", c.spec, "--reports", GinkgoT().TempDir()))
+			s := started(selftest.Harp(nil, "run", "--suites", "issue:3517", "--haproxy", c.spec, "--reports", GinkgoT().TempDir()))
 			Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(3))
 			Expect(output(s)).To(ContainSubstring(c.msg))
 		}
 		registry.Process.Kill()
 		registry.Wait()
-		s := started(selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--haproxy", "image:"+addr+"/library/haproxy:3.2", "--reports", GinkgoT().TempDir()))
+		s := started(selftest.Harp(nil, "run", "--suites", "issue:3517", "--haproxy", "image:"+addr+"/library/haproxy:3.2", "--reports", GinkgoT().TempDir()))
 		Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(3))
 		Expect(output(s)).To(ContainSubstring("pulling " + addr + "/library/haproxy:3.2"))
 		Expect(output(s)).To(ContainSubstring("connection refused"))

@@ -27,14 +27,14 @@ var _ = Describe("harp builds from git refs and tarball URLs", Label("sources", 
 		repo, commits := clone(ctx)
 		reports := GinkgoT().TempDir()
 		// HEAD~1 is 3.0.11 as released: the bug.
-		s := selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--trials", "1", "--haproxy", "git:"+repo+"@HEAD~1", "--reports", reports)
+		s := selftest.Harp(nil, "run", "--suites", "issue:3517", "--trials", "1", "--haproxy", "git:"+repo+"@HEAD~1", "--reports", reports)
 		Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(1))
 		Expect(s.Out.Contents()).To(ContainSubstring("REPRODUCED"))
 		md, err := os.ReadFile(filepath.Join(reports, "latest", "report.md"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(md)).To(ContainSubstring("- Origin: git " + repo + " commit " + commits[0] + " (v3.0.11): import haproxy 3.0.11"))
 
-		s = selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--haproxy", "git:"+repo+"@no-such-ref", "--reports", reports)
+		s = selftest.Harp(nil, "run", "--suites", "issue:3517", "--haproxy", "git:"+repo+"@no-such-ref", "--reports", reports)
 		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(3))
 		Expect(output(s)).To(ContainSubstring(`no commit "no-such-ref" in ` + repo))
 	}, SpecTimeout(15*time.Minute))
@@ -46,7 +46,7 @@ var _ = Describe("harp builds from git refs and tarball URLs", Label("sources", 
 		// (a make= option wins over the flavour's -O1) compiles in a third
 		// of the time on a fresh machine, and ASan finds the same access.
 		build := "src:deb:3.0.11,flavor=asan,make=OPT_CFLAGS=-O0,patch=" + selftest.Mutant("9-asan-use-after-free-enable-frontend.diff")
-		s := selftest.Harp(nil, "run", "--label-filter", "suite:conf-runtime-limits", "--haproxy", build, "--reports", reports)
+		s := selftest.Harp(nil, "run", "--suites", "suite:conf-runtime-limits", "--haproxy", build, "--reports", reports)
 		Eventually(s).WithTimeout(12 * time.Minute).Should(gexec.Exit(1))
 		Expect(s.Out.Contents()).To(MatchRegexp(`#conf-runtime-limits on 3\.0\.11-\w+-asan\+9-asan-use-after-free-enable-frontend\.diff: REPRODUCED \(disable and enable the frontend: .*; AddressSanitizer: worker \d+ of node-conf-runtime-limits: heap-use-after-free src/proxy\.c:\d+ in cli_parse_enable_frontend\)`))
 		md, err := os.ReadFile(filepath.Join(reports, "latest", "report.md"))
@@ -55,7 +55,7 @@ var _ = Describe("harp builds from git refs and tarball URLs", Label("sources", 
 		Expect(string(md)).To(MatchRegexp(`freed by thread T\d+ here:`)) // T0 or another thread: the CLI runs on any
 		Expect(string(md)).To(ContainSubstring("-fsanitize=address"))    // -vv shows the flavour's flags
 
-		s = selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--haproxy", "src:deb:3.0.11,flavor=tsan", "--reports", reports)
+		s = selftest.Harp(nil, "run", "--suites", "issue:3517", "--haproxy", "src:deb:3.0.11,flavor=tsan", "--reports", reports)
 		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(3))
 		Expect(output(s)).To(ContainSubstring("flavor=tsan: want minimal, full or asan"))
 	}, SpecTimeout(15*time.Minute))
@@ -69,12 +69,12 @@ var _ = Describe("harp builds from git refs and tarball URLs", Label("sources", 
 		defer srv.Close()
 		url := srv.URL + "/haproxy-3.0.11.tar.gz" // a new port each run: a new download
 
-		s := selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--trials", "1", "--haproxy", "src:"+url+",sha256="+strings.Repeat("ab", 32), "--reports", GinkgoT().TempDir())
+		s := selftest.Harp(nil, "run", "--suites", "issue:3517", "--trials", "1", "--haproxy", "src:"+url+",sha256="+strings.Repeat("ab", 32), "--reports", GinkgoT().TempDir())
 		Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(3))
 		Expect(output(s)).To(ContainSubstring("sha256 mismatch: the download is " + good))
 
 		reports := GinkgoT().TempDir()
-		s = selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--trials", "1", "--haproxy", "src:"+url+",sha256="+good, "--reports", reports)
+		s = selftest.Harp(nil, "run", "--suites", "issue:3517", "--trials", "1", "--haproxy", "src:"+url+",sha256="+good, "--reports", reports)
 		Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(1))
 		md, err := os.ReadFile(filepath.Join(reports, "latest", "report.md"))
 		Expect(err).NotTo(HaveOccurred())
@@ -82,7 +82,7 @@ var _ = Describe("harp builds from git refs and tarball URLs", Label("sources", 
 		Expect(s.Err.Contents()).To(ContainSubstring("downloading " + url))
 
 		// Once: the next run finds it in the cache.
-		s = selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--trials", "1", "--haproxy", "src:"+url, "--reports", reports)
+		s = selftest.Harp(nil, "run", "--suites", "issue:3517", "--trials", "1", "--haproxy", "src:"+url, "--reports", reports)
 		Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(1))
 		Expect(s.Err.Contents()).NotTo(ContainSubstring("downloading " + url))
 	}, SpecTimeout(15*time.Minute))

@@ -85,7 +85,8 @@ func cmdBisect(ctx context.Context, args []string) int {
 // parseBisect reads and checks the flags; code is non-zero on bad input.
 func parseBisect(args []string) (a bisectArgs, code int) {
 	fs := flag.NewFlagSet("bisect", flag.ContinueOnError)
-	filter := fs.String("suite", "", "label filter selecting exactly one suite (e.g. issue:3517)")
+	filter := fs.String("suites", "", "the suite: a label filter selecting exactly one (e.g. suite:3517)")
+	renamed(fs, "suite", "suites", filter)
 	good := fs.String("good", "", "a build (deb: spec) or commit (with --repo) where the issue does not reproduce")
 	bad := fs.String("bad", "", "a build or commit where it reproduces")
 	fs.StringVar(&a.repo, "repo", "", "bisect the commits of this local HAProxy git repository")
@@ -112,22 +113,22 @@ func parseBisect(args []string) (a bisectArgs, code int) {
 				*filter = "suite:" + suite
 			}
 		} else if *filter == "" {
-			return a, fail("bisect: --finding %s is a crash, which any suite may meet: --suite names the one to run", sig)
+			return a, fail("bisect: --finding %s is a crash, which any suite may meet: --suites names the one to run", sig)
 		}
 	}
 	if *filter == "" || *good == "" || *bad == "" {
-		return a, fail("bisect: --suite (or --finding), --good and --bad are required")
+		return a, fail("bisect: --suites (or --finding), --good and --bad are required")
 	}
 	suites, err := scenario.Select(*filter)
 	if err != nil {
 		return a, fail("%v", err)
 	}
 	if len(suites) != 1 {
-		return a, fail("bisect: --suite %q selects %d suites; it must select exactly one", *filter, len(suites))
+		return a, fail("bisect: --suites %q selects %d suites; it must select exactly one", *filter, len(suites))
 	}
 	a.suite = suites[0]
 	if want := findings.SuiteOf(a.finding); want != "" && want != a.suite.ID {
-		return a, fail("bisect: --finding %s is suite %s's, but --suite selects %s", a.finding, want, a.suite.ID)
+		return a, fail("bisect: --finding %s is suite %s's, but --suites selects %s", a.finding, want, a.suite.ID)
 	}
 	if err := checkFindingCheck(a.finding, a.reports); err != nil {
 		return a, fail("bisect: --finding %s: %v", a.finding, err)

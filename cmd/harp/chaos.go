@@ -59,7 +59,7 @@ func cmdChaos(ctx context.Context, args []string) int {
 	if *failfast {
 		ff = "1"
 	}
-	code := cmdRun(ctx, []string{"--label-filter", "suite:chaos", "--haproxy", *build, "--trials", fmt.Sprint(*count), "--reports", *reports,
+	code := cmdRun(ctx, []string{"--suites", "suite:chaos", "--haproxy", *build, "--trials", fmt.Sprint(*count), "--reports", *reports,
 		"--param", fmt.Sprintf("NODES=%d", *nodes), "--param", "DURATION=" + duration.String(), "--param", fmt.Sprintf("SEED=%d", *seed),
 		"--param", "FAULTS=" + *faults, "--param", "FAILFAST=" + ff})
 	// Each history also as a file of its own, beside the run's report.

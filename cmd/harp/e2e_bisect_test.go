@@ -37,7 +37,7 @@ var _ = Describe("harp bisect", Label("bisect", "issue:3517", "slow"), Ordered, 
 	It("names 3.0.11 as the first Debian build that loses tables", func() {
 		// bookworm and trixie are what apt there installs: their -security
 		// builds; trixie's own 3.0.11-1+deb13u4 lies between.
-		s := selftest.Harp(nil, "bisect", "--suite", "issue:3517", "--good", "deb:bookworm", "--bad", "deb:trixie", "--trials", "1", "--reports", reports)
+		s := selftest.Harp(nil, "bisect", "--suites", "issue:3517", "--good", "deb:bookworm", "--bad", "deb:trixie", "--trials", "1", "--reports", reports)
 		Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(0))
 		out := string(s.Out.Contents())
 		// Range in Debian's order, both ends checked, then the middle.
@@ -104,7 +104,7 @@ var _ = Describe("harp bisect", Label("bisect", "issue:3517", "slow"), Ordered, 
 	It("gets through a stretch whose resync never finishes: one run per stuck commit, and the answer as one of N; with --find-fix the fix", func(ctx SpecContext) {
 		repo, commits := haproxyRepo(ctx)
 		reports := GinkgoT().TempDir()
-		s := selftest.Harp(nil, "bisect", "--suite", "issue:3517", "--repo", repo, "--good", commits[0], "--bad", commits[5], "--reports", reports)
+		s := selftest.Harp(nil, "bisect", "--suites", "issue:3517", "--repo", repo, "--good", commits[0], "--bad", commits[5], "--reports", reports)
 		Eventually(s).WithTimeout(20 * time.Minute).Should(gexec.Exit(2))
 		out := string(s.Out.Contents())
 		Expect(out).To(ContainSubstring("Range: " + commits[0][:12] + " .. " + commits[5][:12] + " (6 builds)"))
@@ -129,7 +129,7 @@ var _ = Describe("harp bisect", Label("bisect", "issue:3517", "slow"), Ordered, 
 		Expect(s.Err.Contents()).To(MatchRegexp("untested builds left between .* about [0-9]+ more steps"))
 
 		// The fix comes back in the last commit: the first good one after the bug.
-		s = selftest.Harp(nil, "bisect", "--suite", "issue:3517", "--repo", repo, "--bad", commits[4], "--good", "HEAD", "--find-fix", "--trials", "1",
+		s = selftest.Harp(nil, "bisect", "--suites", "issue:3517", "--repo", repo, "--bad", commits[4], "--good", "HEAD", "--find-fix", "--trials", "1",
 			"--reports", GinkgoT().TempDir())
 		Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(0))
 		out = string(s.Out.Contents())

@@ -70,7 +70,7 @@ func containersOf(ctx context.Context, pid int) int {
 var _ = Describe("bad input gets a clear error and leaves nothing running", Label("errors"), func() {
 	DescribeTable("`harp run` exits 3 (ERROR) and names the problem",
 		func(build string, env []string, want string) {
-			s := selftest.Harp(env, "run", "--label-filter", "issue:3517", "--haproxy", build)
+			s := selftest.Harp(env, "run", "--suites", "issue:3517", "--haproxy", build)
 			Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(3))
 			Expect(string(s.Out.Contents()) + string(s.Err.Contents())).To(ContainSubstring(want))
 			Expect(containersOf(context.Background(), s.Command.Process.Pid)).To(BeZero())
@@ -92,14 +92,14 @@ var _ = Describe("bad input gets a clear error and leaves nothing running", Labe
 	})
 
 	It("refuses a label filter that selects no suite", func() {
-		s := selftest.Harp(nil, "run", "--label-filter", "issue:0000", "--haproxy", "deb:bookworm")
+		s := selftest.Harp(nil, "run", "--suites", "issue:0000", "--haproxy", "deb:bookworm")
 		Eventually(s).WithTimeout(time.Minute).Should(gexec.Exit(3))
 		Expect(s.Err).To(gbytes.Say("selects no suite"))
 	})
 
 	It("removes its containers when interrupted mid-run", func(ctx context.Context) {
 		selftest.Image(ctx, "deb:bookworm") // built beforehand, so the run reaches its trials
-		s := selftest.Harp(nil, "run", "--label-filter", "issue:3517", "--haproxy", "deb:bookworm")
+		s := selftest.Harp(nil, "run", "--suites", "issue:3517", "--haproxy", "deb:bookworm")
 		pid := s.Command.Process.Pid
 		// Mid-run: the trials have begun (#3517's nodes start side by side,
 		// so their count says nothing of where the run is).
@@ -140,7 +140,7 @@ var _ = Describe("bad input gets a clear error and leaves nothing running", Labe
 		// after any sweep).
 		c := selftest.Harp(nil, "images", "--haproxy", fmt.Sprintf("src:deb:2.6.12,make=DEFINE=-DHARP_NONCE=%d;", time.Now().UnixNano()))
 		Eventually(func() bool { return compilerOf(c.Command.Process.Pid) }).WithTimeout(5 * time.Minute).WithPolling(200 * time.Millisecond).Should(BeTrue())
-		s := selftest.Harp(nil, "run", "--label-filter", "issue:3519", "--haproxy", "deb:bookworm", "--param", "PARALLEL=1")
+		s := selftest.Harp(nil, "run", "--suites", "issue:3519", "--haproxy", "deb:bookworm", "--param", "PARALLEL=1")
 		pid := s.Command.Process.Pid
 		Eventually(func() int { return containersOf(ctx, pid) }).WithTimeout(time.Minute).WithPolling(100 * time.Millisecond).Should(Equal(1))
 		Expect(compilerOf(c.Command.Process.Pid)).To(BeTrue(), "the compile ended before the run was killed")

@@ -24,7 +24,7 @@ var _ = Describe("harp matrix, shards and merge", Label("matrix"), func() {
 		for _, shard := range []string{"1/2", "2/2"} {
 			// The livelock suite answers at once on any machine with a
 			// layout that cannot show the bug (no thread groups).
-			s := selftest.Harp(nil, "matrix", "--builds", "deb:bookworm deb:experimental", "--suites", "suite:listener-livelock",
+			s := selftest.Harp(nil, "matrix", "--haproxy", "deb:bookworm deb:experimental", "--suites", "suite:listener-livelock",
 				"--param", "LAYOUT=binds", "--shard", shard, "--jobs", "2", "--reports", reports)
 			Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(2)) // INCONCLUSIVE
 			Expect(s.Out.Contents()).To(ContainSubstring("INCONCLUSIVE: "))
@@ -46,7 +46,7 @@ var _ = Describe("harp matrix, shards and merge", Label("matrix"), func() {
 		// Shard 2/2 of another matrix has the same counts: it merged into a
 		// complete-looking matrix of neither (#29).
 		other := GinkgoT().TempDir()
-		o := selftest.Harp(nil, "matrix", "--builds", "deb:bookworm deb:sid", "--suites", "suite:listener-livelock",
+		o := selftest.Harp(nil, "matrix", "--haproxy", "deb:bookworm deb:sid", "--suites", "suite:listener-livelock",
 			"--param", "LAYOUT=binds", "--shard", "2/2", "--reports", other)
 		Eventually(o).WithTimeout(5 * time.Minute).Should(gexec.Exit(2))
 		latest, err := os.Readlink(filepath.Join(other, "latest"))

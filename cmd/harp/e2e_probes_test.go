@@ -47,12 +47,12 @@ var _ = Describe("harp under bad input and faults", Label("errors"), func() {
 		Entry("harp --help", nil, func() []string { return []string{"--help"} }, 0, "harp run"),
 		Entry("harp run -h", nil, func() []string { return []string{"run", "-h"} }, 0, "-label-filter"),
 		Entry("harp version", nil, func() []string { return []string{"version"} }, 0, "commit"),
-		Entry("bisect --finding of a crash without --suite", nil, func() []string {
+		Entry("bisect --finding of a crash without --suites", nil, func() []string {
 			return []string{"bisect", "--finding", "crash/master/SIGSEGV/f <- g", "--good", "v3.0.0", "--bad", "v3.4.0", "--repo", "."}
-		}, 3, "any suite may meet: --suite names the one to run"),
-		Entry("bisect --finding of another suite than --suite", nil, func() []string {
-			return []string{"bisect", "--finding", "conf-failed-reload/master-survives", "--suite", "issue:3517", "--good", "a", "--bad", "b"}
-		}, 3, "is suite conf-failed-reload's, but --suite selects 3517"),
+		}, 3, "any suite may meet: --suites names the one to run"),
+		Entry("bisect --finding of another suite than --suites", nil, func() []string {
+			return []string{"bisect", "--finding", "conf-failed-reload/master-survives", "--suites", "issue:3517", "--good", "a", "--bad", "b"}
+		}, 3, "is suite conf-failed-reload's, but --suites selects 3517"),
 		Entry("bisect --finding by an id no run holds", nil, func() []string {
 			return []string{"bisect", "--finding", "F-0000", "--reports", GinkgoT().TempDir(), "--good", "a", "--bad", "b"}
 		}, 3, "holds no harp run"),
@@ -64,21 +64,21 @@ var _ = Describe("harp under bad input and faults", Label("errors"), func() {
 			return []string{"findings", "mark", "F-1234", "reported"}
 		}, 3, "needs what it refers to"),
 		Entry("harp capture with no arguments", nil, func() []string { return []string{"capture"} }, 3, "usage: harp capture"),
-		Entry("--trials 0", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--trials", "0"} }, 3, "want 1 to 1000"),
-		Entry("--trials -1", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--trials", "-1"} }, 3, "want 1 to 1000"),
-		Entry("--trials 100000", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--trials", "100000"} }, 3, "want 1 to 1000"),
+		Entry("--trials 0", nil, func() []string { return []string{"run", "--suites", "issue:3517", "--trials", "0"} }, 3, "want 1 to 1000"),
+		Entry("--trials -1", nil, func() []string { return []string{"run", "--suites", "issue:3517", "--trials", "-1"} }, 3, "want 1 to 1000"),
+		Entry("--trials 100000", nil, func() []string { return []string{"run", "--suites", "issue:3517", "--trials", "100000"} }, 3, "want 1 to 1000"),
 		Entry("--shard 1/2x", nil, func() []string { return []string{"matrix", "--shard", "1/2x"} }, 3, `shard "1/2x"`),
 		Entry("a shard that selects no cell", nil, func() []string {
-			return []string{"matrix", "--builds", "deb:bookworm", "--suites", "issue:3517", "--shard", "2/2"}
+			return []string{"matrix", "--haproxy", "deb:bookworm", "--suites", "issue:3517", "--shard", "2/2"}
 		}, 3, "selects none"),
-		Entry("src:/", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--haproxy", "src:/"} }, 3, "not an HAProxy source tree"),
-		Entry("src:~", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--haproxy", "src:~"} }, 3, "no such file"),
+		Entry("src:/", nil, func() []string { return []string{"run", "--suites", "issue:3517", "--haproxy", "src:/"} }, 3, "not an HAProxy source tree"),
+		Entry("src:~", nil, func() []string { return []string{"run", "--suites", "issue:3517", "--haproxy", "src:~"} }, 3, "no such file"),
 		Entry("a missing patch, before any download", nil, func() []string {
-			return []string{"run", "--label-filter", "issue:3517", "--haproxy", "src:deb:3.0.11,patch=/nonexistent/fix.diff"}
+			return []string{"run", "--suites", "issue:3517", "--haproxy", "src:deb:3.0.11,patch=/nonexistent/fix.diff"}
 		}, 3, "patch file /nonexistent/fix.diff"),
-		Entry("a parameter no suite takes", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--param", "NODES=5"} }, 3, "parameter NODES: no selected suite takes it (they take PARALLEL, SECTIONS)"),
+		Entry("a parameter no suite takes", nil, func() []string { return []string{"run", "--suites", "issue:3517", "--param", "NODES=5"} }, 3, "parameter NODES: no selected suite takes it (they take PARALLEL, SECTIONS)"),
 		Entry("a parameter out of range", nil, func() []string {
-			return []string{"run", "--label-filter", "suite:cluster-partition", "--param", "NODES=12"}
+			return []string{"run", "--suites", "suite:cluster-partition", "--param", "NODES=12"}
 		}, 3, "want a whole number from 3 to 9"),
 		Entry("merge of the same shard twice", nil, func() []string {
 			d := GinkgoT().TempDir()
@@ -88,7 +88,7 @@ var _ = Describe("harp under bad input and faults", Label("errors"), func() {
 			return []string{"merge", "--reports", d, filepath.Join(d, "run1"), filepath.Join(d, "latest")}
 		}, 3, "same run directory"),
 		Entry("reports that cannot be written", nil, func() []string {
-			return []string{"run", "--label-filter", "issue:3517", "--haproxy", "deb:bookworm", "--reports", readOnly()}
+			return []string{"run", "--suites", "issue:3517", "--haproxy", "deb:bookworm", "--reports", readOnly()}
 		}, 3, "--reports"),
 		Entry("a merge into reports that cannot be written", nil, func() []string {
 			return []string{"merge", "--reports", readOnly(), GinkgoT().TempDir()}
@@ -96,7 +96,7 @@ var _ = Describe("harp under bad input and faults", Label("errors"), func() {
 		Entry("reports under a file", nil, func() []string {
 			f := filepath.Join(GinkgoT().TempDir(), "file")
 			Expect(os.WriteFile(f, nil, 0o644)).To(Succeed())
-			return []string{"run", "--label-filter", "issue:3517", "--haproxy", "deb:bookworm", "--reports", filepath.Join(f, "reports")}
+			return []string{"run", "--suites", "issue:3517", "--haproxy", "deb:bookworm", "--reports", filepath.Join(f, "reports")}
 		}, 3, "--reports"),
 		Entry("a doctor socket that is an HTTP server's", nil, func() []string {
 			return []string{"doctor", "--socket", httpServer()}
@@ -121,11 +121,11 @@ var _ = Describe("harp under bad input and faults", Label("errors"), func() {
 		Entry("a patch that is a FIFO", nil, func() []string {
 			fifo := filepath.Join(GinkgoT().TempDir(), "fix.diff")
 			Expect(syscall.Mkfifo(fifo, 0o644)).To(Succeed())
-			return []string{"run", "--label-filter", "issue:3517", "--haproxy", "src:deb:3.0.11,patch=" + fifo}
+			return []string{"run", "--suites", "issue:3517", "--haproxy", "src:deb:3.0.11,patch=" + fifo}
 		}, 3, "not a regular file (a FIFO)"),
 		Entry("doctor --settle 100h", nil, func() []string { return []string{"doctor", "--socket", "127.0.0.1:1", "--settle", "100h"} }, 3, "--settle 100h0m0s: want 0 to 1h"),
-		Entry("--cpus 100", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--cpus", "100"} }, 3, "--cpus 100: this machine has"),
-		Entry("--cpus NaN", nil, func() []string { return []string{"run", "--label-filter", "issue:3517", "--cpus", "NaN"} }, 3, "--cpus NaN: not a number"),
+		Entry("--cpus 100", nil, func() []string { return []string{"run", "--suites", "issue:3517", "--cpus", "100"} }, 3, "--cpus 100: this machine has"),
+		Entry("--cpus NaN", nil, func() []string { return []string{"run", "--suites", "issue:3517", "--cpus", "NaN"} }, 3, "--cpus NaN: not a number"),
 		Entry("fuzz with two builds", nil, func() []string { return []string{"fuzz", "peers", "--haproxy", "deb:bookworm deb:trixie"} }, 3, "takes one build spec, not 2"),
 		Entry("fuzz with no build", nil, func() []string { return []string{"fuzz", "peers"} }, 3, "no build spec given"),
 		Entry("bin: of a binary that is not HAProxy", nil, func() []string { return []string{"images", "--haproxy", "bin:/bin/true"} }, 3, "does not look like HAProxy: it printed no HAProxy version line"),

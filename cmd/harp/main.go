@@ -38,17 +38,17 @@ import (
 
 const usage = `harp: regression and conformance harness for real HAProxy builds
 
-  harp run     --label-filter FILTER --haproxy SPECS [--trials N] [--param NAME=VALUE]... [--reports DIR]
-  harp matrix  --builds SPECS --suites FILTER [--jobs N] [--shard i/n] [--param NAME=VALUE]... [--reports DIR]
+  harp run     --suites FILTER --haproxy SPECS [--trials N] [--param NAME=VALUE]... [--reports DIR]
+  harp matrix  --haproxy SPECS --suites FILTER [--jobs N] [--shard i/n] [--param NAME=VALUE]... [--reports DIR]
   harp merge   [--reports DIR] RUN-DIR...   merge shard outputs into one report
-  harp nightly [--extra SPECS] [--debian=false] [--suites FILTER] [--jobs N] [--param NAME=VALUE]... [--reports DIR] [--keep N]
+  harp nightly [--haproxy SPECS] [--debian=false] [--suites FILTER] [--jobs N] [--param NAME=VALUE]... [--reports DIR] [--keep N]
                [--bisect-budget D] [--shard i/n]
-               every build the Debian mirror serves and the --extra ones (git heads: git:CLONE@origin/master,
+               every build the Debian mirror serves and the --haproxy ones (git heads: git:CLONE@origin/master,
                fetched first), compared with the previous nightly; a head that regressed is bisected between
                the two nights' commits; only the newest N nightly runs (14) keep their evidence directories
   harp report  --issue N | --property conf-ID [--run DIR] [--out FILE] [--post owner/repo#N]
                Markdown for the upstream issue from a run (posted with GITHUB_TOKEN)
-  harp bisect  --suite FILTER --good SPEC|REF --bad SPEC|REF [--repo DIR] [--find-fix]
+  harp bisect  --suites FILTER --good SPEC|REF --bad SPEC|REF [--repo DIR] [--find-fix]
                [--trials N] [--retries N] [--src-options patch=F,make=V=X]
                first bad (or, with --find-fix, first good) Debian build or commit
   harp doctor  --socket PATH|HOST:PORT ... [--name N ...] [--json]
@@ -313,7 +313,8 @@ func selectSuites(filter string) ([]*scenario.Scenario, error) {
 func cmdMatrix(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
 	rf := newRunFlags(fs, "reports", true, "run shard i of n of the cells (i/n)")
-	builds := fs.String("builds", "deb:latest", "build specs")
+	builds := fs.String("haproxy", "deb:latest", "build specs")
+	renamed(fs, "builds", "haproxy", builds)
 	if !flags(fs, args) {
 		return 3
 	}
@@ -363,9 +364,10 @@ func matrixIdentity(specs []spec.Spec, filter string, suites []*scenario.Scenari
 func cmdNightly(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("nightly", flag.ContinueOnError)
 	rf := newRunFlags(fs, "reports/nightly", true, "run shard i of n of the cells (i/n); each shard compares with its own previous nightly in --reports")
-	extra := fs.String("extra", "", "more build specs")
+	extra := fs.String("haproxy", "", "build specs beside Debian's (the only ones with --debian=false: git heads, say)")
+	renamed(fs, "extra", "haproxy", extra)
 	keep := fs.Int("keep", 14, "nightly runs whose evidence directories are kept (older ones keep summary.json and their reports)")
-	debian := fs.Bool("debian", true, "test every build the Debian mirror serves (--debian=false: only --extra, e.g. git heads)")
+	debian := fs.Bool("debian", true, "test every build the Debian mirror serves (--debian=false: only --haproxy, e.g. git heads)")
 	budget := fs.Duration("bisect-budget", 45*time.Minute, "time for bisecting the git heads that regressed since the previous nightly (0: none)")
 	if !flags(fs, args) {
 		return 3
@@ -389,7 +391,7 @@ func cmdNightly(ctx context.Context, args []string) int {
 		}
 	}
 	if !*debian && len(specs) == 0 {
-		return fail("nightly: --debian=false and no --extra builds: nothing to test is no pass")
+		return fail("nightly: --debian=false and no --haproxy builds: nothing to test is no pass")
 	}
 	docker, builder, err := setup(ctx)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 // runFlags are the flags run, matrix and nightly share, defined and checked
-// once: which suites (--suites, or --label-filter: one flag, two names),
+// once: which suites (--suites; --suites is its old name),
 // their parameters and trials, harness faults, where the reports go, and
 // for commands that run cells, how many builds at a time and which shard.
 type runFlags struct {
@@ -28,9 +28,8 @@ type runFlags struct {
 // directory, cells adds --jobs and --shard with shardHelp.
 func newRunFlags(fs *flag.FlagSet, reports string, cells bool, shardHelp string) *runFlags {
 	f := &runFlags{fs: fs}
-	const filterHelp = "ginkgo label filter selecting suites (e.g. suite:3517, area:conformance; matrix and nightly: default all)"
-	fs.StringVar(&f.filter, "suites", "", filterHelp)
-	fs.StringVar(&f.filter, "label-filter", "", filterHelp+" (the same flag as --suites)")
+	fs.StringVar(&f.filter, "suites", "", "the suites: a label filter (e.g. suite:3517, area:conformance; matrix and nightly: default all)")
+	renamed(fs, "label-filter", "suites", &f.filter)
 	f.trials = fs.Int("trials", 0, "trials per suite, 1 to 1000 (default: each suite's own)")
 	f.reports = fs.String("reports", reports, "directory for reports")
 	f.params = paramFlags(fs)
@@ -58,7 +57,7 @@ func (f *runFlags) check(cmd string, required bool) (checked, error) {
 		return fail(err)
 	}
 	if f.filter == "" && required {
-		return fail(fmt.Errorf("--label-filter (or --suites) is required (e.g. --label-filter suite:3517)"))
+		return fail(fmt.Errorf("--suites is required (e.g. --suites suite:3517)"))
 	}
 	if err := checkTrials(f.fs, *f.trials); err != nil {
 		return fail(err)

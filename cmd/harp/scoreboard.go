@@ -156,7 +156,7 @@ func runUnit(ctx context.Context, u history.Unit, dir string, jobs int) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, self, "matrix", "--builds", strings.Join(u.Builds, " "), "--suites", "suite:"+u.Suite,
+	cmd := exec.CommandContext(ctx, self, "matrix", "--haproxy", strings.Join(u.Builds, " "), "--suites", "suite:"+u.Suite,
 		"--jobs", fmt.Sprint(jobs), "--reports", dir)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	err = cmd.Run()

@@ -37,7 +37,7 @@ var _ = Describe("harp nightly on a git head", Label("nightly", "suite:conf-upda
 		reports := GinkgoT().TempDir()
 		night := func() report.Run {
 			GinkgoHelper()
-			s := selftest.Harp(nil, "nightly", "--debian=false", "--extra", "git:"+repo+"@night", "--suites", "suite:conf-updates-both-ways",
+			s := selftest.Harp(nil, "nightly", "--debian=false", "--haproxy", "git:"+repo+"@night", "--suites", "suite:conf-updates-both-ways",
 				"--trials", "1", "--jobs", "1", "--reports", reports, "--bisect-budget", "15m")
 			Eventually(s).WithTimeout(20 * time.Minute).Should(gexec.Exit())
 			latest, err := os.Readlink(filepath.Join(reports, "latest"))

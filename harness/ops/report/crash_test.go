@@ -103,7 +103,7 @@ func TestCrashRowInReports(t *testing.T) {
 	for _, want := range []string{
 		"| #crash " + verdict.CrashTitle + " | REPRODUCED 1/2 |",
 		"## #crash on 2.6.12-1+deb12u4: REPRODUCED",
-		"Reproduce with harp: `bin/harp run --label-filter 'suite:3517' --haproxy 'deb:bookworm'`",
+		"Reproduce with harp: `bin/harp run --suites 'suite:3517' --haproxy 'deb:bookworm'`",
 		"**Crash**: old worker 9 of node-3517 exited with code 139 (Segmentation fault). Met by #3517. Signature: `" + orphanSig + "`.",
 		"#0  0x000055fedc47c260 in _fd_delete_orphan ()",
 		"**Crashes** (evidence in the crash row of 2.6.12-1+deb12u4): 1 old worker: Segmentation fault in " + orphanSig,

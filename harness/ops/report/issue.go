@@ -109,7 +109,7 @@ func markdown(run Run, issue string, property bool) (string, error) {
 	if first.IsCrashRow() {
 		fmt.Fprintf(&b, "**Reproduce** with harp (the suites that met the crashes):\n\n```\n%s\n```\n\n", Reproduce(first))
 	} else {
-		fmt.Fprintf(&b, "**Reproduce** with harp:\n\n```\nmake test-%s HAPROXY='%s'\n```\n\n(or `bin/harp run --label-filter 'suite:%s' --haproxy '...'`, whose exit status is 1 when the issue reproduced, 0 when it did not, 2 when inconclusive)\n\n",
+		fmt.Fprintf(&b, "**Reproduce** with harp:\n\n```\nmake test-%s HAPROXY='%s'\n```\n\n(or `bin/harp run --suites 'suite:%s' --haproxy '...'`, whose exit status is 1 when the issue reproduced, 0 when it did not, 2 when inconclusive)\n\n",
 			first.Suite, strings.Join(specs, " "), first.Suite)
 	}
 

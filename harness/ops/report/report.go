@@ -493,7 +493,7 @@ func Reproduce(r Result) string {
 	if len(labels) == 0 {
 		return fmt.Sprintf("bin/harp run --haproxy '%s'", r.Build)
 	}
-	return fmt.Sprintf("bin/harp run --label-filter '%s' --haproxy '%s'", strings.Join(labels, " || "), r.Build)
+	return fmt.Sprintf("bin/harp run --suites '%s' --haproxy '%s'", strings.Join(labels, " || "), r.Build)
 }
 
 // hasCrashRow says whether the run holds the crash row of r's build.

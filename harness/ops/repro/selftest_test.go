@@ -49,7 +49,7 @@ var _ = Describe("harp findings repro", Label("repro", "suite:conf-failed-reload
 
 	It("reproduces the 3.4.7 master's crash after a failed reload, and passes on 3.0.11", func(ctx SpecContext) {
 		reports := GinkgoT().TempDir()
-		s := selftest.Harp(nil, "run", "--label-filter", "suite:conf-failed-reload", "--haproxy", "deb:experimental deb:trixie",
+		s := selftest.Harp(nil, "run", "--suites", "suite:conf-failed-reload", "--haproxy", "deb:experimental deb:trixie",
 			"--trials", "2", "--param", "BREAKS=missing-map,syntax-error", "--param", "BOUND=5s", "--reports", reports)
 		Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit(1))
 		verified, out := repro(reports, "conf-failed-reload/master-survives.syntax-error")
@@ -62,7 +62,7 @@ var _ = Describe("harp findings repro", Label("repro", "suite:conf-failed-reload
 
 	It("reproduces 2.6.12's unclamped expiry of a crafted peers update with Python, and passes on 3.0.11", func(ctx SpecContext) {
 		reports := GinkgoT().TempDir()
-		s := selftest.Harp(nil, "matrix", "--suites", "suite:conf-crafted-updates-obey-receiver", "--builds", "deb:bookworm deb:trixie", "--jobs", "2", "--reports", reports)
+		s := selftest.Harp(nil, "matrix", "--suites", "suite:conf-crafted-updates-obey-receiver", "--haproxy", "deb:bookworm deb:trixie", "--jobs", "2", "--reports", reports)
 		Eventually(s).WithTimeout(10 * time.Minute).Should(gexec.Exit(1))
 		verified, out := repro(reports, "conf-crafted-updates-obey-receiver")
 		Expect(verified).To(MatchRegexp(`(?s)== 2\.6\.12-\S+ \(deb:bookworm\): harp says REPRODUCED.*REPRODUCED: a timed update with expire 2147483647 ms made ce-repro expire in \d+ ms, beyond the table's 10000 ms.*-> exit 1 `))
