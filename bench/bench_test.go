@@ -34,7 +34,7 @@ import (
 	"github.com/harp-project/harp/harness/core/spec"
 	"github.com/harp-project/harp/harness/live/cache"
 	"github.com/harp-project/harp/harness/live/engine"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/harness/ops/runner"
 	"github.com/harp-project/harp/images"
@@ -86,8 +86,8 @@ func (x *bench) image(raw string) *images.Image {
 }
 
 // harp runs one suite on a build as `harp run` does and times it.
-func (x *bench) harp(s *scenario.Scenario, img *images.Image, params ...string) (report.Result, time.Duration) {
-	given, err := scenario.ParseParams(params)
+func (x *bench) harp(s *suite.Suite, img *images.Image, params ...string) (report.Result, time.Duration) {
+	given, err := suite.ParseParams(params)
 	if err != nil {
 		x.b.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func runs() int {
 // compare is one row of the speed table: harp's suite and the issue
 // reporter's own script on the same build, in turns, each run's verdicts
 // compared (a disagreement fails the row), the best time of each kept.
-func (x *bench) compare(metric, work string, s *scenario.Scenario, raw string) {
+func (x *bench) compare(metric, work string, s *suite.Suite, raw string) {
 	img := x.image(raw)
 	py, err := x.builder.WithPython(x.ctx, img, x.image(buggy))
 	if err != nil {

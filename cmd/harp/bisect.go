@@ -13,7 +13,7 @@ import (
 	"github.com/harp-project/harp/harness/core/progress"
 	"github.com/harp-project/harp/harness/core/spec"
 	"github.com/harp-project/harp/harness/core/verdict"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/bisect"
 	"github.com/harp-project/harp/harness/ops/findings"
 	"github.com/harp-project/harp/harness/ops/report"
@@ -23,7 +23,7 @@ import (
 
 // bisectArgs are cmdBisect's flags, checked.
 type bisectArgs struct {
-	suite           *scenario.Scenario
+	suite           *suite.Suite
 	params          map[string]string
 	repo, old, new  string
 	findFix, strict bool
@@ -119,7 +119,7 @@ func parseBisect(args []string) (a bisectArgs, code int) {
 	if *filter == "" || *good == "" || *bad == "" {
 		return a, fail("bisect: --suites (or --finding), --good and --bad are required")
 	}
-	suites, err := scenario.Select(*filter)
+	suites, err := suite.Select(*filter)
 	if err != nil {
 		return a, fail("%v", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 
 	"github.com/harp-project/harp/harness/core/chaos"
 )
@@ -33,7 +33,7 @@ func cmdChaos(ctx context.Context, args []string) int {
 		return 3
 	}
 	// The suite's own parameter check, from the registry.
-	suites, err := scenario.Select("suite:chaos")
+	suites, err := suite.Select("suite:chaos")
 	if err != nil || len(suites) != 1 {
 		return fail("chaos: the chaos suite is not registered: %v", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/harp-project/harp/harness/core/progress"
 	"github.com/harp-project/harp/harness/core/spec"
 	"github.com/harp-project/harp/harness/live/gitsrc"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/bisect"
 	"github.com/harp-project/harp/harness/ops/findings"
 	"github.com/harp-project/harp/harness/ops/report"
@@ -57,7 +57,7 @@ func fetchHeads(ctx context.Context, specs []spec.Spec) (notes []string) {
 // night and reproduces at Bad tonight.
 type regression struct {
 	change  int // index in the run's changes
-	suite   *scenario.Scenario
+	suite   *suite.Suite
 	head    spec.Spec
 	good    string
 	bad     string
@@ -68,8 +68,8 @@ type regression struct {
 // git: head whose commit moved. A suite that names checks is bisected by
 // the first check that fails tonight and held last night, so another bug
 // already there cannot answer for it.
-func regressions(run report.Run, prev []report.Result, suites []*scenario.Scenario) []regression {
-	byID := map[string]*scenario.Scenario{}
+func regressions(run report.Run, prev []report.Result, suites []*suite.Suite) []regression {
+	byID := map[string]*suite.Suite{}
 	for _, s := range suites {
 		byID[s.ID] = s
 	}
@@ -125,7 +125,7 @@ func newFinding(before, now report.Result) string {
 // and tonight's, within budget in all, and writes the answer into its
 // change: the first bad commit and its subject, or the range left.
 func bisectRegressions(ctx context.Context, r *runner.Runner, builder *images.Builder, run *report.Run, prev []report.Result,
-	suites []*scenario.Scenario, params map[string]string, reports string, budget time.Duration) {
+	suites []*suite.Suite, params map[string]string, reports string, budget time.Duration) {
 	gs := regressions(*run, prev, suites)
 	if len(gs) == 0 || budget <= 0 {
 		return

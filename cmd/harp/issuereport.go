@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/github"
 	"github.com/harp-project/harp/harness/ops/report"
 )
@@ -61,7 +61,7 @@ func cmdReport(ctx context.Context, args []string) int {
 	}
 	var md, name string
 	if *property != "" {
-		if s, ok := scenario.ByID(*property); !ok || !scenario.Conformance(s) {
+		if s, ok := suite.ByID(*property); !ok || !suite.Conformance(s) {
 			return fail("report: %q is not a conformance property (`harp suites` lists them, labelled area:conformance)", *property)
 		}
 		md, err = report.PropertyMarkdown(run, *property)

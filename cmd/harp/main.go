@@ -28,7 +28,7 @@ import (
 	"github.com/harp-project/harp/harness/live/engine"
 	"github.com/harp-project/harp/harness/live/helper"
 	"github.com/harp-project/harp/harness/live/owner"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/findings"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/harness/ops/runner"
@@ -301,11 +301,11 @@ func cmdRun(ctx context.Context, args []string) int {
 }
 
 // selectSuites applies a label filter; an empty one selects every suite.
-func selectSuites(filter string) ([]*scenario.Scenario, error) {
+func selectSuites(filter string) ([]*suite.Suite, error) {
 	if filter == "" {
-		return scenario.All(), nil
+		return suite.All(), nil
 	}
-	return scenario.Select(filter)
+	return suite.Select(filter)
 }
 
 // cmdMatrix runs every selected suite on every build (or one shard of
@@ -347,7 +347,7 @@ func cmdMatrix(ctx context.Context, args []string) int {
 }
 
 // matrixIdentity is what a merge compares between shards (report.Identity).
-func matrixIdentity(specs []spec.Spec, filter string, suites []*scenario.Scenario, params map[string]string, trials int) *report.Identity {
+func matrixIdentity(specs []spec.Spec, filter string, suites []*suite.Suite, params map[string]string, trials int) *report.Identity {
 	var builds, ids []string
 	for _, s := range specs {
 		builds = append(builds, s.Raw)

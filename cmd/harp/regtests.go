@@ -21,7 +21,7 @@ import (
 	"github.com/harp-project/harp/harness/core/progress"
 	"github.com/harp-project/harp/harness/core/spec"
 	"github.com/harp-project/harp/harness/live/child"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/regtest"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/harness/ops/runner"
@@ -146,7 +146,7 @@ func exportAll() ([]regtest.Test, []regtest.Refused, error) {
 	}
 	// The suites that write their own (conformance properties), and
 	// those that say why they cannot.
-	for _, s := range scenario.All() {
+	for _, s := range suite.All() {
 		switch {
 		case s.RegTests != nil:
 			ts, not, err := s.RegTests()

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/report"
 )
 
@@ -43,7 +43,7 @@ func newRunFlags(fs *flag.FlagSet, reports string, cells bool, shardHelp string)
 
 // checked is what the shared flags select once checked.
 type checked struct {
-	suites []*scenario.Scenario
+	suites []*suite.Suite
 	params map[string]string
 	shard  [2]int // i, n (1, 1 without shards)
 }

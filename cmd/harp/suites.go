@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 )
 
 // paramList is --param NAME=VALUE (repeatable) with --params-from-env.
@@ -28,19 +28,19 @@ func paramFlags(fs *flag.FlagSet) *paramList {
 // values are the parameters given, checked against the selected suites
 // before any work: a name none of them takes, or a value one refuses, is
 // an error.
-func (p *paramList) values(suites []*scenario.Scenario) (map[string]string, error) {
-	given, err := scenario.ParseParams(p.pairs)
+func (p *paramList) values(suites []*suite.Suite) (map[string]string, error) {
+	given, err := suite.ParseParams(p.pairs)
 	if err != nil {
 		return nil, err
 	}
 	if *p.fromEnv {
-		for k, v := range scenario.FromEnv(suites, os.LookupEnv) {
+		for k, v := range suite.FromEnv(suites, os.LookupEnv) {
 			if _, set := given[k]; !set {
 				given[k] = v
 			}
 		}
 	}
-	return given, scenario.CheckParams(suites, given)
+	return given, suite.CheckParams(suites, given)
 }
 
 // cmdSuites lists the registered suites, or writes README's table.
@@ -51,14 +51,14 @@ func cmdSuites(args []string) int {
 	if !flags(fs, args) {
 		return 3
 	}
-	all := scenario.All()
+	all := suite.All()
 	switch {
 	case *readme != "":
 		b, err := os.ReadFile(*readme)
 		if err != nil {
 			return fail("%v", err)
 		}
-		out, err := scenario.WithTable(string(b), all)
+		out, err := suite.WithTable(string(b), all)
 		if err != nil {
 			return fail("%s: %v", *readme, err)
 		}
@@ -66,9 +66,9 @@ func cmdSuites(args []string) int {
 			return fail("%v", err)
 		}
 	case *markdown:
-		fmt.Print(scenario.Markdown(all))
+		fmt.Print(suite.Markdown(all))
 	default:
-		scenario.Describe(os.Stdout, all)
+		suite.Describe(os.Stdout, all)
 	}
 	return 0
 }

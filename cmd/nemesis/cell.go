@@ -15,7 +15,7 @@ import (
 	"github.com/harp-project/harp/harness/core/spec"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/nemesis"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/runner"
 	"github.com/harp-project/harp/images"
 )
@@ -73,12 +73,12 @@ func runCell(ctx context.Context, docker *client.Client, b *images.Builder, id s
 		r.Setup = "building " + c.Spec + ": " + err.Error()
 		return r
 	}
-	given, err := scenario.ParseParams(c.Params)
+	given, err := suite.ParseParams(c.Params)
 	if err != nil {
 		r.Setup = err.Error()
 		return r
 	}
-	suites, err := scenario.Select("suite:" + c.Suite)
+	suites, err := suite.Select("suite:" + c.Suite)
 	if err != nil {
 		r.Setup = err.Error()
 		return r

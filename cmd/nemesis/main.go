@@ -22,7 +22,7 @@ import (
 	"github.com/harp-project/harp/harness/core/progress"
 	"github.com/harp-project/harp/harness/live/cache"
 	"github.com/harp-project/harp/harness/live/engine"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/images"
 	_ "github.com/harp-project/harp/suites/all"
@@ -120,7 +120,7 @@ func pick(all []Cell, suites string, sample bool) ([]Cell, error) {
 		}
 	}
 	for _, c := range out {
-		if _, err := scenario.Select("suite:" + c.Suite); err != nil {
+		if _, err := suite.Select("suite:" + c.Suite); err != nil {
 			return nil, fmt.Errorf("cell %s: %w", c.Suite, err)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/report"
 	_ "github.com/harp-project/harp/suites/all"
 	"github.com/harp-project/harp/suites/internal/discover"
@@ -33,7 +33,7 @@ func TestReadmeTableIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := scenario.WithTable(string(readme), scenario.All())
+	want, err := suite.WithTable(string(readme), suite.All())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestReadmeTableIsCurrent(t *testing.T) {
 
 // What every registered suite must have for make, reports and selection.
 func TestEverySuiteIsComplete(t *testing.T) {
-	for _, s := range scenario.All() {
+	for _, s := range suite.All() {
 		if s.Upstream == "" || s.Summary == "" || len(s.StepsWith(s.Defaults())) == 0 {
 			t.Errorf("suite %s lacks an upstream, a summary or steps", s.ID)
 		}
@@ -64,10 +64,10 @@ func TestEverySuiteIsComplete(t *testing.T) {
 // read twice.
 func TestSplitFromNamesRealSuites(t *testing.T) {
 	for now, was := range report.SplitFrom {
-		if _, ok := scenario.ByID(now); !ok {
+		if _, ok := suite.ByID(now); !ok {
 			t.Errorf("SplitFrom: no suite %s", now)
 		}
-		if _, ok := scenario.ByID(was); ok {
+		if _, ok := suite.ByID(was); ok {
 			t.Errorf("SplitFrom: %s was split, yet a suite has that id", was)
 		}
 	}

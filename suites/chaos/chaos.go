@@ -15,10 +15,10 @@ import (
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/chaosdrive"
 	"github.com/harp-project/harp/harness/live/cluster"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 )
 
-var Suite = scenario.Register(&scenario.Scenario{
+var Suite = suite.Register(&suite.Suite{
 	ID:       "chaos",
 	Upstream: "robustness: randomized peers histories with faults",
 	Title:    "A peers cluster under random link and process faults and reloads converges to what its writers wrote",
@@ -26,20 +26,20 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Labels:   []string{"area:chaos"},
 	Trials:   1,
 	Noun:     "histories",
-	Params: []scenario.Param{
-		scenario.NodesParam,
-		scenario.Duration("DURATION", 30*time.Second, "how long faults and writes run"),
-		scenario.Text("SEED", "0", "the first history's seed (0: from the clock; printed, so a history replays)", func(v string) error {
+	Params: []suite.Param{
+		suite.NodesParam,
+		suite.Duration("DURATION", 30*time.Second, "how long faults and writes run"),
+		suite.Text("SEED", "0", "the first history's seed (0: from the clock; printed, so a history replays)", func(v string) error {
 			_, err := strconv.ParseInt(v, 10, 64)
 			return err
 		}),
-		scenario.OneOf("FAILFAST", "0", "1: stop at the first history that breaks the model (harp chaos --failfast)", "0", "1"),
-		scenario.Text("FAULTS", "all", "faults to draw from, comma-separated: "+strings.Join(chaos.FaultKinds, ","), func(v string) error {
+		suite.OneOf("FAILFAST", "0", "1: stop at the first history that breaks the model (harp chaos --failfast)", "0", "1"),
+		suite.Text("FAULTS", "all", "faults to draw from, comma-separated: "+strings.Join(chaos.FaultKinds, ","), func(v string) error {
 			_, err := Faults(v)
 			return err
 		}),
 	},
-	StepsFor: func(p scenario.Values) []string {
+	StepsFor: func(p suite.Values) []string {
 		return []string{
 			fmt.Sprintf("Setup: %d nodes on a private network, every directed peer link through the link proxy (toxiproxy); tables `tbl` (string len 32, gpc0, expire 10m; HTTP requests track x-key and increment gpc0) and `short` (expire 5s). Wait until every link is established and every initial resync finished.", p.Int("NODES")),
 			fmt.Sprintf("For %s: each node writes only its own keys (4 in tbl, 2 in short for the first third), every 50 to 150 ms, by `set table` with a new value or by an HTTP request; every 1.5 to 3 s a fault drawn from the seed (%s) on a random node or link, held 1 to 3 s then healed; every third event a reload of a node whose resync finished (its writer paused until the new worker resynced), its keys read before and after. Every operation is recorded with its node, times and result.", p.Duration("DURATION"), p.String("FAULTS")),
@@ -64,7 +64,7 @@ type Evidence struct {
 	History chaos.History `json:"history"`
 }
 
-func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 	faults, _ := Faults(env.Params.String("FAULTS"))
 	seed, _ := strconv.ParseInt(env.Params.String("SEED"), 10, 64)
 	if seed == 0 {
@@ -91,7 +91,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		case "REPRODUCED":
 			t.Violation = fmt.Sprintf("seed %d: %s", s, r.Reason)
 			if env.Params.String("FAILFAST") == "1" {
-				return scenario.Stop
+				return suite.Stop
 			}
 		case "INCONCLUSIVE":
 			t.Unmet = fmt.Sprintf("seed %d: %s", s, r.Reason)

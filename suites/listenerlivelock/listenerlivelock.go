@@ -16,7 +16,7 @@ import (
 	"github.com/harp-project/harp/harness/live/cpus"
 	"github.com/harp-project/harp/harness/live/load"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/listenerlivelock/judge"
 )
 
@@ -31,23 +31,23 @@ var configTemplate string
 // threads, a thread releasing a connection loops re-enabling listeners that
 // re-queue themselves at once, holding the proxy lock: watchdog warnings,
 // sometimes a panic and exit code 134.
-var Suite = scenario.Register(&scenario.Scenario{
+var Suite = suite.Register(&suite.Suite{
 	ID:       "listener-livelock",
 	Upstream: "haproxy listener livelock at maxconn (dequeue_proxy_listeners)",
 	Title:    "listener: dequeue_proxy_listeners() livelocks at maxconn with many thread groups",
 	Summary:  "vegeta load on a frontend at its maxconn in front of harp's slow backend, several listeners on different threads: no watchdog stall over 100 ms, no panic, no exit",
 	Labels:   []string{"area:listeners", "slow"},
-	Params: []scenario.Param{
-		scenario.Int("THREADS", 16, 1, 1024, "nbthread"),
-		scenario.Text("GROUPS", "", "thread-groups (default: THREADS with LAYOUT=groups, else 1)", scenario.Positive),
-		scenario.OneOf("LAYOUT", "groups", "listeners: one per thread group, shards by-thread, or one bind per thread", "groups", "shards", "binds"),
-		scenario.OneOf("VARIANT", "frontend", "whose maxconn is reached: the frontend's, or the process's (half of it)", "frontend", "process"),
-		scenario.Int("MAXCONN", 4000, 1, 1000000, "the frontend's maxconn"),
-		scenario.Int("RATE", 1000, 1, 100000, "vegeta requests per second"),
-		scenario.Duration("DURATION", 15*time.Second, "how long vegeta attacks"),
-		scenario.Duration("TIMEOUT", 30*time.Second, "vegeta's timeout per request"),
-		scenario.Text("CPUSET", "", "CPUs HAProxy is pinned to (e.g. 0-3; default the first THREADS); the others serve harp's load and backend", cpus.Check),
-		scenario.Duration("SERVICE", 100*time.Millisecond, "the slow backend's time per request"),
+	Params: []suite.Param{
+		suite.Int("THREADS", 16, 1, 1024, "nbthread"),
+		suite.Text("GROUPS", "", "thread-groups (default: THREADS with LAYOUT=groups, else 1)", suite.Positive),
+		suite.OneOf("LAYOUT", "groups", "listeners: one per thread group, shards by-thread, or one bind per thread", "groups", "shards", "binds"),
+		suite.OneOf("VARIANT", "frontend", "whose maxconn is reached: the frontend's, or the process's (half of it)", "frontend", "process"),
+		suite.Int("MAXCONN", 4000, 1, 1000000, "the frontend's maxconn"),
+		suite.Int("RATE", 1000, 1, 100000, "vegeta requests per second"),
+		suite.Duration("DURATION", 15*time.Second, "how long vegeta attacks"),
+		suite.Duration("TIMEOUT", 30*time.Second, "vegeta's timeout per request"),
+		suite.Text("CPUSET", "", "CPUs HAProxy is pinned to (e.g. 0-3; default the first THREADS); the others serve harp's load and backend", cpus.Check),
+		suite.Duration("SERVICE", 100*time.Millisecond, "the slow backend's time per request"),
 	},
 	Trials: 1,
 	Noun:   "runs",
@@ -61,7 +61,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 })
 
 // ParamsOf reads the run's parameters (defaults where none were given).
-func ParamsOf(v scenario.Values) judge.Params {
+func ParamsOf(v suite.Values) judge.Params {
 	p := judge.Params{
 		Threads: v.Int("THREADS"), Groups: v.Int("GROUPS"), Layout: v.String("LAYOUT"), Variant: v.String("VARIANT"),
 		CPUSet: v.String("CPUSET"), Rate: v.Int("RATE"), Duration: v.Duration("DURATION"), FrontendMaxconn: v.Int("MAXCONN"),
@@ -88,7 +88,7 @@ func Config(p judge.Params) (string, error) {
 	})
 }
 
-func runLivelock(ctx context.Context, env *scenario.Env) verdict.Outcome {
+func runLivelock(ctx context.Context, env *suite.Env) verdict.Outcome {
 	p := ParamsOf(env.Params)
 	cfg, err := Config(p)
 	env.Config = cfg
@@ -128,7 +128,7 @@ func runLivelock(ctx context.Context, env *scenario.Env) verdict.Outcome {
 // attack checks the layout the worker runs, runs the control (the same
 // load with limits it never reaches), then the attack against the real
 // limit, each sampled, and reads the logs for stalls, panics and exits.
-func attack(ctx context.Context, env *scenario.Env, n *node.Node, p judge.Params, t *verdict.Trial) (f judge.Facts, err error) {
+func attack(ctx context.Context, env *suite.Env, n *node.Node, p judge.Params, t *verdict.Trial) (f judge.Facts, err error) {
 	f.Params = p
 	t.Evidence = &f
 	pid, err := n.CurrentWorker(ctx)
@@ -173,7 +173,7 @@ func attack(ctx context.Context, env *scenario.Env, n *node.Node, p judge.Params
 
 // round attacks url with vegeta pinned to the load CPUs while sampling
 // the limits, and collects the stalls logged meanwhile.
-func round(ctx context.Context, env *scenario.Env, n *node.Node, pid int, p judge.Params, url, what string) (judge.Round, error) {
+func round(ctx context.Context, env *suite.Env, n *node.Node, pid int, p judge.Params, url, what string) (judge.Round, error) {
 	env.Logf("listener livelock on %s: %s, %d requests/s for %s against %s", env.Image.Name, what, p.Rate, p.Duration, url)
 	a, err := attackSampled(ctx, n, pid, "fe", 250*time.Millisecond, p.LoadCPUs, load.Options{URL: url, Rate: p.Rate, Duration: p.Duration, Timeout: p.Timeout,
 		Progress: load.LogEvery(5, what, env.Logf)})

@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/live/cpus"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/listenerlivelock/judge"
 )
 
 func params(t *testing.T, given map[string]string) judge.Params {
 	t.Helper()
-	v, err := scenario.ValuesFor(Suite.Params, given)
+	v, err := suite.ValuesFor(Suite.Params, given)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +57,10 @@ func TestPreconditions(t *testing.T) {
 }
 
 func TestParams(t *testing.T) {
-	if _, err := scenario.ValuesFor(Suite.Params, map[string]string{"LAYOUT": "rings"}); err == nil || !strings.Contains(err.Error(), "groups, shards, binds") {
+	if _, err := suite.ValuesFor(Suite.Params, map[string]string{"LAYOUT": "rings"}); err == nil || !strings.Contains(err.Error(), "groups, shards, binds") {
 		t.Errorf("a layout that does not exist: %v", err)
 	}
-	if _, err := scenario.ValuesFor(Suite.Params, map[string]string{"CPUSET": "3-1"}); err == nil {
+	if _, err := suite.ValuesFor(Suite.Params, map[string]string{"CPUSET": "3-1"}); err == nil {
 		t.Error("a backwards cpuset was accepted")
 	}
 	if p := params(t, map[string]string{"THREADS": "4"}); p.Groups != 4 {

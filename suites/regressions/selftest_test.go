@@ -16,7 +16,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/harp-project/harp/harness/core/verdict"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/harness/ops/selftest"
 	"github.com/harp-project/harp/suites/regressions/clifixes"
@@ -44,7 +44,7 @@ type fails struct {
 // every fix. The release tags themselves
 // (v2.6.0..v3.4.0) are in docs/upstream-bugs.md, run from a clone CI does
 // not have, and each judge's test reads the facts they gave.
-func fixes(s *scenario.Scenario, rows ...fails) bool {
+func fixes(s *suite.Suite, rows ...fails) bool {
 	rows = append(rows, fails{build: selftest.On(selftest.Experimental, verdict.Pass, "has every fix"), exact: true})
 	var builds []selftest.Build
 	for _, r := range rows {

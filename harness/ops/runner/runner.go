@@ -17,7 +17,7 @@ import (
 	"github.com/harp-project/harp/harness/core/spec"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/images"
 )
@@ -29,7 +29,7 @@ type Runner struct {
 	RunID   string
 	Trials  int // 0: each suite's default
 	// Params are suite parameters by name (NODES=5), checked against the
-	// selected suites before the run (scenario.CheckParams).
+	// selected suites before the run (suite.CheckParams).
 	Params map[string]string
 	// CPUs limits every HAProxy container to a share of CPU time (0: none).
 	CPUs float64
@@ -40,13 +40,13 @@ type Runner struct {
 
 // Cell is one suite on one build.
 type Cell struct {
-	Suite *scenario.Scenario
+	Suite *suite.Suite
 	Build spec.Spec
 }
 
 // Cells lists every suite on every build, builds first: the order shards
 // are cut from.
-func Cells(suites []*scenario.Scenario, specs []spec.Spec) []Cell {
+func Cells(suites []*suite.Suite, specs []spec.Spec) []Cell {
 	var out []Cell
 	for _, sp := range specs {
 		for _, s := range suites {
@@ -58,7 +58,7 @@ func Cells(suites []*scenario.Scenario, specs []spec.Spec) []Cell {
 
 // Run runs every suite on every build, one build after another, and
 // returns one result per suite x build.
-func (r *Runner) Run(ctx context.Context, suites []*scenario.Scenario, specs []spec.Spec) []report.Result {
+func (r *Runner) Run(ctx context.Context, suites []*suite.Suite, specs []spec.Spec) []report.Result {
 	return r.RunCells(ctx, Cells(suites, specs), 1)
 }
 
@@ -126,15 +126,15 @@ func (r *Runner) RunCells(ctx context.Context, cells []Cell, jobs int) []report.
 }
 
 // RunOne runs one suite on one built image.
-func (r *Runner) RunOne(ctx context.Context, s *scenario.Scenario, img *images.Image) report.Result {
+func (r *Runner) RunOne(ctx context.Context, s *suite.Suite, img *images.Image) report.Result {
 	trials := s.TrialsFor(r.Trials)
-	env := &scenario.Env{Suite: s, Image: img, Docker: r.Docker, Builder: r.Builder, RunID: r.RunID, Trials: trials, CPUs: r.CPUs, Logf: progress.Printf,
+	env := &suite.Env{Suite: s, Image: img, Docker: r.Docker, Builder: r.Builder, RunID: r.RunID, Trials: trials, CPUs: r.CPUs, Logf: progress.Printf,
 		Start: func(ctx context.Context, o node.Options) (*node.Node, error) { return node.Start(ctx, r.Docker, o) }}
 	if r.Local {
 		env.Start = node.StartLocal
 	}
 	t0 := time.Now()
-	params, err := scenario.ValuesFor(s.Params, r.Params)
+	params, err := suite.ValuesFor(s.Params, r.Params)
 	env.Params = params
 	var out verdict.Outcome
 	if err != nil {

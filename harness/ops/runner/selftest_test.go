@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/harp-project/harp/harness/core/verdict"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/runner"
 	"github.com/harp-project/harp/harness/ops/selftest"
 	"github.com/harp-project/harp/suites/cluster/convergence"
@@ -37,7 +37,7 @@ var _ = Describe("verdicts on a starved HAProxy", Label("starved", "slow"), Orde
 	}, NodeTimeout(30*time.Minute))
 
 	DescribeTable("a build without the bug is never REPRODUCED when HAProxy is starved of CPU",
-		func(ctx SpecContext, s *scenario.Scenario, build string) {
+		func(ctx SpecContext, s *suite.Suite, build string) {
 			r := (&runner.Runner{Docker: selftest.Docker, Builder: selftest.Builder, RunID: selftest.RunID, CPUs: 0.3}).RunOne(ctx, s, selftest.Image(ctx, build))
 			AddReportEntry(r.Line())
 			Expect(r.Verdict).To(BeElementOf(verdict.Pass, verdict.Inconclusive), r.Line())

@@ -24,7 +24,7 @@ import (
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/cache"
 	"github.com/harp-project/harp/harness/live/engine"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/harness/ops/runner"
 	"github.com/harp-project/harp/images"
@@ -63,7 +63,7 @@ func Run(t *testing.T, name string) {
 
 // Describe is a container for a suite's self-tests, labelled with the
 // suite's own labels (so `make selftest LABELS=issue:3517` selects it).
-func Describe(s *scenario.Scenario, body func(), decorations ...any) bool {
+func Describe(s *suite.Suite, body func(), decorations ...any) bool {
 	return ginkgo.Describe(s.Name()+": "+s.Title, append(decorations, ginkgo.Label(s.Labels...), body)...)
 }
 
@@ -79,11 +79,11 @@ func Image(ctx context.Context, raw string) *images.Image {
 
 // Verdict runs one suite on one build, as `harp run` would, with
 // parameters NAME=VALUE.
-func Verdict(ctx context.Context, s *scenario.Scenario, img *images.Image, params ...string) report.Result {
+func Verdict(ctx context.Context, s *suite.Suite, img *images.Image, params ...string) report.Result {
 	ginkgo.GinkgoHelper()
-	given, err := scenario.ParseParams(params)
+	given, err := suite.ParseParams(params)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	gomega.Expect(scenario.CheckParams([]*scenario.Scenario{s}, given)).To(gomega.Succeed())
+	gomega.Expect(suite.CheckParams([]*suite.Suite{s}, given)).To(gomega.Succeed())
 	r := (&runner.Runner{Docker: Docker, Builder: Builder, RunID: RunID, Params: given}).RunOne(ctx, s, img)
 	ginkgo.AddReportEntry(r.Line())
 	ginkgo.GinkgoWriter.Println(r.Line())
@@ -159,7 +159,7 @@ func ServedEnds(want verdict.Verdict) []Build {
 // Verdicts declares one spec per build: the suite runs there with its
 // default trials and must give the verdict the row says, after which
 // check (if any) asserts the counts and evidence.
-func Verdicts(s *scenario.Scenario, check func(r report.Result), builds ...Build) bool {
+func Verdicts(s *suite.Suite, check func(r report.Result), builds ...Build) bool {
 	var entries []any
 	for _, b := range builds {
 		entries = append(entries, ginkgo.Entry(b.Why+" ("+b.Spec+")", b.Spec, b.Want, ginkgo.SpecTimeout(10*time.Minute)))
@@ -181,7 +181,7 @@ func Verdicts(s *scenario.Scenario, check func(r report.Result), builds ...Build
 // NAME=VALUE for every build; a Build whose Spec carries " | NAME=VALUE"
 // after it gets those too (e.g. a shorter bound for a mutant that never
 // converges).
-func VerdictsTogether(s *scenario.Scenario, check func(b Build, r report.Result), builds ...Build) bool {
+func VerdictsTogether(s *suite.Suite, check func(b Build, r report.Result), builds ...Build) bool {
 	return ginkgo.It(fmt.Sprintf("gives the verdict each of %d real builds should, run side by side", len(builds)), func(ctx ginkgo.SpecContext) {
 		imgs := make([]*images.Image, len(builds))
 		params := make([][]string, len(builds))
@@ -193,9 +193,9 @@ func VerdictsTogether(s *scenario.Scenario, check func(b Build, r report.Result)
 		results := make([]report.Result, len(builds))
 		runners := make([]*runner.Runner, len(builds))
 		for i := range builds {
-			given, err := scenario.ParseParams(params[i])
+			given, err := suite.ParseParams(params[i])
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
-			gomega.Expect(scenario.CheckParams([]*scenario.Scenario{s}, given)).To(gomega.Succeed())
+			gomega.Expect(suite.CheckParams([]*suite.Suite{s}, given)).To(gomega.Succeed())
 			runners[i] = &runner.Runner{Docker: Docker, Builder: Builder, RunID: RunID, Params: given}
 		}
 		var wg sync.WaitGroup

@@ -13,12 +13,12 @@ import (
 	"github.com/harp-project/harp/harness/core/obs"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/cluster"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/clusterdoctor"
 	"github.com/harp-project/harp/suites/cluster/convergence/judge"
 )
 
-var Suite = scenario.Register(&scenario.Scenario{
+var Suite = suite.Register(&suite.Suite{
 	ID:       "cluster-convergence",
 	Upstream: "peers replication conformance: convergence",
 	Title:    "Entries written on one node appear on every node of a peers cluster",
@@ -26,8 +26,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Labels:   []string{"area:peers-cluster"},
 	Trials:   3,
 	Noun:     "rounds",
-	Params:   []scenario.Param{scenario.NodesParam},
-	StepsFor: func(p scenario.Values) []string {
+	Params:   []suite.Param{suite.NodesParam},
+	StepsFor: func(p suite.Values) []string {
 		return []string{
 			fmt.Sprintf("Setup: %d nodes on a private network, each with its own address and peer line, the same peers section `cluster` with table `tbl` (type string len 32, store gpc0,http_req_cnt); HTTP frontend tracking the x-key header in it. Wait until every link is established.", p.Int("NODES")),
 			"Trigger, per round: on one node (a different one each round) `set table cluster/tbl key c<r>NNN data.gpc0 <r>` for 40 keys; on the next node, 3 HTTP requests for each of 10 keys h<r>NNN (tracked: http_req_cnt 3).",
@@ -46,7 +46,7 @@ type Evidence struct {
 	Facts     judge.Facts `json:"facts"`
 }
 
-func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 	return env.OnCluster(ctx, cluster.Options{}, true, trial)
 }
 

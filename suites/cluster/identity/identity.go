@@ -14,13 +14,13 @@ import (
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/cluster"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/clusterdoctor"
 	"github.com/harp-project/harp/harness/ops/doctor"
 	"github.com/harp-project/harp/suites/cluster/identity/judge"
 )
 
-var Suite = scenario.Register(&scenario.Scenario{
+var Suite = suite.Register(&suite.Suite{
 	ID:       "cluster-identity",
 	Upstream: "peers replication conformance: local peer identity",
 	Title:    "A node whose local peer name matches no peer line does not sync, and is diagnosed as such",
@@ -28,8 +28,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Labels:   []string{"area:peers-cluster"},
 	Trials:   3,
 	Noun:     "identities",
-	Params:   []scenario.Param{scenario.NodesParam},
-	StepsFor: func(p scenario.Values) []string {
+	Params:   []suite.Param{suite.NodesParam},
+	StepsFor: func(p suite.Values) []string {
 		n := p.Int("NODES")
 		return []string{
 			fmt.Sprintf("Setup, one cluster per trial: %d nodes with peer lines node1..node%d; node%d takes the name `ghost` by `localpeer ghost` (trial 1), by `-L ghost` (trial 2), or by its host name `ghost` with neither (trial 3).", n, n, n),
@@ -50,7 +50,7 @@ type Evidence struct {
 	Facts               judge.Facts      `json:"facts"`
 }
 
-func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 	// The check must be able to see keys arrive: with every name right,
 	// the keys reach the last node through the same reads.
 	if unmet, err := control(ctx, env); err != nil || unmet != "" {
@@ -72,7 +72,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 
 // control starts the cluster with every name right and checks that keys
 // set on node1 are seen on the last node.
-func control(ctx context.Context, env *scenario.Env) (unmet string, err error) {
+func control(ctx context.Context, env *suite.Env) (unmet string, err error) {
 	c, unmet, err := env.StartCluster(ctx, cluster.Options{}, true)
 	if c == nil {
 		return "control (every name right): " + unmet, err

@@ -11,13 +11,13 @@ import (
 	"github.com/harp-project/harp/harness/core/obs"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/cluster"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/clusterdoctor"
 	"github.com/harp-project/harp/harness/ops/doctor"
 	"github.com/harp-project/harp/suites/cluster/partition/judge"
 )
 
-var Suite = scenario.Register(&scenario.Scenario{
+var Suite = suite.Register(&suite.Suite{
 	ID:       "cluster-partition",
 	Upstream: "peers replication conformance: partition and heal",
 	Title:    "Tables converge again after a network partition heals",
@@ -25,8 +25,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Labels:   []string{"area:peers-cluster"},
 	Trials:   1,
 	Noun:     "partitions",
-	Params:   []scenario.Param{scenario.NodesParam},
-	StepsFor: func(p scenario.Values) []string {
+	Params:   []suite.Param{suite.NodesParam},
+	StepsFor: func(p suite.Values) []string {
 		last := fmt.Sprintf("node%d", p.Int("NODES"))
 		return []string{
 			fmt.Sprintf("Setup: the %d-node cluster of cluster-convergence; wait until every link is established.", p.Int("NODES")),
@@ -48,7 +48,7 @@ type Evidence struct {
 	Facts              judge.Facts   `json:"facts"`
 }
 
-func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 	return env.OnCluster(ctx, cluster.Options{}, true, trial)
 }
 

@@ -12,12 +12,12 @@ import (
 	"github.com/harp-project/harp/harness/core/obs"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/cluster"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/clusterdoctor"
 	"github.com/harp-project/harp/suites/cluster/reloads/judge"
 )
 
-var Suite = scenario.Register(&scenario.Scenario{
+var Suite = suite.Register(&suite.Suite{
 	ID:       "cluster-reloads",
 	Upstream: "peers replication conformance: rolling and simultaneous reloads",
 	Title:    "Entries written before reloads survive them on every node, under write load",
@@ -25,8 +25,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Labels:   []string{"area:peers-cluster"},
 	Trials:   2,
 	Noun:     "rounds",
-	Params:   []scenario.Param{scenario.NodesParam},
-	StepsFor: func(p scenario.Values) []string {
+	Params:   []suite.Param{suite.NodesParam},
+	StepsFor: func(p suite.Values) []string {
 		return []string{
 			fmt.Sprintf("Setup: the %d-node cluster of cluster-convergence; wait until every link is established; 50 keys set on node1 with gpc0 7, checked on every node.", p.Int("NODES")),
 			"Write load: vegeta sends 50 requests/s to each node, each tracking one of 10 keys of its own (http_req_cnt grows), for the whole round.",
@@ -39,7 +39,7 @@ var Suite = scenario.Register(&scenario.Scenario{
 
 const reloadTimeout = 20 * time.Second
 
-func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 	c, unmet, err := env.StartCluster(ctx, cluster.Options{}, true)
 	if c == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}

@@ -15,13 +15,13 @@ import (
 	"github.com/harp-project/harp/harness/core/obs"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/cluster"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/clusterdoctor"
 	"github.com/harp-project/harp/harness/ops/doctor"
 	"github.com/harp-project/harp/suites/cluster/tables/judge"
 )
 
-var Suite = scenario.Register(&scenario.Scenario{
+var Suite = suite.Register(&suite.Suite{
 	ID:       "cluster-tables",
 	Upstream: "peers replication conformance: mismatched table definitions",
 	Title:    "Tables defined differently on one node: what is and is not exchanged",
@@ -29,8 +29,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Labels:   []string{"area:peers-cluster"},
 	Trials:   1,
 	Noun:     "runs",
-	Params:   []scenario.Param{scenario.NodesParam},
-	StepsFor: func(p scenario.Values) []string {
+	Params:   []suite.Param{suite.NodesParam},
+	StepsFor: func(p suite.Values) []string {
 		odd := fmt.Sprintf("node%d", p.Int("NODES"))
 		return []string{
 			fmt.Sprintf("Setup: %d nodes; tables `tbl` (string len 32, gpc0,http_req_cnt) identical everywhere; `keytype` string len 32 on the others but type ip on %s; `store` storing gpc0,http_req_cnt on the others but only gpc0 on %s. Wait until every link is established.", p.Int("NODES"), odd, odd),
@@ -48,7 +48,7 @@ type Evidence struct {
 	Facts                 judge.Facts `json:"facts"`
 }
 
-func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 	same := cluster.Table{Name: "tbl", Type: "string len 32", Store: "gpc0,http_req_cnt"}
 	nodes := cluster.Nodes(env.Nodes())
 	nodes[len(nodes)-1].Tables = []cluster.Table{same,

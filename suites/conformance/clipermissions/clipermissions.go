@@ -24,7 +24,7 @@ import (
 	"github.com/harp-project/harp/harness/live/cli"
 	"github.com/harp-project/harp/harness/live/load"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/conformance/clipermissions/clilevels"
 	"github.com/harp-project/harp/suites/conformance/clipermissions/judge"
 )
@@ -35,7 +35,7 @@ import (
 //go:embed conf-cli-permissions.cfg.tmpl
 var configTemplate string
 
-var Suite = scenario.Register(&scenario.Scenario{
+var Suite = suite.Register(&suite.Suite{
 	ID:       judge.SuiteID,
 	Upstream: "conformance: runtime CLI permission levels (security)",
 	Title:    "State-changing CLI commands are refused below their documented level and change nothing",
@@ -69,7 +69,7 @@ func Config() (string, error) {
 	return config.RenderText("conf-cli-permissions.cfg.tmpl", configTemplate, map[string]string{"Map": mapFile, "ACL": aclFile})
 }
 
-func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 	// Without a table the user rule, which holds in every version, is
 	// checked anyway; the operator and read rows wait for a table.
 	file, rows, noTable, err := clilevels.ForVersion(env.Image.Version)
@@ -112,7 +112,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		if err == nil && noTable != "" {
 			// The user trial said what can be said without a table.
 			t.Remark = noTable + ": only the `level user` rule was checked, not the operator socket nor the documented reads"
-			return scenario.Stop
+			return suite.Stop
 		}
 		return err
 	})

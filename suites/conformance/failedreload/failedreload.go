@@ -18,7 +18,7 @@ import (
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/load"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/conformance/failedreload/judge"
 )
 
@@ -28,7 +28,7 @@ import (
 //go:embed conf-failed-reload.cfg.tmpl
 var configTemplate string
 
-var Suite = scenario.Register(&scenario.Scenario{
+var Suite = suite.Register(&suite.Suite{
 	ID:       judge.SuiteID,
 	Upstream: "conformance: master-worker reloads that fail",
 	Title:    "A reload with a config that cannot load changes nothing, and the next reload works",
@@ -36,8 +36,8 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Labels:   []string{"area:conformance", "area:mworker"},
 	Trials:   len(Breaks) * 2,
 	Noun:     "cycles",
-	Params: []scenario.Param{scenario.Duration("BOUND", 20*time.Second, "how long show proc may take to count a failed reload, and a good reload to start a new worker (observed: under 200 ms)"),
-		scenario.Variants("BREAKS", "the breaks to cycle through (a bisect of one finding runs only its break)", Breaks, breakID, "break")},
+	Params: []suite.Param{suite.Duration("BOUND", 20*time.Second, "how long show proc may take to count a failed reload, and a good reload to start a new worker (observed: under 200 ms)"),
+		suite.Variants("BREAKS", "the breaks to cycle through (a bisect of one finding runs only its break)", Breaks, breakID, "break")},
 	Steps: []string{
 		"Setup: one node, nbthread 2; an HTTP frontend on 8080 answering 200 and tracking its x-key header in backend `tbl`'s stick table (type string len 32, expire 1h, store gpc0).",
 		"Before each cycle: the current worker answers HTTP 200; `set table tbl key keep-N data.gpc0 N` on it; the master's `show proc` failed-reload counter is read.",
@@ -85,7 +85,7 @@ const unbindableHost, unbindable = "192.0.2.10", unbindableHost + ":8081"
 func breakID(b Break) string { return b.ID }
 
 // SelectBreaks are the breaks a BREAKS value names, in cycle order.
-func SelectBreaks(v string) ([]Break, error) { return scenario.Pick(v, Breaks, breakID, "break") }
+func SelectBreaks(v string) ([]Break, error) { return suite.Pick(v, Breaks, breakID, "break") }
 
 // Config renders the config a break makes (Break{}: the good one): its
 // line added to the frontend, after a peers section when it has one.
@@ -105,7 +105,7 @@ type Evidence struct {
 	Broken string            `json:"broken_config"`
 }
 
-func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 	good, err := Config(Break{})
 	if err != nil {
 		return verdict.Outcome{Err: err}
@@ -114,16 +114,16 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 	if n == nil {
 		return out
 	}
-	return scenario.RunPicked(ctx, env, "BREAKS", SelectBreaks, func(ctx context.Context, t *verdict.Trial, b Break, round int) error {
+	return suite.RunPicked(ctx, env, "BREAKS", SelectBreaks, func(ctx context.Context, t *verdict.Trial, b Break, round int) error {
 		// The recovery is by SIGUSR2 in the first round of breaks, by the
 		// master CLI in the second, and so on.
 		how := []node.How{node.BySignal, node.ByMasterCLI}[round%2]
 		c := &trial{n: n, web: web, t: t, b: b, how: how, good: good, key: fmt.Sprintf("keep-%d", t.N)}
 		t.Evidence = &c.ev
 		c.ev.Facts = judge.Facts{Break: b.Name, BreakID: b.ID, Recovery: string(how), Bound: env.Params.Duration("BOUND"), EntryWant: fmt.Sprint(t.N)}
-		err := scenario.RunSteps(ctx, c.before, c.refused, c.fail, c.observe, c.recover)
+		err := suite.RunSteps(ctx, c.before, c.refused, c.fail, c.observe, c.recover)
 		t.Checks, t.Violation, t.Unmet = judge.CycleChecks(c.ev.Facts)
-		return scenario.StopIfGone(ctx, n, err)
+		return suite.StopIfGone(ctx, n, err)
 	})
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/conformance/failedreload/judge"
 )
 
@@ -19,17 +19,17 @@ var regTestChecks = []string{judge.CheckMasterSurvives, judge.CheckCounted, judg
 // harp signals the master where the test asks its CLI: both reach the same
 // reload (mworker_reload), and 3.0 and later answer the CLI's with its
 // outcome, hence the version limit.
-func RegTests() ([]scenario.RegTest, []scenario.NoRegTest, error) {
-	var tests []scenario.RegTest
-	var not []scenario.NoRegTest
+func RegTests() ([]suite.RegTest, []suite.NoRegTest, error) {
+	var tests []suite.RegTest
+	var not []suite.NoRegTest
 	for _, b := range Breaks {
 		check := fmt.Sprintf("%s/{%s}.%s", judge.SuiteID, strings.Join(regTestChecks, ","), b.ID)
 		if b.Peers {
-			not = append(not, scenario.NoRegTest{Check: check, Kind: "failed-reload",
+			not = append(not, suite.NoRegTest{Check: check, Kind: "failed-reload",
 				Reason: "a peers section whose local peer is an address of harp's node, parsed before the error: not written yet"})
 			continue
 		}
-		tests = append(tests, scenario.RegTest{Check: check, Kind: "failed-reload",
+		tests = append(tests, suite.RegTest{Check: check, Kind: "failed-reload",
 			File: "mcli/mcli_failed_reload_" + strings.ReplaceAll(b.ID, "-", "_") + ".vtc", Text: regTest(b)})
 	}
 	return tests, not, nil

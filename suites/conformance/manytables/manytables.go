@@ -17,11 +17,11 @@ import (
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/cluster"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/conformance/manytables/judge"
 )
 
-var Suite = scenario.Register(&scenario.Scenario{
+var Suite = suite.Register(&suite.Suite{
 	ID:       "conf-many-tables",
 	Upstream: "conformance: peers sections with hundreds of tables",
 	Title:    "With hundreds of tables in a peers section, resync, a fresh node and a reload all learn every entry",
@@ -29,11 +29,11 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Labels:   []string{"area:conformance", "area:peers"},
 	Trials:   len(Kinds),
 	Noun:     "checks",
-	Params: []scenario.Param{
-		scenario.Int("TABLES", 300, 20, 1000, "tables in the peers section (entries go in the last 10)"),
-		scenario.Duration("BOUND", 60*time.Second, "how long each resync or lesson may take"),
+	Params: []suite.Param{
+		suite.Int("TABLES", 300, 20, 1000, "tables in the peers section (entries go in the last 10)"),
+		suite.Duration("BOUND", 60*time.Second, "how long each resync or lesson may take"),
 	},
-	StepsFor: func(p scenario.Values) []string {
+	StepsFor: func(p suite.Values) []string {
 		n := p.Int("TABLES")
 		return []string{
 			fmt.Sprintf("Setup: two nodes A (node1) and B (node2), one peers section naming both with %d tables t0001..t%04d (type string len 32, size 10k, expire 1h, store gpc0).", n, n),
@@ -56,7 +56,7 @@ type Evidence struct {
 	Facts judge.Facts `json:"facts"`
 }
 
-func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 	n := env.Params.Int("TABLES")
 	bound := env.Params.Duration("BOUND")
 	var tables []cluster.Table

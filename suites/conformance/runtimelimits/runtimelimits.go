@@ -18,7 +18,7 @@ import (
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/load"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/conformance/runtimelimits/judge"
 )
 
@@ -28,7 +28,7 @@ import (
 //go:embed conf-runtime-limits.cfg.tmpl
 var configTemplate string
 
-var Suite = scenario.Register(&scenario.Scenario{
+var Suite = suite.Register(&suite.Suite{
 	ID:       "conf-runtime-limits",
 	Upstream: "conformance: runtime connection limits under load",
 	Title:    "Changing maxconn and disabling a frontend at runtime under load never hangs the worker",
@@ -36,15 +36,15 @@ var Suite = scenario.Register(&scenario.Scenario{
 	Labels:   []string{"area:conformance", "area:listeners", "area:cli"},
 	Trials:   len(Kinds),
 	Noun:     "rounds",
-	Params: []scenario.Param{
-		scenario.Duration("CLI_BOUND", 3*time.Second, "how long one CLI command may take to answer"),
-		scenario.Int("CYCLES", 5, 1, 100, "limit down and up cycles per round"),
+	Params: []suite.Param{
+		suite.Duration("CLI_BOUND", 3*time.Second, "how long one CLI command may take to answer"),
+		suite.Int("CYCLES", 5, 1, 100, "limit down and up cycles per round"),
 	},
-	StepsFor: func(p scenario.Values) []string {
+	StepsFor: func(p suite.Values) []string {
 		return []string{
 			"Setup: one node, nbthread 2, global maxconn 1000 (`set maxconn global 0` would mean no limit: the process round goes to 1); frontend `web` (maxconn 200) on 8080 whose backend is a slow server inside the same HAProxy (a TCP frontend on 127.0.0.1:8081 holds each connection for a 100 ms inspect-delay, then an HTTP frontend answers; server maxconn 20), so connections queue. Precondition: a single request takes at least 90 ms.",
 			"Load: vegeta sends 100 requests/s to `web` for the whole round (timeout 10 s); a round starts only once it has had successes.",
-			fmt.Sprintf("Rounds, one per kind (TRIALS=6 runs each twice): %s; each does %d cycles of: the limit down (or the frontend disabled), 500 ms held, the limit back up (or enabled), then a single request must be served within 5 s (one not served within 15 s counts as never only while the CLI answers and the frontend's hrsp_2xx stood still meanwhile: a frontend serving the load resumed, and harp's request waited in its queue).", scenario.List(Kinds, func(k Kind) string { return fmt.Sprintf("%s (`%s`, `%s`)", k.Name, k.Down, k.Up) }, "; "), p.Int("CYCLES")),
+			fmt.Sprintf("Rounds, one per kind (TRIALS=6 runs each twice): %s; each does %d cycles of: the limit down (or the frontend disabled), 500 ms held, the limit back up (or enabled), then a single request must be served within 5 s (one not served within 15 s counts as never only while the CLI answers and the frontend's hrsp_2xx stood still meanwhile: a frontend serving the load resumed, and harp's request waited in its queue).", suite.List(Kinds, func(k Kind) string { return fmt.Sprintf("%s (`%s`, `%s`)", k.Name, k.Down, k.Up) }, "; "), p.Int("CYCLES")),
 			fmt.Sprintf("Expectation: every CLI command answers within CLI_BOUND (%s) and is accepted, the worker's output shows no watchdog warning or panic, the same worker is current at the end, and every cycle's request after the limit was raised is served.", p.Duration("CLI_BOUND")),
 		}
 	},
@@ -77,7 +77,7 @@ type Evidence struct {
 	Load  load.Result `json:"load"`
 }
 
-func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
+func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 	cfg, err := config.RenderText("conf-runtime-limits.cfg.tmpl", configTemplate, nil)
 	if err != nil {
 		return verdict.Outcome{Err: err}
@@ -94,7 +94,7 @@ func run(ctx context.Context, env *scenario.Env) verdict.Outcome {
 		r := &trial{n: n, web: web, t: t, k: k, bound: bound, ev: ev, f: &ev.Facts}
 		r.run(ctx, cycles)
 		t.Violation, t.Unmet = judge.Round(ev.Facts)
-		return scenario.StopIfGone(ctx, n, nil)
+		return suite.StopIfGone(ctx, n, nil)
 	})
 }
 

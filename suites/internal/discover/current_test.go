@@ -26,10 +26,10 @@ func TestSuitesCurrentScriptAgrees(t *testing.T) {
 		}
 	}
 	write("scripts/suites-current.sh", string(script))
-	write("suites/a/a.go", "package a\nvar _ = scenario.Register(nil)\n")
+	write("suites/a/a.go", "package a\nvar _ = suite.Register(nil)\n")
 	write("suites/a/judge/judge.go", "package judge\n")
-	write("suites/b/b_test.go", "package b\nvar _ = scenario.Register(nil)\n") // a test registers nothing
-	write("suites/internal/x/x.go", "package x\nvar _ = scenario.Register(nil)\n")
+	write("suites/b/b_test.go", "package b\nvar _ = suite.Register(nil)\n") // a test registers nothing
+	write("suites/internal/x/x.go", "package x\nvar _ = suite.Register(nil)\n")
 	gen := func() {
 		src, err := Source(filepath.Join(root, "suites"))
 		if err != nil {
@@ -44,7 +44,7 @@ func TestSuitesCurrentScriptAgrees(t *testing.T) {
 	if !current() {
 		t.Fatal("the generated file read as stale")
 	}
-	write("suites/c/deep/c.go", "package deep\nvar _ = scenario.Register(nil)\n")
+	write("suites/c/deep/c.go", "package deep\nvar _ = suite.Register(nil)\n")
 	if current() {
 		t.Fatal("a new suite directory read as current")
 	}

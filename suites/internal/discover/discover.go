@@ -19,7 +19,7 @@ const Module = "github.com/harp-project/harp"
 
 // Source is the generated suites.go for the suites under dir (the
 // repository's suites/): one blank import per package that calls
-// scenario.Register in a non-test file.
+// suite.Register in a non-test file.
 func Source(dir string) ([]byte, error) {
 	var pkgs []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -39,7 +39,7 @@ func Source(dir string) ([]byte, error) {
 		if err != nil {
 			return err
 		}
-		if bytes.Contains(b, []byte("scenario.Register(")) {
+		if bytes.Contains(b, []byte("suite.Register(")) {
 			rel, err := filepath.Rel(dir, filepath.Dir(path))
 			if err != nil {
 				return err

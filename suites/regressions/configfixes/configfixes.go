@@ -6,11 +6,11 @@ package configfixes
 
 import (
 	"github.com/harp-project/harp/harness/live/fixrun"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/regressions/configfixes/judge"
 )
 
-var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
+var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 	ID:       "upstream-fixes-config",
 	Upstream: "regressions: upstream's fixed bugs of config parsing",
 	Title:    "Configs from upstream's fixed bugs are accepted or refused, with the messages, as their fixes made haproxy -c do",

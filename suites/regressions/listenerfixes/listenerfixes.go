@@ -15,11 +15,11 @@ import (
 	"github.com/harp-project/harp/harness/live/cli"
 	"github.com/harp-project/harp/harness/live/fixrun"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/regressions/listenerfixes/judge"
 )
 
-var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
+var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 	ID:       "upstream-fixes-listeners",
 	Upstream: "regressions: upstream's fixed listener bugs",
 	Title:    "Sharded binds and a full, rate-limited frontend behave as upstream's fixes made them, and none kills the worker",

@@ -15,11 +15,11 @@ import (
 
 	"github.com/harp-project/harp/harness/live/fixrun"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/regressions/masterfixes/judge"
 )
 
-var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
+var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 	ID:       "upstream-fixes-master",
 	Upstream: "regressions: upstream's fixed bugs of the master CLI and of starting HAProxy",
 	Title:    "Master CLI commands and haproxy runs (-vv, -c, master-worker starts) from upstream's fixed bugs behave as their fixes made them, and none kills a process",

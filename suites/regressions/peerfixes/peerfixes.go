@@ -15,11 +15,11 @@ import (
 	"github.com/harp-project/harp/harness/core/peerwire"
 	"github.com/harp-project/harp/harness/live/fixrun"
 	"github.com/harp-project/harp/harness/live/peers"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/regressions/peerfixes/judge"
 )
 
-var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
+var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 	ID:       "upstream-fixes-peers",
 	Upstream: "regressions: upstream's fixed peers-protocol bugs",
 	Title:    "Peers connections and sessions from upstream's fixed bugs (half-closed, truncated, about unknown tables) end or last as their fixes made them, and none kills the worker",

@@ -17,11 +17,11 @@ import (
 	"github.com/harp-project/harp/harness/live/cli"
 	"github.com/harp-project/harp/harness/live/fixrun"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/scenario"
+	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/regressions/tablefixes/judge"
 )
 
-var Suite = scenario.Register(fixrun.Scenario(fixrun.Area{
+var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 	ID:       "upstream-fixes-tables",
 	Upstream: "regressions: upstream's fixed stick-table bugs",
 	Title:    "Stick-table tracking, counters, keys and expiry from upstream's fixed bugs behave as their fixes made them, and none kills the worker",

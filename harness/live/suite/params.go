@@ -1,4 +1,4 @@
-package scenario
+package suite
 
 import (
 	"fmt"
@@ -83,7 +83,7 @@ func (v Values) Given(name string) bool { return v.given[name] }
 func (v Values) String(name string) string {
 	s, ok := v.v[name]
 	if !ok {
-		panic("scenario: parameter " + name + " is not declared by this suite")
+		panic("suite: parameter " + name + " is not declared by this suite")
 	}
 	return s
 }
@@ -118,7 +118,7 @@ func ValuesFor(params []Param, given map[string]string) (Values, error) {
 
 // CheckParams refuses, before any work, a value no selected suite
 // declares (a typo would otherwise be ignored) or one a suite refuses.
-func CheckParams(suites []*Scenario, given map[string]string) error {
+func CheckParams(suites []*Suite, given map[string]string) error {
 	declared := map[string]bool{}
 	for _, s := range suites {
 		if _, err := ValuesFor(s.Params, given); err != nil {
@@ -165,7 +165,7 @@ func ParseParams(pairs []string) (map[string]string, error) {
 // FromEnv reads the suites' declared parameters from environment
 // variables of the same names, as make passes its command-line variables
 // (only when asked: `harp run --params-from-env`).
-func FromEnv(suites []*Scenario, lookup func(string) (string, bool)) map[string]string {
+func FromEnv(suites []*Suite, lookup func(string) (string, bool)) map[string]string {
 	out := map[string]string{}
 	for _, s := range suites {
 		for _, p := range s.Params {

@@ -1,8 +1,8 @@
-// Package scenario is harp's suite toolkit: the registry of suites (plain
+// Package suite is harp's suite toolkit: the registry of suites (plain
 // values found by ginkgo label filters), their parameters, the environment
 // a run gets (nodes and clusters started for it and stopped after it), and
 // the trial loop every suite shares.
-package scenario
+package suite
 
 import (
 	"fmt"
@@ -17,9 +17,9 @@ import (
 	"github.com/harp-project/harp/harness/core/verdict"
 )
 
-// Scenario is one suite: an upstream issue, or a property every build must
+// Suite is one suite: an upstream issue, or a property every build must
 // keep.
-type Scenario struct {
+type Suite struct {
 	ID       string // stable id: make test-<ID>, label suite:<ID> (and issue:<ID> for an upstream issue)
 	Upstream string // upstream issue reference, or the property's name
 	Title    string // upstream issue title
@@ -66,7 +66,7 @@ type RegTest struct {
 type NoRegTest struct{ Check, Kind, Reason string }
 
 // StepsWith gives the steps for a run with these parameters.
-func (s *Scenario) StepsWith(p Values) []string {
+func (s *Suite) StepsWith(p Values) []string {
 	if s.StepsFor != nil {
 		return s.StepsFor(p)
 	}
@@ -75,7 +75,7 @@ func (s *Scenario) StepsWith(p Values) []string {
 
 // TrialsFor is how many trials a run makes when asked for `asked` (0:
 // the suite's own): for a suite of cases, `asked` rounds of every case.
-func (s *Scenario) TrialsFor(asked int) int {
+func (s *Suite) TrialsFor(asked int) int {
 	switch {
 	case asked <= 0:
 		return s.Trials
@@ -86,7 +86,7 @@ func (s *Scenario) TrialsFor(asked int) int {
 }
 
 // TrialsText says what TrialsFor(asked) runs, for a progress line.
-func (s *Scenario) TrialsText(asked int) string {
+func (s *Suite) TrialsText(asked int) string {
 	n := s.TrialsFor(asked)
 	if s.Cases > 0 && asked > 1 {
 		return fmt.Sprintf("%d %s (%d rounds of %d)", n, s.Noun, asked, s.Cases)
@@ -95,29 +95,29 @@ func (s *Scenario) TrialsText(asked int) string {
 }
 
 // Defaults are the suite's parameters with no value given.
-func (s *Scenario) Defaults() Values {
+func (s *Suite) Defaults() Values {
 	v, _ := ValuesFor(s.Params, nil)
 	return v
 }
 
 // Name is how progress lines call the suite: #3517, cluster-partition.
-func (s *Scenario) Name() string {
+func (s *Suite) Name() string {
 	if strings.Trim(s.ID, "0123456789") == "" {
 		return "#" + s.ID
 	}
 	return s.ID
 }
 
-var registry = map[string]*Scenario{}
+var registry = map[string]*Suite{}
 
 // Register adds a suite; ids must be unique, and what the runner needs
 // must be there.
-func Register(s *Scenario) *Scenario {
+func Register(s *Suite) *Suite {
 	switch {
 	case s.ID == "" || s.Title == "" || s.Run == nil || s.Noun == "" || s.Trials < 1:
-		panic("scenario: suite " + s.ID + " needs an ID, a Title, a Noun, Trials and Run")
+		panic("suite: suite " + s.ID + " needs an ID, a Title, a Noun, Trials and Run")
 	case registry[s.ID] != nil:
-		panic("scenario: duplicate id " + s.ID)
+		panic("suite: duplicate id " + s.ID)
 	}
 	// suite:<id> selects every suite; issue:<id> is kept for the suites
 	// that encode an upstream issue (make test-3517 finds either).
@@ -136,22 +136,22 @@ func Register(s *Scenario) *Scenario {
 }
 
 // IsUpstreamIssue says whether a suite encodes an upstream issue (its
-// Upstream names one, haproxy/haproxy#N), not a property or a scenario.
-func IsUpstreamIssue(s *Scenario) bool { return strings.HasPrefix(s.Upstream, "haproxy/haproxy#") }
+// Upstream names one, haproxy/haproxy#N), not a property or a suite.
+func IsUpstreamIssue(s *Suite) bool { return strings.HasPrefix(s.Upstream, "haproxy/haproxy#") }
 
 // ByID is the registered suite of an id.
-func ByID(id string) (*Scenario, bool) {
+func ByID(id string) (*Suite, bool) {
 	s, ok := registry[id]
 	return s, ok
 }
 
 // Conformance says whether a suite is a conformance property: labelled
 // area:conformance, the one mark of one.
-func Conformance(s *Scenario) bool { return slices.Contains(s.Labels, "area:conformance") }
+func Conformance(s *Suite) bool { return slices.Contains(s.Labels, "area:conformance") }
 
 // All lists the registered suites by id.
-func All() []*Scenario {
-	var out []*Scenario
+func All() []*Suite {
+	var out []*Suite
 	for _, s := range registry {
 		out = append(out, s)
 	}
@@ -161,12 +161,12 @@ func All() []*Scenario {
 
 // Select returns the suites whose labels match a ginkgo label filter
 // (e.g. "issue:3517", "area:peers && !slow").
-func Select(filter string) ([]*Scenario, error) {
+func Select(filter string) ([]*Suite, error) {
 	match, err := types.ParseLabelFilter(filter)
 	if err != nil {
 		return nil, fmt.Errorf("label filter %q: %w", filter, err)
 	}
-	var out []*Scenario
+	var out []*Suite
 	for _, s := range All() {
 		if match(s.Labels) {
 			out = append(out, s)

@@ -1,4 +1,4 @@
-package scenario
+package suite
 
 import (
 	"context"
@@ -34,32 +34,32 @@ func TestParams(t *testing.T) {
 }
 
 func TestCheckParams(t *testing.T) {
-	a := &Scenario{ID: "a", Params: []Param{NodesParam}}
-	b := &Scenario{ID: "b"}
-	if err := CheckParams([]*Scenario{a, b}, map[string]string{"NODES": "4"}); err != nil {
+	a := &Suite{ID: "a", Params: []Param{NodesParam}}
+	b := &Suite{ID: "b"}
+	if err := CheckParams([]*Suite{a, b}, map[string]string{"NODES": "4"}); err != nil {
 		t.Errorf("a parameter one selected suite takes: %v", err)
 	}
-	if err := CheckParams([]*Scenario{a}, map[string]string{"NODE": "4"}); err == nil || !strings.Contains(err.Error(), "NODE: no selected suite takes it (they take NODES)") {
+	if err := CheckParams([]*Suite{a}, map[string]string{"NODE": "4"}); err == nil || !strings.Contains(err.Error(), "NODE: no selected suite takes it (they take NODES)") {
 		t.Errorf("a typo: %v", err)
 	}
-	if err := CheckParams([]*Scenario{b}, map[string]string{"NODES": "4"}); err == nil || !strings.Contains(err.Error(), "take no parameters") {
+	if err := CheckParams([]*Suite{b}, map[string]string{"NODES": "4"}); err == nil || !strings.Contains(err.Error(), "take no parameters") {
 		t.Errorf("a suite without parameters: %v", err)
 	}
-	if err := CheckParams([]*Scenario{a}, map[string]string{"NODES": "2"}); err == nil || !strings.Contains(err.Error(), "suite a: NODES") {
+	if err := CheckParams([]*Suite{a}, map[string]string{"NODES": "2"}); err == nil || !strings.Contains(err.Error(), "suite a: NODES") {
 		t.Errorf("a refused value: %v", err)
 	}
 	if _, err := ParseParams([]string{"NODES"}); err == nil {
 		t.Error("a parameter without a value was accepted")
 	}
 	env := map[string]string{"NODES": "6", "THREADS": "4"}
-	got := FromEnv([]*Scenario{a}, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	got := FromEnv([]*Suite{a}, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	if len(got) != 1 || got["NODES"] != "6" {
 		t.Errorf("from the environment, only what the suites declare: %v", got)
 	}
 }
 
 func TestSteps(t *testing.T) {
-	s := &Scenario{ID: "x", Params: []Param{NodesParam}, StepsFor: func(p Values) []string { return []string{"cut node" + p.String("NODES")} }}
+	s := &Suite{ID: "x", Params: []Param{NodesParam}, StepsFor: func(p Values) []string { return []string{"cut node" + p.String("NODES")} }}
 	v, _ := ValuesFor(s.Params, map[string]string{"NODES": "5"})
 	if got := s.StepsWith(v); got[0] != "cut node5" {
 		t.Errorf("steps follow the run's parameters: %v", got)
@@ -70,7 +70,7 @@ func TestSteps(t *testing.T) {
 }
 
 func TestReadmeTable(t *testing.T) {
-	s := []*Scenario{{ID: "9999", Upstream: "haproxy/haproxy#9999", Title: "a | b", Summary: "checks", Labels: []string{"issue:9999"}, Trials: 2, Noun: "runs", Params: []Param{NodesParam}}}
+	s := []*Suite{{ID: "9999", Upstream: "haproxy/haproxy#9999", Title: "a | b", Summary: "checks", Labels: []string{"issue:9999"}, Trials: 2, Noun: "runs", Params: []Param{NodesParam}}}
 	out, err := WithTable("intro\n"+TableBegin+"\nold\n"+TableEnd+"\nrest\n", s)
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +84,7 @@ func TestReadmeTable(t *testing.T) {
 }
 
 func TestRegisterAddsTheIssueLabel(t *testing.T) {
-	s := Register(&Scenario{ID: "selftest-register", Title: "t", Noun: "runs", Trials: 1, Labels: []string{"area:x"},
+	s := Register(&Suite{ID: "selftest-register", Title: "t", Noun: "runs", Trials: 1, Labels: []string{"area:x"},
 		Run: func(context.Context, *Env) verdict.Outcome { return verdict.Outcome{} }})
 	defer delete(registry, s.ID)
 	if len(s.Labels) != 2 || s.Labels[0] != "suite:selftest-register" {
@@ -100,7 +100,7 @@ func TestRegisterAddsTheIssueLabel(t *testing.T) {
 
 func TestRunTrials(t *testing.T) {
 	var lines []string
-	env := &Env{Suite: &Scenario{ID: "3517", Noun: "reloads"}, Image: &images.Image{Name: "3.4.7-1"}, Trials: 3,
+	env := &Env{Suite: &Suite{ID: "3517", Noun: "reloads"}, Image: &images.Image{Name: "3.4.7-1"}, Trials: 3,
 		Logf: func(f string, a ...any) { lines = append(lines, f) }}
 	out := env.RunTrials(context.Background(), func(ctx context.Context, tr *verdict.Trial) error {
 		tr.Notef("round %d", tr.N)
@@ -125,7 +125,7 @@ func TestRunTrials(t *testing.T) {
 func TestRunTrialsOn(t *testing.T) {
 	var mu sync.Mutex
 	var lines []string
-	env := &Env{Suite: &Scenario{ID: "3517", Noun: "reloads"}, Image: &images.Image{Name: "3.4.7-1"}, Trials: 5,
+	env := &Env{Suite: &Suite{ID: "3517", Noun: "reloads"}, Image: &images.Image{Name: "3.4.7-1"}, Trials: 5,
 		Logf: func(f string, a ...any) { mu.Lock(); lines = append(lines, fmt.Sprintf(f, a...)); mu.Unlock() }}
 	a, b := &node.Node{}, &node.Node{}
 	env.Watch("node-a", a)
@@ -197,10 +197,10 @@ func TestPick(t *testing.T) {
 // Asked for 3 trials, a suite of 21 cases runs every case three times;
 // f084f4d ran the first 3 cases and said "in 1 of 3 cases".
 func TestTrialsForCases(t *testing.T) {
-	cases := &Scenario{Trials: 21, Cases: 21, Noun: "cases"}
-	plain := &Scenario{Trials: 5, Noun: "reloads"}
+	cases := &Suite{Trials: 21, Cases: 21, Noun: "cases"}
+	plain := &Suite{Trials: 5, Noun: "reloads"}
 	for _, c := range []struct {
-		s     *Scenario
+		s     *Suite
 		asked int
 		want  int
 		text  string

@@ -1,4 +1,4 @@
-package scenario
+package suite
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 
 // Env is what a suite's run gets from the runner.
 type Env struct {
-	Suite *Scenario
+	Suite *Suite
 	Image *images.Image
 	// Docker and Builder serve suites that need more than HAProxy nodes
 	// (a backend container, a network).

@@ -1,4 +1,4 @@
-package scenario
+package suite
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func TestRunPicked(t *testing.T) {
 			v, _ = ValuesFor(params, nil)
 			v.v["LETTERS"] = given // as if the runner had not checked it
 		}
-		env := &Env{Suite: &Scenario{ID: "p", Noun: "letters"}, Image: &images.Image{Name: "3.2.1-1"}, Trials: trials, Params: v, Logf: func(string, ...any) {}}
+		env := &Env{Suite: &Suite{ID: "p", Noun: "letters"}, Image: &images.Image{Name: "3.2.1-1"}, Trials: trials, Params: v, Logf: func(string, ...any) {}}
 		out = RunPicked(context.Background(), env, "LETTERS", pick, func(ctx context.Context, tr *verdict.Trial, s string, round int) error {
 			ran = append(ran, fmt.Sprintf("%d%s%d", tr.N, s, round))
 			return nil

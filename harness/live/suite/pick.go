@@ -1,4 +1,4 @@
-package scenario
+package suite
 
 import (
 	"fmt"

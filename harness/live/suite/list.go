@@ -1,4 +1,4 @@
-package scenario
+package suite
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 
 // Describe writes what `harp suites` prints: each suite's id, title,
 // labels, trials, parameters and steps (with default parameters).
-func Describe(w io.Writer, suites []*Scenario) {
+func Describe(w io.Writer, suites []*Suite) {
 	for i, s := range suites {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -28,7 +28,7 @@ func Describe(w io.Writer, suites []*Scenario) {
 }
 
 // Markdown is README's suite table.
-func Markdown(suites []*Scenario) string {
+func Markdown(suites []*Suite) string {
 	var b strings.Builder
 	b.WriteString("| suite | upstream | labels | trials | parameters | what it checks |\n|---|---|---|---|---|---|\n")
 	for _, s := range suites {
@@ -55,7 +55,7 @@ const (
 
 // WithTable returns readme with the text between the markers replaced by
 // the table; an error when the markers are missing.
-func WithTable(readme string, suites []*Scenario) (string, error) {
+func WithTable(readme string, suites []*Suite) (string, error) {
 	i := strings.Index(readme, TableBegin)
 	j := strings.Index(readme, TableEnd)
 	if i < 0 || j < i {

@@ -1,4 +1,4 @@
-package scenario
+package suite
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // and its trial is judged from what begin recorded; the note is what held
 // then what was violated; a check's error is the run's.
 func TestRunKinds(t *testing.T) {
-	env := &Env{Suite: &Scenario{ID: "k", Noun: "checks"}, Image: &images.Image{Name: "3.2.1-1"}, Trials: 5, Logf: func(string, ...any) {}}
+	env := &Env{Suite: &Suite{ID: "k", Noun: "checks"}, Image: &images.Image{Name: "3.2.1-1"}, Trials: 5, Logf: func(string, ...any) {}}
 	var ran []string
 	kinds := []Kind[string]{
 		{Name: "one", Check: func(ctx context.Context, s string, tr *verdict.Trial, f *obs.KindRecord) error {
