@@ -69,7 +69,7 @@ func cmdChaos(ctx context.Context, args []string) int {
 			for _, h := range hs {
 				path := filepath.Join(dir, fmt.Sprintf("history-%d.json", h.Seed))
 				if err := h.Save(path); err == nil {
-					fmt.Printf("history (seed %d): %s (harp check %s)\n", h.Seed, path, dir)
+					fmt.Printf("history (seed %d): %s (harp rejudge %s)\n", h.Seed, path, dir)
 				}
 			}
 		}
@@ -77,16 +77,16 @@ func cmdChaos(ctx context.Context, args []string) int {
 	return code
 }
 
-// cmdCheck runs the chaos checker again on the histories of a run
+// cmdRejudge runs the chaos checker again on the histories of a run
 // directory (or on one history file), and says what it finds. Exit: 0
 // every history passes, 1 one breaks the model, 2 inconclusive, 3 none read.
-func cmdCheck(args []string) int {
+func cmdRejudge(args []string) int {
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		return fail("usage: harp check RUNDIR | history.json")
+		return fail("usage: harp rejudge RUNDIR | history.json")
 	}
 	histories, err := loadHistories(args[0])
 	if err != nil {
-		return fail("check: %v", err)
+		return fail("rejudge: %v", err)
 	}
 	worst := 0
 	for _, h := range histories {

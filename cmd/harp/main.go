@@ -68,7 +68,7 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
   harp findings [--reports DIR] [--json]   every finding (failed check, crash) over the runs, deduplicated
   harp findings mark SIG STATUS [REF]     reported owner/repo#N | fixed-in VERSION | not-haproxy | wontfix
   harp findings repro SIG --reports DIR --out DIR   a standalone reproducer (sh + socat, or Python 3)
-  harp check   RUNDIR | history.json    judge stored chaos histories again
+  harp rejudge RUNDIR | history.json    judge stored chaos histories again (was harp check)
   harp history --repo CLONE [--since v2.6.0] [--head REF] [--reports DIR,...] [--out FILE] [--json]
                upstream's BUG/ fixes as harp's scoreboard (docs/upstream-bugs.md)
   harp scoreboard --repo CLONE [--trials 3] [--shard i/n] [--phase releases|commits|doc|all] [--fixes IDS] [--plan]
@@ -138,8 +138,11 @@ func main() {
 		code = cmdChaos(ctx, os.Args[2:])
 	case "findings":
 		code = cmdFindings(ctx, os.Args[2:])
-	case "check":
-		code = cmdCheck(os.Args[2:])
+	case "rejudge":
+		code = cmdRejudge(os.Args[2:])
+	case "check": // its old name: "check" is a verdict's named unit in harp's words
+		fmt.Fprintln(os.Stderr, "harp check is now harp rejudge; the old name will go away")
+		code = cmdRejudge(os.Args[2:])
 	case "reg-tests":
 		code = cmdRegTests(ctx, os.Args[2:])
 	case "history":

@@ -1,7 +1,7 @@
 // Package chaos is the randomized peers history as a suite (label
 // area:chaos): one history per trial, faults and reloads drawn from the
 // seed, judged by the chaos checker. `harp chaos` runs the same with
-// --count and --failfast; `harp check` judges a stored history again.
+// --count and --failfast; `harp rejudge` judges a stored history again.
 package chaos
 
 import (

@@ -2,7 +2,7 @@
 // through the CLI and through traffic, reloads, link and process faults
 // chosen from a seed) and checks them against a model of what the peers
 // protocol guarantees. History and Check are plain values and a pure
-// function: `harp check` re-runs the checker on a stored history.
+// function: `harp rejudge` re-runs the checker on a stored history.
 package chaos
 
 import (

@@ -12,7 +12,7 @@ import (
 )
 
 // Where a suite's judge lives when it is not the suite's judge/ package:
-// the checker is a toolkit package shared with `harp chaos` and `harp check`.
+// the checker is a toolkit package shared with `harp chaos` and `harp rejudge`.
 var judgeElsewhere = map[string]string{"chaos": "harness/core/chaos"}
 
 // What a judge must never compile, directly or through harp's own

@@ -14,7 +14,7 @@ import (
 	chaossuite "github.com/harp-project/harp/suites/chaos"
 )
 
-// harp check finds the histories a chaos run stored in its trials and
+// harp rejudge finds the histories a chaos run stored in its trials and
 // judges them again: a history that breaks the model exits 1.
 func TestCheckStoredHistories(t *testing.T) {
 	t0 := time.Now()
@@ -29,20 +29,20 @@ func TestCheckStoredHistories(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "01-chaos-3.4.7-1", "trials.json"), data, 0o644)
 	}
 	write(h)
-	if code := cmdCheck([]string{dir}); code != 0 {
+	if code := cmdRejudge([]string{dir}); code != 0 {
 		t.Errorf("a history that keeps the model: exit %d", code)
 	}
 	h.Final["node2"]["tbl"]["a"] = chaos.Entry{GPC0: 0}
 	write(h)
-	if code := cmdCheck([]string{dir}); code != 1 {
+	if code := cmdRejudge([]string{dir}); code != 1 {
 		t.Errorf("a diverged history: exit %d", code)
 	}
-	if code := cmdCheck([]string{t.TempDir()}); code != 3 {
+	if code := cmdRejudge([]string{t.TempDir()}); code != 3 {
 		t.Errorf("no history: exit %d", code)
 	}
 }
 
-// #29: harp check refuses what is not a chaos history, naming the file and
+// #29: harp rejudge refuses what is not a chaos history, naming the file and
 // the problem, and keeps its lines short however many operations a key had.
 func TestCheckRefusesMalformed(t *testing.T) {
 	t0 := time.Now()
@@ -56,7 +56,7 @@ func TestCheckRefusesMalformed(t *testing.T) {
 		r, w, _ := os.Pipe()
 		saved, savedOut := os.Stderr, os.Stdout
 		os.Stderr, os.Stdout = w, w
-		code := cmdCheck(args)
+		code := cmdRejudge(args)
 		os.Stderr, os.Stdout = saved, savedOut
 		w.Close()
 		out, _ := io.ReadAll(r)
