@@ -32,9 +32,9 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/live/cache"
 	"github.com/harp-project/harp/harness/live/engine"
-	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/harness/ops/runner"
 	"github.com/harp-project/harp/images"

@@ -4,9 +4,10 @@
 //
 //   - core: values and pure functions. Verdicts, observations, records of
 //     harp's actions (a CLI exchange, an injected fault), parsers of
-//     HAProxy's output, build specs, case judging, configs, text, the
-//     chaos checker. No Docker, no socket, no child process: `make unit`
-//     builds and tests it with Docker stopped.
+//     HAProxy's output, build specs, case judging, configs, text, the suite
+//     registry (what `harp suites` lists), the chaos checker. No Docker, no
+//     socket, no child process: `make unit` builds and tests it with Docker
+//     stopped.
 //   - live: what acts on running HAProxy and on the machine. Images'
 //     helpers, the engine, nodes, clusters, the remote peer, load, link
 //     and process faults, the nemesis, a suite's environment, the runtime

@@ -12,8 +12,8 @@ import (
 
 	"github.com/harp-project/harp/harness/core/progress"
 	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
-	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/bisect"
 	"github.com/harp-project/harp/harness/ops/findings"
 	"github.com/harp-project/harp/harness/ops/report"

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/core/suite"
 
 	"github.com/harp-project/harp/harness/core/chaos"
 )

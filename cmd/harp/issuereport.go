@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/ops/github"
 	"github.com/harp-project/harp/harness/ops/report"
 )

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/ops/report"
 )
 

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/core/suite"
 )
 
 // paramList is --param NAME=VALUE (repeatable) with --params-from-env.

@@ -13,9 +13,9 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/nemesis"
-	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/runner"
 	"github.com/harp-project/harp/images"
 )

@@ -20,9 +20,9 @@ import (
 	"syscall"
 
 	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/live/cache"
 	"github.com/harp-project/harp/harness/live/engine"
-	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/images"
 	_ "github.com/harp-project/harp/suites/all"

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/core/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 	"github.com/harp-project/harp/harness/ops/report"
 	_ "github.com/harp-project/harp/suites/all"
 	"github.com/harp-project/harp/suites/internal/discover"
@@ -69,6 +70,16 @@ func TestSplitFromNamesRealSuites(t *testing.T) {
 		}
 		if _, ok := suite.ByID(was); ok {
 			t.Errorf("SplitFrom: %s was split, yet a suite has that id", was)
+		}
+	}
+}
+
+// The registry keeps a suite's Run untyped (it links no Docker): every
+// registered one must be what suiteenv.Run calls.
+func TestEveryRunIsARunFunc(t *testing.T) {
+	for _, s := range suite.All() {
+		if _, ok := s.Run.(suiteenv.RunFunc); !ok {
+			t.Errorf("%s: Run is a %T, not a suiteenv.RunFunc", s.ID, s.Run)
 		}
 	}
 }

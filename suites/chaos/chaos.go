@@ -12,10 +12,11 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/core/chaos"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/chaosdrive"
 	"github.com/harp-project/harp/harness/live/cluster"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 )
 
 var Suite = suite.Register(&suite.Suite{
@@ -64,7 +65,7 @@ type Evidence struct {
 	History chaos.History `json:"history"`
 }
 
-func run(ctx context.Context, env *suite.Env) verdict.Outcome {
+func run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 	faults, _ := Faults(env.Params.String("FAULTS"))
 	seed, _ := strconv.ParseInt(env.Params.String("SEED"), 10, 64)
 	if seed == 0 {
@@ -91,7 +92,7 @@ func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 		case "REPRODUCED":
 			t.Violation = fmt.Sprintf("seed %d: %s", s, r.Reason)
 			if env.Params.String("FAILFAST") == "1" {
-				return suite.Stop
+				return suiteenv.Stop
 			}
 		case "INCONCLUSIVE":
 			t.Unmet = fmt.Sprintf("seed %d: %s", s, r.Reason)

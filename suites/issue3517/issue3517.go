@@ -15,9 +15,10 @@ import (
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/config"
 	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 	"github.com/harp-project/harp/suites/issue3517/judge"
 )
 
@@ -41,7 +42,7 @@ var Suite = suite.Register(&suite.Suite{
 	},
 	StepsFor: func(p suite.Values) []string {
 		return []string{
-			fmt.Sprintf("Setup: %s, nbthread 1, localpeer set; %s, each holding only the local peer on its own loopback port and a table `marker` (type ip, size 100, expire 1h, store gpc0).", suite.LanesText(p.Int("PARALLEL"), "reload"), sectionsText(p.Int("SECTIONS"))),
+			fmt.Sprintf("Setup: %s, nbthread 1, localpeer set; %s, each holding only the local peer on its own loopback port and a table `marker` (type ip, size 100, expire 1h, store gpc0).", suiteenv.LanesText(p.Int("PARALLEL"), "reload"), sectionsText(p.Int("SECTIONS"))),
 			"Before each reload: wait until every section reports its initial resync finished (`show peers` flags 0x1|0x2), then `set table <section>/marker key 192.0.2.1 data.gpc0 1` in each and check every entry is there.",
 			"Trigger: SIGUSR2 to the master; wait until `show proc` lists the new worker and the old one has left (or 20 s passed).",
 			"Decided at once when the old worker was seen leaving and every marker table of the new worker could be read: no section has a remote peer, so the old worker was the only process that could teach a section its marker; once it is gone a missing marker can never come, and a correct build's old worker leaves only after handing over every section, so both markers are there at that moment. Only when the old worker was not seen leaving, or a table could not be read, does the round wait (up to 20 s) for the new worker's sections to report resync finished, and read again.",
@@ -87,7 +88,7 @@ type Evidence struct {
 	DecidedBy    string        `json:"decided_by,omitempty"`
 }
 
-func run(ctx context.Context, env *suite.Env) verdict.Outcome {
+func run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 	count := env.Params.Int("SECTIONS")
 	cfg, err := ConfigFor(count)
 	if err != nil {
@@ -173,7 +174,7 @@ func judged(ctx context.Context, n *node.Node, t *verdict.Trial, ev *Evidence) e
 		t.Notef("%s", crash)
 	}
 	t.Violation, t.Unmet, t.Remark = judge.Round(*ev.Facts)
-	return suite.StopIfGone(ctx, n, nil)
+	return suiteenv.StopIfGone(ctx, n, nil)
 }
 
 // ReadMarker reads the marker entry of one table on one worker.

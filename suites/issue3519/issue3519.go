@@ -13,11 +13,12 @@ import (
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/config"
 	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/node"
 	"github.com/harp-project/harp/harness/live/peers"
 	"github.com/harp-project/harp/harness/live/remotepeer"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 	"github.com/harp-project/harp/suites/issue3519/judge"
 )
 
@@ -40,7 +41,7 @@ var Suite = suite.Register(&suite.Suite{
 	},
 	StepsFor: func(p suite.Values) []string {
 		return []string{
-			fmt.Sprintf("Setup: %s, nbthread 1, localpeer local; one peers section with `local` on a port the test reaches and `remote` on a port where nothing listens; table `marker` (type ip, size 100, expire 1h, store gpc0). Precondition: the section's initial resync is finished (else HAProxy would ask harp's peer to teach it during a trial, and the answer would refresh the alive flag): harp's peer, as `remote`, answers HAProxy's resync request in a session of its own with resync finished (an up-to-date peer with nothing to teach), closed before the trials; a build that does not ask finishes by its 5 s timeout.", suite.LanesText(p.Int("PARALLEL"), "trial")),
+			fmt.Sprintf("Setup: %s, nbthread 1, localpeer local; one peers section with `local` on a port the test reaches and `remote` on a port where nothing listens; table `marker` (type ip, size 100, expire 1h, store gpc0). Precondition: the section's initial resync is finished (else HAProxy would ask harp's peer to teach it during a trial, and the answer would refresh the alive flag): harp's peer, as `remote`, answers HAProxy's resync request in a session of its own with resync finished (an up-to-date peer with nothing to teach), closed before the trials; a build that does not ask finishes by its 5 s timeout.", suiteenv.LanesText(p.Int("PARALLEL"), "trial")),
 			"Positive control, once (on a node of its own, started once the trials' nodes are up and run beside the trials, when there are several): a replacement that HAProxy is told to kill (`shutdown session`) must be seen closed by harp within 2 s, or the run is INCONCLUSIVE.",
 			"Trial: once no session of the remote peer is up, no stream of an earlier one is left (show sess) and HAProxy's reconnect timer has not expired, harp's peers client completes a handshake as `remote` (the first connection); a second client completes a handshake as `remote` (the replacement); HAProxy must release the first session (its socket closed by HAProxy) within 2 s. An attempt of HAProxy's own to connect that a handshake superseded goes on retrying until its connects fail (3 s) and its release clears the alive flag too: a control may start beside one (a trial's replacement waits for it to end), and a watched session that HAProxy closes after one ended is discarded and run again. The replacement is then watched, sending nothing, through HAProxy's next reconnect check: until show peers shows that check passed (the reconnect timer set again to its full period with the session still established, before harp's first heartbeat), else until the check as `reconnect=` gives it (rounded down to seconds) plus 1.5 s; that check, rounded up, must come before harp's first heartbeat (3 s after the handshake, like HAProxy's), which would refresh the alive flag, else the attempt is discarded and run again, as is one whose handshake collided with HAProxy's own attempt to connect (coll up; 3 attempts, then INCONCLUSIVE).",
 			"Expectation: the replacement stays established through the check: its socket stays open and `show peers` shows the remote peer established. A violation is HAProxy's own kill: the socket closed by HAProxy, show peers no longer established, no_hbt up by one and proto_err unchanged; any other closing is INCONCLUSIVE.",
@@ -78,7 +79,7 @@ type Evidence struct {
 	Facts         judge.Facts   `json:"facts"`
 }
 
-func run(ctx context.Context, env *suite.Env) verdict.Outcome {
+func run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 	cfg, err := Config()
 	if err != nil {
 		return verdict.Outcome{Err: err}
@@ -94,11 +95,11 @@ func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 	if nodes == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	probes, unmet, err := suite.EachNode(ctx, nodes, prepare)
+	probes, unmet, err := suiteenv.EachNode(ctx, nodes, prepare)
 	if probes == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
-	positive := suite.Beside(func() (string, error) { return positiveControl(ctx, env, o, probes, lanes) })
+	positive := suiteenv.Beside(func() (string, error) { return positiveControl(ctx, env, o, probes, lanes) })
 	if lanes == 1 {
 		if u, err := positive(); err != nil || u != "" {
 			return verdict.Outcome{Unmet: u, Err: err}
@@ -115,7 +116,7 @@ func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 		if c.Violation != "" || c.Unmet != "" {
 			controlsFailed.Add(1)
 		}
-		env.Logf("#3519 on %s: control %d of %d: %s", env.Image.Name, t.N, env.Trials, suite.Summary(c))
+		env.Logf("#3519 on %s: control %d of %d: %s", env.Image.Name, t.N, env.Trials, suiteenv.Summary(c))
 		tr, err := p.cleanTrial(ctx, t.N, true)
 		tr.Evidence.(*Evidence).Control = c
 		*t = tr
@@ -140,7 +141,7 @@ func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 // positiveControl: a replacement HAProxy is told to kill is seen closed
 // (killControl), on the only node before its trials, else on a node of
 // its own (o, named apart) started once the trials' nodes are up.
-func positiveControl(ctx context.Context, env *suite.Env, o node.Options, probes []*peerProbe, lanes int) (unmet string, err error) {
+func positiveControl(ctx context.Context, env *suiteenv.Env, o node.Options, probes []*peerProbe, lanes int) (unmet string, err error) {
 	if lanes == 1 {
 		return probes[0].killControl(ctx, cleanTries, release)
 	}
@@ -182,7 +183,7 @@ func prepare(ctx context.Context, n *node.Node) (*peerProbe, string, error) {
 // cleanTrial runs a trial again (fresh connections) while it was not the
 // scenario under test (rerun); the retries are noted in the trial.
 func (p *peerProbe) cleanTrial(ctx context.Context, n int, replace bool) (verdict.Trial, error) {
-	return suite.Rerun(cleanTries, rerun, func() (verdict.Trial, error) { return p.trial(ctx, n, replace) })
+	return suiteenv.Rerun(cleanTries, rerun, func() (verdict.Trial, error) { return p.trial(ctx, n, replace) })
 }
 
 // rerun says whether an attempt is not the scenario under test, for a

@@ -12,11 +12,12 @@ import (
 
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/config"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/cpus"
 	"github.com/harp-project/harp/harness/live/load"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 	"github.com/harp-project/harp/suites/listenerlivelock/judge"
 )
 
@@ -88,7 +89,7 @@ func Config(p judge.Params) (string, error) {
 	})
 }
 
-func runLivelock(ctx context.Context, env *suite.Env) verdict.Outcome {
+func runLivelock(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 	p := ParamsOf(env.Params)
 	cfg, err := Config(p)
 	env.Config = cfg
@@ -128,7 +129,7 @@ func runLivelock(ctx context.Context, env *suite.Env) verdict.Outcome {
 // attack checks the layout the worker runs, runs the control (the same
 // load with limits it never reaches), then the attack against the real
 // limit, each sampled, and reads the logs for stalls, panics and exits.
-func attack(ctx context.Context, env *suite.Env, n *node.Node, p judge.Params, t *verdict.Trial) (f judge.Facts, err error) {
+func attack(ctx context.Context, env *suiteenv.Env, n *node.Node, p judge.Params, t *verdict.Trial) (f judge.Facts, err error) {
 	f.Params = p
 	t.Evidence = &f
 	pid, err := n.CurrentWorker(ctx)
@@ -173,7 +174,7 @@ func attack(ctx context.Context, env *suite.Env, n *node.Node, p judge.Params, t
 
 // round attacks url with vegeta pinned to the load CPUs while sampling
 // the limits, and collects the stalls logged meanwhile.
-func round(ctx context.Context, env *suite.Env, n *node.Node, pid int, p judge.Params, url, what string) (judge.Round, error) {
+func round(ctx context.Context, env *suiteenv.Env, n *node.Node, pid int, p judge.Params, url, what string) (judge.Round, error) {
 	env.Logf("listener livelock on %s: %s, %d requests/s for %s against %s", env.Image.Name, what, p.Rate, p.Duration, url)
 	a, err := attackSampled(ctx, n, pid, "fe", 250*time.Millisecond, p.LoadCPUs, load.Options{URL: url, Rate: p.Rate, Duration: p.Duration, Timeout: p.Timeout,
 		Progress: load.LogEvery(5, what, env.Logf)})

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/live/cpus"
-	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/listenerlivelock/judge"
 )
 

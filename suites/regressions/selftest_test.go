@@ -15,8 +15,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
-	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/harness/ops/selftest"
 	"github.com/harp-project/harp/suites/regressions/clifixes"

@@ -1,7 +1,7 @@
 package obs
 
 // KindRecord is the facts of one trial of a suite whose trials are kinds
-// of one check, taken in turn (suite.RunKinds): the kind's name, which
+// of one check, taken in turn (suiteenv.RunKinds): the kind's name, which
 // leads the check's texts, and the Record of what it saw. A suite's judge
 // names it its Facts (type Facts = obs.KindRecord) and decides it with
 // Decide(Kind); written once because suites of this shape had the same

@@ -19,11 +19,12 @@ import (
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/fixcase"
 	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/text"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/node"
 	"github.com/harp-project/harp/harness/live/peers"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 )
 
 // Drive runs a steps case: several exchanges (counts before and after, a
@@ -195,7 +196,7 @@ func sectionsOf(c fixcase.Case) string {
 // rules: what counts as HAProxy's answer, in the steps users read.
 const rules = "An answer is HAProxy's only when it is whole: bytes on the node's own address (no proxy between) up to HAProxy's close. Harp's failures are unknown, never an answer: a dial or a write that failed, no byte by harp's 10s deadline, an answer cut by it, a close without a byte where the case expects words, a setup (a `set table` before the trigger) that does not read back, output the case's judge cannot parse. A case whose answer may be no byte (`silent`) takes HAProxy's close without one, or its silence while it answered a control exchange (`show info`, or `show proc` on the master CLI) sent after the case's bytes. A case too old or too new for the build, or needing a capability its `haproxy -vv` lacks, is not applicable: held by none. `--trials N` runs every case N times; a run where no case applies is INCONCLUSIVE."
 
-func (a Area) run(ctx context.Context, env *suite.Env) verdict.Outcome {
+func (a Area) run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 	cfg, ports, err := a.nodeConfig()
 	if err != nil {
 		return verdict.Outcome{Err: err}
@@ -227,7 +228,7 @@ func (a Area) nodeConfig() (string, []string, error) {
 // it, or lacking what it needs; else its answer, then whether the worker
 // still answers, and a death only when the master logged it (the node is
 // then started again).
-func (a Area) trial(ctx context.Context, env *suite.Env, n *node.Node, t *verdict.Trial, c fixcase.Judged) error {
+func (a Area) trial(ctx context.Context, env *suiteenv.Env, n *node.Node, t *verdict.Trial, c fixcase.Judged) error {
 	f := &fixcase.Facts{Case: c.ID, Fix: c.Fix}
 	t.Evidence = f
 	defer func() {
@@ -280,7 +281,7 @@ func (a Area) trial(ctx context.Context, env *suite.Env, n *node.Node, t *verdic
 // ownNode starts the case's own node. A config this build refuses is
 // harp's error, never HAProxy's answer: the case's Since names what the
 // config needs.
-func ownNode(ctx context.Context, env *suite.Env, c fixcase.Judged) (*node.Node, error) {
+func ownNode(ctx context.Context, env *suiteenv.Env, c fixcase.Judged) (*node.Node, error) {
 	numbers, err := portNumbers()
 	if err != nil {
 		return nil, err

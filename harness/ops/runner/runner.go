@@ -15,9 +15,10 @@ import (
 
 	"github.com/harp-project/harp/harness/core/progress"
 	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/images"
 )
@@ -128,7 +129,7 @@ func (r *Runner) RunCells(ctx context.Context, cells []Cell, jobs int) []report.
 // RunOne runs one suite on one built image.
 func (r *Runner) RunOne(ctx context.Context, s *suite.Suite, img *images.Image) report.Result {
 	trials := s.TrialsFor(r.Trials)
-	env := &suite.Env{Suite: s, Image: img, Docker: r.Docker, Builder: r.Builder, RunID: r.RunID, Trials: trials, CPUs: r.CPUs, Logf: progress.Printf,
+	env := &suiteenv.Env{Suite: s, Image: img, Docker: r.Docker, Builder: r.Builder, RunID: r.RunID, Trials: trials, CPUs: r.CPUs, Logf: progress.Printf,
 		Start: func(ctx context.Context, o node.Options) (*node.Node, error) { return node.Start(ctx, r.Docker, o) }}
 	if r.Local {
 		env.Start = node.StartLocal
@@ -141,7 +142,7 @@ func (r *Runner) RunOne(ctx context.Context, s *suite.Suite, img *images.Image) 
 		out.Err = err
 	} else {
 		progress.Printf("%s on %s: %s", s.Name(), img.Name, s.TrialsText(r.Trials))
-		out = s.Run(ctx, env)
+		out = suiteenv.Run(ctx, s, env)
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute) // a hung Docker must not hang the run
 		env.Close(cctx)
 		cancel()

@@ -11,10 +11,11 @@ import (
 
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/cluster"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 	"github.com/harp-project/harp/harness/ops/clusterdoctor"
 	"github.com/harp-project/harp/harness/ops/doctor"
 	"github.com/harp-project/harp/suites/cluster/identity/judge"
@@ -50,7 +51,7 @@ type Evidence struct {
 	Facts               judge.Facts      `json:"facts"`
 }
 
-func run(ctx context.Context, env *suite.Env) verdict.Outcome {
+func run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 	// The check must be able to see keys arrive: with every name right,
 	// the keys reach the last node through the same reads.
 	if unmet, err := control(ctx, env); err != nil || unmet != "" {
@@ -72,7 +73,7 @@ func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 
 // control starts the cluster with every name right and checks that keys
 // set on node1 are seen on the last node.
-func control(ctx context.Context, env *suite.Env) (unmet string, err error) {
+func control(ctx context.Context, env *suiteenv.Env) (unmet string, err error) {
 	c, unmet, err := env.StartCluster(ctx, cluster.Options{}, true)
 	if c == nil {
 		return "control (every name right): " + unmet, err

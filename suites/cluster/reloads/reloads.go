@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/cluster"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 	"github.com/harp-project/harp/harness/ops/clusterdoctor"
 	"github.com/harp-project/harp/suites/cluster/reloads/judge"
 )
@@ -39,7 +40,7 @@ var Suite = suite.Register(&suite.Suite{
 
 const reloadTimeout = 20 * time.Second
 
-func run(ctx context.Context, env *suite.Env) verdict.Outcome {
+func run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 	c, unmet, err := env.StartCluster(ctx, cluster.Options{}, true)
 	if c == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}

@@ -19,12 +19,13 @@ import (
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/config"
 	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/text"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/cli"
 	"github.com/harp-project/harp/harness/live/load"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 	"github.com/harp-project/harp/suites/conformance/clipermissions/clilevels"
 	"github.com/harp-project/harp/suites/conformance/clipermissions/judge"
 )
@@ -69,7 +70,7 @@ func Config() (string, error) {
 	return config.RenderText("conf-cli-permissions.cfg.tmpl", configTemplate, map[string]string{"Map": mapFile, "ACL": aclFile})
 }
 
-func run(ctx context.Context, env *suite.Env) verdict.Outcome {
+func run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 	// Without a table the user rule, which holds in every version, is
 	// checked anyway; the operator and read rows wait for a table.
 	file, rows, noTable, err := clilevels.ForVersion(env.Image.Version)
@@ -112,7 +113,7 @@ func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 		if err == nil && noTable != "" {
 			// The user trial said what can be said without a table.
 			t.Remark = noTable + ": only the `level user` rule was checked, not the operator socket nor the documented reads"
-			return suite.Stop
+			return suiteenv.Stop
 		}
 		return err
 	})

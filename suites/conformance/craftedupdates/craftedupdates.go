@@ -17,11 +17,12 @@ import (
 
 	"github.com/harp-project/harp/harness/core/config"
 	"github.com/harp-project/harp/harness/core/peerwire"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/node"
 	"github.com/harp-project/harp/harness/live/peers"
 	"github.com/harp-project/harp/harness/live/remotepeer"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 	"github.com/harp-project/harp/suites/conformance/craftedupdates/judge"
 )
 
@@ -41,7 +42,7 @@ var Suite = suite.Register(&suite.Suite{
 	Noun:     "checks",
 	Steps: []string{
 		"Setup: one node whose peers section `crafted` holds its local peer `harp` and a remote peer `remote` that harp's peers client plays (handshake status 200, session established); its table `t` is type string len 32, expire 10s, store gpc0. Precondition: the section's initial resync finished. harp reads the node's own definition of `t` from an update it pushes (after `set table crafted/t key harp-def`); crafted messages differ from it only where a check says so.",
-		"Kinds, one per trial (TRIALS=8 runs each twice): " + suite.KindNames(Kinds) + ".",
+		"Kinds, one per trial (TRIALS=8 runs each twice): " + suiteenv.KindNames(Kinds) + ".",
 		"Expectations: a timed update with a 2^31-1 ms expiry gets exp <= 10000; an update after a definition of a table the node lacks, or of `t` with an integer key, is not applied (to `t` or any table), and a correct update right after is; an update carrying gpt0, gpc0, conn_rate, http_req_cnt and gpc1 stores gpc0 exactly. After every crafted message the session is still established; a session harp's own side ended decides nothing, nor does one HAProxy's reconnect check dropped (no_hbt up, proto_err not) after it applied the update sent after the messages, or while harp had sent nothing for 4 s. harp dials its session once HAProxy's own attempts to connect to `remote` settled, and again (3 tries) when it collided with one anyway (coll up): the superseded attempt's release would clear its alive flag (#3519).",
 	},
 	Run:       run,
@@ -50,7 +51,7 @@ var Suite = suite.Register(&suite.Suite{
 
 // Kinds are the checks, in trial order, each a turn on an established
 // session.
-var Kinds = []suite.Kind[*turn]{
+var Kinds = []suiteenv.Kind[*turn]{
 	{Name: "huge expiry", Check: craftedExpiry},
 	{Name: "unknown table", Check: craftedUnknownTable},
 	{Name: "wrong key type", Check: craftedWrongKey},
@@ -77,7 +78,7 @@ type turn struct {
 	*remotepeer.Turn
 }
 
-func run(ctx context.Context, env *suite.Env) verdict.Outcome {
+func run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 	cfg, err := config.RenderText("conf-crafted-updates-obey-receiver.cfg.tmpl", configTemplate, map[string]any{"Threads": 1, "LocalPeer": "harp"})
 	if err != nil {
 		return verdict.Outcome{Err: err}
@@ -91,7 +92,7 @@ func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 		return verdict.Outcome{Unmet: unmet}
 	}
 	defer s.peer.Close()
-	return suite.RunKinds(ctx, env, Kinds, judge.Check, s.begin)
+	return suiteenv.RunKinds(ctx, env, Kinds, judge.Check, s.begin)
 }
 
 // begin starts a check's turn on the established session of harp's peer

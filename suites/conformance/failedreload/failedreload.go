@@ -14,11 +14,12 @@ import (
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/config"
 	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/text"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/load"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 	"github.com/harp-project/harp/suites/conformance/failedreload/judge"
 )
 
@@ -105,7 +106,7 @@ type Evidence struct {
 	Broken string            `json:"broken_config"`
 }
 
-func run(ctx context.Context, env *suite.Env) verdict.Outcome {
+func run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 	good, err := Config(Break{})
 	if err != nil {
 		return verdict.Outcome{Err: err}
@@ -114,16 +115,16 @@ func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 	if n == nil {
 		return out
 	}
-	return suite.RunPicked(ctx, env, "BREAKS", SelectBreaks, func(ctx context.Context, t *verdict.Trial, b Break, round int) error {
+	return suiteenv.RunPicked(ctx, env, "BREAKS", SelectBreaks, func(ctx context.Context, t *verdict.Trial, b Break, round int) error {
 		// The recovery is by SIGUSR2 in the first round of breaks, by the
 		// master CLI in the second, and so on.
 		how := []node.How{node.BySignal, node.ByMasterCLI}[round%2]
 		c := &trial{n: n, web: web, t: t, b: b, how: how, good: good, key: fmt.Sprintf("keep-%d", t.N)}
 		t.Evidence = &c.ev
 		c.ev.Facts = judge.Facts{Break: b.Name, BreakID: b.ID, Recovery: string(how), Bound: env.Params.Duration("BOUND"), EntryWant: fmt.Sprint(t.N)}
-		err := suite.RunSteps(ctx, c.before, c.refused, c.fail, c.observe, c.recover)
+		err := suiteenv.RunSteps(ctx, c.before, c.refused, c.fail, c.observe, c.recover)
 		t.Checks, t.Violation, t.Unmet = judge.CycleChecks(c.ev.Facts)
-		return suite.StopIfGone(ctx, n, err)
+		return suiteenv.StopIfGone(ctx, n, err)
 	})
 }
 

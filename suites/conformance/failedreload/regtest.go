@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/suites/conformance/failedreload/judge"
 )
 

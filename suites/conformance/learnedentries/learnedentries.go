@@ -15,10 +15,11 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/cluster"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 	"github.com/harp-project/harp/suites/conformance/learnedentries/judge"
 )
 
@@ -32,7 +33,7 @@ var Suite = suite.Register(&suite.Suite{
 	Noun:     "checks",
 	Steps: []string{
 		"Setup: A (node1) and B (node2) in one peers section; tables differ: `exp` expires after 1h on A and 4s on B; `keys` is type string on A and integer on B; `types` stores gpc0,http_req_cnt on A and gpc0,gpc1 on B; `onlya` exists on A only. Wait until both links are established and both resyncs finished.",
-		"Kinds, one per trial (TRIALS=10 runs each twice): " + suite.KindNames(Kinds) + ".",
+		"Kinds, one per trial (TRIALS=10 runs each twice): " + suiteenv.KindNames(Kinds) + ".",
 		"Expectations: B's `exp` entries have exp <= 4000 ms when learnt (at runtime and by a resync after B restarts afresh) and are gone from B within 4 s + 4 s while A keeps them (a restarted B that lacks the entry violates this only if its link to A came up within HAProxy's 5 s resync timeout, else its resync may have ended untaught, and only if harp read B's table within 4 s of B's worker starting and never paused 4 s between reads, else the entry may have come and gone unseen: INCONCLUSIVE otherwise); B's integer `keys` table never gets A's string keys, and replication of `exp` keeps working; B's `types` entry has A's gpc0 and gpc1 0; A writing `onlya` does not stop B learning `exp`.",
 	},
 	Run:       run,
@@ -41,7 +42,7 @@ var Suite = suite.Register(&suite.Suite{
 
 // Kinds are the checks, in trial order, of the two nodes once they are
 // meshed (else unmet).
-var Kinds = []suite.Kind[*setup]{
+var Kinds = []suiteenv.Kind[*setup]{
 	{Name: "expire, learnt at runtime", Check: expireRuntime},
 	{Name: "expire, learnt by resync", Check: expireResync},
 	{Name: "key type differs", Check: keyTypeDiffers},
@@ -60,7 +61,7 @@ type setup struct {
 	a, b *cluster.Member
 }
 
-func run(ctx context.Context, env *suite.Env) verdict.Outcome {
+func run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 	a := []cluster.Table{
 		{Name: "exp", Type: "string len 32", Store: "gpc0", Expire: "1h"},
 		{Name: "keys", Type: "string len 32", Store: "gpc0"},
@@ -77,7 +78,7 @@ func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
 	s := &setup{c: c, a: c.Members[0], b: c.Members[1]}
-	return suite.RunKinds(ctx, env, Kinds, judge.Check, func(ctx context.Context, f *judge.Facts) (*setup, bool) {
+	return suiteenv.RunKinds(ctx, env, Kinds, judge.Check, func(ctx context.Context, f *judge.Facts) (*setup, bool) {
 		return s, s.mesh(ctx, f)
 	})
 }

@@ -13,11 +13,12 @@ import (
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/obs"
 	"github.com/harp-project/harp/harness/core/resync"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/text"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/cluster"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 	"github.com/harp-project/harp/suites/conformance/manytables/judge"
 )
 
@@ -56,7 +57,7 @@ type Evidence struct {
 	Facts judge.Facts `json:"facts"`
 }
 
-func run(ctx context.Context, env *suite.Env) verdict.Outcome {
+func run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 	n := env.Params.Int("TABLES")
 	bound := env.Params.Duration("BOUND")
 	var tables []cluster.Table

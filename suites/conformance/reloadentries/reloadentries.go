@@ -16,10 +16,11 @@ import (
 	"github.com/harp-project/harp/harness/core/config"
 	"github.com/harp-project/harp/harness/core/obs"
 	"github.com/harp-project/harp/harness/core/resync"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/text"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 	"github.com/harp-project/harp/suites/conformance/reloadentries/judge"
 )
 
@@ -40,7 +41,7 @@ var Suite = suite.Register(&suite.Suite{
 	Params:   []suite.Param{suite.Variants("KINDS", "the kinds of reload to run", Kinds, slug, "kind of reload")},
 	Steps: []string{
 		"Setup, for each trial a fresh node (nbthread 1, localpeer harp) whose config the trial's kind gives: one peers section holding only the local peer, or three such sections, or one section with a remote peer that harp's own peers client plays (up) or that nobody answers (down); each section has a table `t` (type string len 32, size 20k, expire 1h, store gpc0).",
-		"Kinds, one per trial in this order (TRIALS=14 runs each twice; KINDS= picks some): " + suite.List(Kinds, func(k Kind) string { return fmt.Sprintf("%s (%s)", k.Name, k.Slug) }, ", ") + ".",
+		"Kinds, one per trial in this order (TRIALS=14 runs each twice; KINDS= picks some): " + suiteenv.List(Kinds, func(k Kind) string { return fmt.Sprintf("%s (%s)", k.Name, k.Slug) }, ", ") + ".",
 		"Before the reload: the old worker's sections report their initial resync finished (`show peers` flags 0x1|0x2), except right after start: sections with no remote peer have nobody to wait for, a correct build finishes at once (upstream 4b1a7ea66), so that reload does not wait for it (2.6.12 waits its 5 s timeout) and what the old worker showed is recorded; the remote peer, when up, is established; the entries (k00000..., gpc0 = 1 + index mod 997) are written with `set table` and every one read back with `show table`; the worker's age is surely below 5 s for 'right after start' (when the signal was sent: time since harp started the node, or `show proc` uptime + 1 s + time since it was read, whichever is less) and surely above 6 s for 'long after start' (`show proc` uptime).",
 		"Trigger: SIGUSR2 to the master (the master CLI `reload` for that kind); wait until `show proc` lists the new worker and the old one left.",
 		"Expectation: the new worker's sections report their resync finished within 20 s, and every table holds every entry with its gpc0.",
@@ -103,15 +104,15 @@ type Evidence struct {
 	Facts  judge.Facts `json:"facts"`
 }
 
-func run(ctx context.Context, env *suite.Env) verdict.Outcome {
-	return suite.RunPicked(ctx, env, "KINDS", Selected, func(ctx context.Context, t *verdict.Trial, k Kind, _ int) error {
+func run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
+	return suiteenv.RunPicked(ctx, env, "KINDS", Selected, func(ctx context.Context, t *verdict.Trial, k Kind, _ int) error {
 		return trial(ctx, env, t, k)
 	})
 }
 
 // trial is one reload of kind k on a fresh node. The judge is deferred:
 // every return is judged on the facts gathered so far.
-func trial(ctx context.Context, env *suite.Env, t *verdict.Trial, k Kind) error {
+func trial(ctx context.Context, env *suiteenv.Env, t *verdict.Trial, k Kind) error {
 	ev := &Evidence{Kind: k.Name, Facts: judge.Facts{Kind: k.Name, Sections: k.Sections, Entries: k.Entries, MaxAge: k.MaxAge, MinAge: k.MinAge}}
 	t.Evidence = ev
 	f := &ev.Facts

@@ -14,11 +14,12 @@ import (
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/config"
 	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/text"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/load"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 	"github.com/harp-project/harp/suites/conformance/runtimelimits/judge"
 )
 
@@ -44,7 +45,7 @@ var Suite = suite.Register(&suite.Suite{
 		return []string{
 			"Setup: one node, nbthread 2, global maxconn 1000 (`set maxconn global 0` would mean no limit: the process round goes to 1); frontend `web` (maxconn 200) on 8080 whose backend is a slow server inside the same HAProxy (a TCP frontend on 127.0.0.1:8081 holds each connection for a 100 ms inspect-delay, then an HTTP frontend answers; server maxconn 20), so connections queue. Precondition: a single request takes at least 90 ms.",
 			"Load: vegeta sends 100 requests/s to `web` for the whole round (timeout 10 s); a round starts only once it has had successes.",
-			fmt.Sprintf("Rounds, one per kind (TRIALS=6 runs each twice): %s; each does %d cycles of: the limit down (or the frontend disabled), 500 ms held, the limit back up (or enabled), then a single request must be served within 5 s (one not served within 15 s counts as never only while the CLI answers and the frontend's hrsp_2xx stood still meanwhile: a frontend serving the load resumed, and harp's request waited in its queue).", suite.List(Kinds, func(k Kind) string { return fmt.Sprintf("%s (`%s`, `%s`)", k.Name, k.Down, k.Up) }, "; "), p.Int("CYCLES")),
+			fmt.Sprintf("Rounds, one per kind (TRIALS=6 runs each twice): %s; each does %d cycles of: the limit down (or the frontend disabled), 500 ms held, the limit back up (or enabled), then a single request must be served within 5 s (one not served within 15 s counts as never only while the CLI answers and the frontend's hrsp_2xx stood still meanwhile: a frontend serving the load resumed, and harp's request waited in its queue).", suiteenv.List(Kinds, func(k Kind) string { return fmt.Sprintf("%s (`%s`, `%s`)", k.Name, k.Down, k.Up) }, "; "), p.Int("CYCLES")),
 			fmt.Sprintf("Expectation: every CLI command answers within CLI_BOUND (%s) and is accepted, the worker's output shows no watchdog warning or panic, the same worker is current at the end, and every cycle's request after the limit was raised is served.", p.Duration("CLI_BOUND")),
 		}
 	},
@@ -77,7 +78,7 @@ type Evidence struct {
 	Load  load.Result `json:"load"`
 }
 
-func run(ctx context.Context, env *suite.Env) verdict.Outcome {
+func run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 	cfg, err := config.RenderText("conf-runtime-limits.cfg.tmpl", configTemplate, nil)
 	if err != nil {
 		return verdict.Outcome{Err: err}
@@ -94,7 +95,7 @@ func run(ctx context.Context, env *suite.Env) verdict.Outcome {
 		r := &trial{n: n, web: web, t: t, k: k, bound: bound, ev: ev, f: &ev.Facts}
 		r.run(ctx, cycles)
 		t.Violation, t.Unmet = judge.Round(ev.Facts)
-		return suite.StopIfGone(ctx, n, nil)
+		return suiteenv.StopIfGone(ctx, n, nil)
 	})
 }
 

@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/cluster"
-	"github.com/harp-project/harp/harness/live/suite"
+	"github.com/harp-project/harp/harness/live/suiteenv"
 	"github.com/harp-project/harp/suites/conformance/updatesbothways/judge"
 )
 
@@ -29,7 +30,7 @@ var Suite = suite.Register(&suite.Suite{
 	StepsFor: func(p suite.Values) []string {
 		return []string{
 			"Setup: two nodes A (node1) and B (node2) on a private network, one peers section naming both, table `tbl` (type string len 32, expire 1h, store gpc0,http_req_cnt); the HTTP frontend tracks the x-key header in sc0 and runs `http-request sc-inc-gpc0(0)`. Wait until both links are established and both initial resyncs finished.",
-			"Kinds, one per trial (TRIALS=8 runs each twice): " + suite.List(Kinds, func(k Kind) string { return k.Name }, ", ") + ". Each trial uses a key of its own.",
+			"Kinds, one per trial (TRIALS=8 runs each twice): " + suiteenv.List(Kinds, func(k Kind) string { return k.Name }, ", ") + ". Each trial uses a key of its own.",
 			fmt.Sprintf("Write on A: `set table cluster/tbl key K data.gpc0 1` (CLI kinds) or one request with `x-key: K` (traffic: gpc0 becomes 1); B must hold K with gpc0 1 within %s. Then, for the reload kind, SIGUSR2 to B's master; for the resync kind, B restarted afresh; both wait until the links are up again and B still holds K with gpc0 1.", p.Duration("BOUND")),
 			"Trigger: B updates K: `set table ... data.gpc0 2` (CLI) or one request with `x-key: K` to B (traffic: gpc0 becomes 2).",
 			fmt.Sprintf("Expectation: A holds K with gpc0 2 within %s of B's update, and B still holds 2.", p.Duration("BOUND")),
@@ -60,7 +61,7 @@ type Evidence struct {
 	Facts judge.Facts `json:"facts"`
 }
 
-func run(ctx context.Context, env *suite.Env) verdict.Outcome {
+func run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 	c, unmet, err := env.StartCluster(ctx, cluster.Options{Nodes: cluster.Nodes(2), HTTPRules: []string{"sc-inc-gpc0(0)"}}, true)
 	if c == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}

@@ -5,8 +5,8 @@
 package configfixes
 
 import (
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/live/fixrun"
-	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/regressions/configfixes/judge"
 )
 

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/live/cli"
 	"github.com/harp-project/harp/harness/live/fixrun"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/regressions/listenerfixes/judge"
 )
 

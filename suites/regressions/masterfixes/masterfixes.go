@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/live/fixrun"
 	"github.com/harp-project/harp/harness/live/node"
-	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/regressions/masterfixes/judge"
 )
 

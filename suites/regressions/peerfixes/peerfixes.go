@@ -13,9 +13,9 @@ import (
 
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/peerwire"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/live/fixrun"
 	"github.com/harp-project/harp/harness/live/peers"
-	"github.com/harp-project/harp/harness/live/suite"
 	"github.com/harp-project/harp/suites/regressions/peerfixes/judge"
 )
 

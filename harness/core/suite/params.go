@@ -76,6 +76,10 @@ type Values struct {
 	given map[string]bool
 }
 
+// Has says whether the suite declares the parameter (a value, given or
+// its default).
+func (v Values) Has(name string) bool { _, ok := v.v[name]; return ok }
+
 // Given says whether the user set the value (not the default).
 func (v Values) Given(name string) bool { return v.given[name] }
 
@@ -176,3 +180,7 @@ func FromEnv(suites []*Suite, lookup func(string) (string, bool)) map[string]str
 	}
 	return out
 }
+
+// NodesParam is the cluster size every cluster suite declares; the last
+// node is the one a suite singles out.
+var NodesParam = Int("NODES", 3, 3, 9, "nodes in the cluster (the last one is singled out)")

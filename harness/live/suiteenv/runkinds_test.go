@@ -1,4 +1,4 @@
-package suite
+package suiteenv
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/harp-project/harp/harness/core/obs"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/images"
 )
@@ -14,7 +15,7 @@ import (
 // and its trial is judged from what begin recorded; the note is what held
 // then what was violated; a check's error is the run's.
 func TestRunKinds(t *testing.T) {
-	env := &Env{Suite: &Suite{ID: "k", Noun: "checks"}, Image: &images.Image{Name: "3.2.1-1"}, Trials: 5, Logf: func(string, ...any) {}}
+	env := &Env{Suite: &suite.Suite{ID: "k", Noun: "checks"}, Image: &images.Image{Name: "3.2.1-1"}, Trials: 5, Logf: func(string, ...any) {}}
 	var ran []string
 	kinds := []Kind[string]{
 		{Name: "one", Check: func(ctx context.Context, s string, tr *verdict.Trial, f *obs.KindRecord) error {

@@ -1,7 +1,8 @@
-// Package suite is harp's suite toolkit: the registry of suites (plain
-// values found by ginkgo label filters), their parameters, the environment
-// a run gets (nodes and clusters started for it and stopped after it), and
-// the trial loop every suite shares.
+// Package suite is the registry of harp's suites: plain values (an id,
+// labels, steps, parameters, the reg-tests a suite writes) found by ginkgo
+// label filters, and what `harp suites` lists. It is core: no Docker, no
+// socket. The environment a run gets and the trial loop are
+// harness/live/suiteenv's.
 package suite
 
 import (
@@ -11,10 +12,6 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
-
-	"context"
-
-	"github.com/harp-project/harp/harness/core/verdict"
 )
 
 // Suite is one suite: an upstream issue, or a property every build must
@@ -42,7 +39,10 @@ type Suite struct {
 	// bisect retry: verdict.Trial.Lasting) and which observations the suite
 	// still trusts without them (verdict.Trial.Weak); "" for neither.
 	WhenUnmet string
-	Run       func(ctx context.Context, env *Env) verdict.Outcome
+	// Run is the suite's run: a suiteenv.RunFunc, func(ctx, *suiteenv.Env)
+	// verdict.Outcome, which the registry keeps without knowing its type
+	// (suiteenv.Run calls it): the registry stays pure, no Docker in it.
+	Run any
 	// RegTests writes the suite's checks that VTest can express as
 	// reg-tests in HAProxy's own form (harp reg-tests export), and says
 	// why each of the others cannot be; NoRegTest says why none of the

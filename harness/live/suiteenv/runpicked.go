@@ -1,4 +1,4 @@
-package suite
+package suiteenv
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"github.com/harp-project/harp/harness/core/verdict"
 )
 
-// RunPicked runs the trials over the variants a Variants parameter picks
-// (pick, the suite's Pick of param's value, in the suite's order): trial
+// RunPicked runs the trials over the variants a suite.Variants parameter picks
+// (pick, the suite's suite.Pick of param's value, in the suite's order): trial
 // N on the ((N-1) mod count)th, each picked variant in turn, then again
 // from the first; round is how many times every picked variant ran
 // before it (0 in the first pass), for a suite that varies something

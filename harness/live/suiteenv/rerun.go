@@ -1,4 +1,4 @@
-package suite
+package suiteenv
 
 import (
 	"fmt"

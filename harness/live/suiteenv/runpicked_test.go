@@ -1,10 +1,11 @@
-package suite
+package suiteenv
 
 import (
 	"context"
 	"fmt"
 	"testing"
 
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/images"
 )
@@ -15,15 +16,15 @@ import (
 func TestRunPicked(t *testing.T) {
 	all := []string{"a", "b", "c"}
 	id := func(s string) string { return s }
-	pick := func(v string) ([]string, error) { return Pick(v, all, id, "letter") }
-	params := []Param{Variants("LETTERS", "the letters", all, id, "letter")}
+	pick := func(v string) ([]string, error) { return suite.Pick(v, all, id, "letter") }
+	params := []suite.Param{suite.Variants("LETTERS", "the letters", all, id, "letter")}
 	run := func(given string, trials int) (ran []string, out verdict.Outcome) {
-		v, err := ValuesFor(params, map[string]string{"LETTERS": given})
+		v, err := suite.ValuesFor(params, map[string]string{"LETTERS": given})
 		if err != nil {
-			v, _ = ValuesFor(params, nil)
-			v.v["LETTERS"] = given // as if the runner had not checked it
+			// as if the runner had not checked it
+			v, _ = suite.ValuesFor([]suite.Param{suite.Text("LETTERS", "", "unchecked", nil)}, map[string]string{"LETTERS": given})
 		}
-		env := &Env{Suite: &Suite{ID: "p", Noun: "letters"}, Image: &images.Image{Name: "3.2.1-1"}, Trials: trials, Params: v, Logf: func(string, ...any) {}}
+		env := &Env{Suite: &suite.Suite{ID: "p", Noun: "letters"}, Image: &images.Image{Name: "3.2.1-1"}, Trials: trials, Params: v, Logf: func(string, ...any) {}}
 		out = RunPicked(context.Background(), env, "LETTERS", pick, func(ctx context.Context, tr *verdict.Trial, s string, round int) error {
 			ran = append(ran, fmt.Sprintf("%d%s%d", tr.N, s, round))
 			return nil

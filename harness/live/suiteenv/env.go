@@ -1,4 +1,4 @@
-package suite
+package suiteenv
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/harp-project/harp/harness/core/record"
+	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/cluster"
 	"github.com/harp-project/harp/harness/live/nemesis"
@@ -21,7 +22,7 @@ import (
 
 // Env is what a suite's run gets from the runner.
 type Env struct {
-	Suite *Suite
+	Suite *suite.Suite
 	Image *images.Image
 	// Docker and Builder serve suites that need more than HAProxy nodes
 	// (a backend container, a network).
@@ -32,7 +33,7 @@ type Env struct {
 	Start  func(ctx context.Context, o node.Options) (*node.Node, error)
 	RunID  string
 	Trials int
-	Params Values
+	Params suite.Values
 	// CPUs limits every HAProxy container of the run to a share of CPU
 	// time (0: no limit).
 	CPUs float64
@@ -298,14 +299,10 @@ func CheckThreads(ctx context.Context, n *node.Node, want int) (unmet string, er
 	return "", nil
 }
 
-// NodesParam is the cluster size every cluster suite declares; the last
-// node is the one a suite singles out.
-var NodesParam = Int("NODES", 3, 3, 9, "nodes in the cluster (the last one is singled out)")
-
 // Nodes is the run's cluster size: NODES when the suite declares it, else 3.
 func (env *Env) Nodes() int {
-	if _, ok := env.Params.v[NodesParam.Name]; ok {
-		return env.Params.Int(NodesParam.Name)
+	if env.Params.Has(suite.NodesParam.Name) {
+		return env.Params.Int(suite.NodesParam.Name)
 	}
 	return 3
 }
@@ -519,4 +516,18 @@ func (env *Env) since(marks map[*node.Node]int) []record.Exchange {
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].At.Before(all[j].At) })
 	return all
+}
+
+// RunFunc is what a suite's Run is: the registry keeps it untyped (it
+// links no Docker), and Run calls it.
+type RunFunc = func(ctx context.Context, env *Env) verdict.Outcome
+
+// Run runs s on env: s.Run must be a RunFunc (suites/all's test checks
+// every registered suite's).
+func Run(ctx context.Context, s *suite.Suite, env *Env) verdict.Outcome {
+	run, ok := s.Run.(RunFunc)
+	if !ok {
+		return verdict.Outcome{Err: fmt.Errorf("suite %s: its Run is a %T, not a suiteenv.RunFunc", s.ID, s.Run)}
+	}
+	return run(ctx, env)
 }
