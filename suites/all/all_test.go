@@ -83,3 +83,30 @@ func TestEveryRunIsARunFunc(t *testing.T) {
 		}
 	}
 }
+
+// A suite's directory follows from its id, so one name finds the other:
+// 3517 -> issue3517, conf-X -> conformance/X, upstream-fixes-Xs ->
+// regressions/Xfixes (the area singular), cluster-X -> cluster/X, any other -> X (hyphens
+// dropped in every directory).
+func TestSuiteDirectoryFollowsItsID(t *testing.T) {
+	flat := func(s string) string { return strings.ReplaceAll(s, "-", "") }
+	for _, s := range suite.All() {
+		var want string
+		switch id := s.ID; {
+		case strings.Trim(id, "0123456789") == "":
+			want = "issue" + id
+		case strings.HasPrefix(id, "conf-"):
+			want = "conformance/" + flat(strings.TrimPrefix(id, "conf-"))
+		case strings.HasPrefix(id, "upstream-fixes-"):
+			want = "regressions/" + strings.TrimSuffix(flat(strings.TrimPrefix(id, "upstream-fixes-")), "s") + "fixes"
+		case strings.HasPrefix(id, "cluster-"):
+			want = "cluster/" + flat(strings.TrimPrefix(id, "cluster-"))
+		default:
+			want = flat(id)
+		}
+		_, dir, ok := strings.Cut(s.Package(), "/harp/suites/")
+		if !ok || dir != want {
+			t.Errorf("suite %s lives in suites/%s: its id says suites/%s", s.ID, dir, want)
+		}
+	}
+}

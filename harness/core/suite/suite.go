@@ -7,6 +7,7 @@ package suite
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -49,6 +50,8 @@ type Suite struct {
 	// suite's can. A suite with neither is not looked at.
 	RegTests  func() ([]RegTest, []NoRegTest, error)
 	NoRegTest string
+
+	pkg string // the registering package's import path (Register)
 }
 
 // RegTest is one check of a suite as a .vtc file.
@@ -131,9 +134,22 @@ func Register(s *Suite) *Suite {
 		}
 	}
 	s.Labels = labels
+	// The package that registers it: its directory follows from its id
+	// (suites/all's test), and harp suites can say where it lives.
+	if pc, _, _, ok := runtime.Caller(1); ok {
+		fn := runtime.FuncForPC(pc).Name() // <path>/suites/<dir>.init or .<var>
+		if i := strings.LastIndex(fn, "/"); i >= 0 {
+			if j := strings.Index(fn[i:], "."); j >= 0 {
+				s.pkg = fn[:i+j]
+			}
+		}
+	}
 	registry[s.ID] = s
 	return s
 }
+
+// Package is the import path of the package that registered the suite.
+func (s *Suite) Package() string { return s.pkg }
 
 // IsUpstreamIssue says whether a suite encodes an upstream issue (its
 // Upstream names one, haproxy/haproxy#N), not a property or a suite.

@@ -15,12 +15,12 @@ import (
 	"github.com/harp-project/harp/harness/ops/repro"
 	"github.com/harp-project/harp/suites/conformance/clipermissions"
 	clijudge "github.com/harp-project/harp/suites/conformance/clipermissions/judge"
-	"github.com/harp-project/harp/suites/conformance/craftedupdates"
-	craftedjudge "github.com/harp-project/harp/suites/conformance/craftedupdates/judge"
+	"github.com/harp-project/harp/suites/conformance/craftedupdatesobeyreceiver"
+	craftedjudge "github.com/harp-project/harp/suites/conformance/craftedupdatesobeyreceiver/judge"
 	"github.com/harp-project/harp/suites/conformance/failedreload"
 	reloadjudge "github.com/harp-project/harp/suites/conformance/failedreload/judge"
-	"github.com/harp-project/harp/suites/conformance/learnedentries"
-	learnedjudge "github.com/harp-project/harp/suites/conformance/learnedentries/judge"
+	"github.com/harp-project/harp/suites/conformance/learnedentriesobeyreceiver"
+	learnedjudge "github.com/harp-project/harp/suites/conformance/learnedentriesobeyreceiver/judge"
 )
 
 func TestLocalize(t *testing.T) {
@@ -235,7 +235,7 @@ func TestLearnedExpiry(t *testing.T) {
 		{N: 1, Violation: "huge expiry: a timed update with expire 2147483647 ms made ce-001 expire in 2147480000 ms", Evidence: craftedjudge.Evidence{Kind: "huge expiry"}},
 		{N: 2, Evidence: craftedjudge.Evidence{Kind: "unknown table"}},
 	}
-	r := report.Result{Suite: craftedjudge.SuiteID, Title: craftedupdates.Suite.Title, Build: "deb:bookworm", Name: "2.6.12-1+deb12u4", Verdict: verdict.Reproduced,
+	r := report.Result{Suite: craftedjudge.SuiteID, Title: craftedupdatesobeyreceiver.Suite.Title, Build: "deb:bookworm", Name: "2.6.12-1+deb12u4", Verdict: verdict.Reproduced,
 		Config: node, Evidence: "01-x", Trials: roundTrip(t, ts)}
 	sig := craftedjudge.SuiteID
 	f := findings.Finding{ID: findings.ID(sig), Signature: sig, Kind: findings.KindProperty, Suite: sig, Title: r.Title}
@@ -257,7 +257,7 @@ func TestLearnedExpiryLegacy(t *testing.T) {
 		{N: 2, Violation: "expire, learnt by resync: B's entry ...", Evidence: learnedjudge.Evidence{Kind: "expire, learnt by resync"}},
 		{N: 6, Violation: "crafted: huge expiry: a timed update with expire 2147483647 ms made ce-006 expire in 2147480000 ms", Evidence: learnedjudge.Evidence{Kind: "crafted: huge expiry"}},
 	}
-	r := report.Result{Suite: learnedjudge.SuiteID, Title: learnedentries.Suite.Title, Build: "deb:bookworm", Name: "2.6.12-1+deb12u4", Verdict: verdict.Reproduced,
+	r := report.Result{Suite: learnedjudge.SuiteID, Title: learnedentriesobeyreceiver.Suite.Title, Build: "deb:bookworm", Name: "2.6.12-1+deb12u4", Verdict: verdict.Reproduced,
 		Config: cfg, Evidence: "01-x", Trials: roundTrip(t, ts)}
 	sig := learnedjudge.SuiteID
 	f := findings.Finding{ID: findings.ID(sig), Signature: sig, Kind: findings.KindProperty, Suite: sig, Title: r.Title}

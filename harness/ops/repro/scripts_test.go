@@ -17,8 +17,8 @@ import (
 	"github.com/harp-project/harp/harness/ops/findings"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/harness/ops/repro"
-	"github.com/harp-project/harp/suites/conformance/craftedupdates"
-	craftedjudge "github.com/harp-project/harp/suites/conformance/craftedupdates/judge"
+	"github.com/harp-project/harp/suites/conformance/craftedupdatesobeyreceiver"
+	craftedjudge "github.com/harp-project/harp/suites/conformance/craftedupdatesobeyreceiver/judge"
 )
 
 // These tests run the rendered scripts without HAProxy: a fake haproxy
@@ -82,7 +82,7 @@ func learnedRepro(t *testing.T) repro.Repro {
 	t.Helper()
 	node := "global\n    nbthread 1\n    localpeer harp\n    stats socket ipv4@0.0.0.0:9998 level admin\n\npeers crafted\n    peer harp 0.0.0.0:10000\n    peer remote 127.0.0.1:10999\n    table t type string len 32 size 1k expire 10s store gpc0\n"
 	ts := []verdict.Trial{{N: 1, Violation: "huge expiry: ...", Evidence: craftedjudge.Evidence{Kind: "huge expiry"}}}
-	r := report.Result{Suite: craftedjudge.SuiteID, Title: craftedupdates.Suite.Title, Build: "deb:bookworm", Name: "2.6.12-1+deb12u4", Verdict: verdict.Reproduced,
+	r := report.Result{Suite: craftedjudge.SuiteID, Title: craftedupdatesobeyreceiver.Suite.Title, Build: "deb:bookworm", Name: "2.6.12-1+deb12u4", Verdict: verdict.Reproduced,
 		Config: node, Evidence: "01-x", Trials: roundTrip(t, ts)}
 	f := findings.Finding{ID: findings.ID(craftedjudge.SuiteID), Signature: craftedjudge.SuiteID, Kind: findings.KindProperty, Suite: craftedjudge.SuiteID, Title: r.Title}
 	rp, err := repro.For(f, r)

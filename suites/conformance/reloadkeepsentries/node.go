@@ -1,4 +1,4 @@
-package reloadentries
+package reloadkeepsentries
 
 // What the suite reads and does on its node around a reload: its own code
 // (#43), moved from harness/live/node and harness/live/remotepeer.
@@ -12,7 +12,7 @@ import (
 	"github.com/harp-project/harp/harness/live/node"
 	"github.com/harp-project/harp/harness/live/peers"
 	"github.com/harp-project/harp/harness/live/remotepeer"
-	"github.com/harp-project/harp/suites/conformance/reloadentries/judge"
+	"github.com/harp-project/harp/suites/conformance/reloadkeepsentries/judge"
 )
 
 // workerAge bounds a worker's age, from one read of show proc.

@@ -1,4 +1,4 @@
-package craftedupdates
+package craftedupdatesobeyreceiver
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/harp-project/harp/harness/core/config"
 	"github.com/harp-project/harp/harness/core/peerwire"
-	"github.com/harp-project/harp/suites/conformance/craftedupdates/judge"
+	"github.com/harp-project/harp/suites/conformance/craftedupdatesobeyreceiver/judge"
 )
 
 // The crafted messages are well-formed for the definitions they follow.

@@ -2,7 +2,7 @@
 
 // selftest: together
 
-package craftedupdates_test
+package craftedupdatesobeyreceiver_test
 
 import (
 	"testing"
@@ -13,7 +13,7 @@ import (
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/harness/ops/selftest"
-	"github.com/harp-project/harp/suites/conformance/craftedupdates"
+	"github.com/harp-project/harp/suites/conformance/craftedupdatesobeyreceiver"
 )
 
 func TestSelf(t *testing.T) { selftest.Run(t, "conf-crafted-updates-obey-receiver on real builds") }
@@ -23,8 +23,8 @@ var mutant = "src:deb:3.0.11,patch=" + selftest.Mutant("3-no-expire-clamp.diff")
 // Observed: 2.6.12 keeps the lifetime a timed update carries, beyond its
 // own table's expire; 3.0.11 and later clamp it; the mutant removes
 // 3.0.11's clamp and behaves as 2.6.12 does.
-var _ = selftest.Describe(craftedupdates.Suite, func() {
-	selftest.VerdictsTogether(craftedupdates.Suite, func(b selftest.Build, r report.Result) {
+var _ = selftest.Describe(craftedupdatesobeyreceiver.Suite, func() {
+	selftest.VerdictsTogether(craftedupdatesobeyreceiver.Suite, func(b selftest.Build, r report.Result) {
 		if r.Verdict == verdict.Reproduced {
 			Expect(r.TrialsViolated).To(Equal(1), r.Line())
 			Expect(r.Reason).To(ContainSubstring("huge expiry: a timed update with expire 2147483647 ms"))

@@ -1,9 +1,9 @@
-// Package reloadentries: a reload keeps every stick-table entry. The old
+// Package reloadkeepsentries: a reload keeps every stick-table entry. The old
 // worker teaches the new one its tables through the local peer, whatever
 // the peers section holds besides (other sections, a remote peer up or
 // down), however soon after start, however many entries, and whichever
 // way the reload is asked for.
-package reloadentries
+package reloadkeepsentries
 
 import (
 	_ "embed"
@@ -21,7 +21,7 @@ import (
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/live/node"
 	"github.com/harp-project/harp/harness/live/suiteenv"
-	"github.com/harp-project/harp/suites/conformance/reloadentries/judge"
+	"github.com/harp-project/harp/suites/conformance/reloadkeepsentries/judge"
 )
 
 // configTemplate is the suite's config, next to it (conf-reload-keeps-entries.cfg.tmpl); the shared

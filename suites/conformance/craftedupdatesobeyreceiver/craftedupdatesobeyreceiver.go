@@ -1,4 +1,4 @@
-// Package craftedupdates: what harp's own peers client sends obeys the
+// Package craftedupdatesobeyreceiver: what harp's own peers client sends obeys the
 // receiving table, and no message a correct peer could send ends the
 // session. A timed update's expiry is capped by the table's `expire`;
 // updates under a definition of a table the node lacks, or of its table
@@ -6,7 +6,7 @@
 // types are kept; after each, a correct update is applied and the session
 // is still established. The same rules between two real nodes are
 // conf-learned-entries-obey-receiver's.
-package craftedupdates
+package craftedupdatesobeyreceiver
 
 import (
 	_ "embed"
@@ -23,7 +23,7 @@ import (
 	"github.com/harp-project/harp/harness/live/peers"
 	"github.com/harp-project/harp/harness/live/remotepeer"
 	"github.com/harp-project/harp/harness/live/suiteenv"
-	"github.com/harp-project/harp/suites/conformance/craftedupdates/judge"
+	"github.com/harp-project/harp/suites/conformance/craftedupdatesobeyreceiver/judge"
 )
 
 // configTemplate is the suite's config, next to it (conf-crafted-updates-obey-receiver.cfg.tmpl); the shared

@@ -1,4 +1,4 @@
-package learnedentries
+package learnedentriesobeyreceiver
 
 // What the suite reads and does on its node: its own code (#43), moved
 // from the toolkit, built on the node's primitives.

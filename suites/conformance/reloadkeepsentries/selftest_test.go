@@ -1,6 +1,6 @@
 //go:build selftest
 
-package reloadentries_test
+package reloadkeepsentries_test
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ import (
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/harness/ops/selftest"
-	"github.com/harp-project/harp/suites/conformance/reloadentries"
+	"github.com/harp-project/harp/suites/conformance/reloadkeepsentries"
 )
 
 func TestSelf(t *testing.T) { selftest.Run(t, "conf-reload-keeps-entries on real builds") }
@@ -28,8 +28,8 @@ var (
 // two of three sections (#3517) and keep everything else; 3.0.11 with the
 // #3517 fix keeps everything, and the mutant on top of it loses entries in
 // every kind.
-var _ = selftest.Describe(reloadentries.Suite, func() {
-	selftest.VerdictsTogether(reloadentries.Suite, func(b selftest.Build, r report.Result) {
+var _ = selftest.Describe(reloadkeepsentries.Suite, func() {
+	selftest.VerdictsTogether(reloadkeepsentries.Suite, func(b selftest.Build, r report.Result) {
 		switch b.Spec {
 		case selftest.Bookworm.Spec:
 			Expect(r.Reason).To(HavePrefix("right after start: 100 of 100 entries lost"), r.Line())
@@ -44,7 +44,7 @@ var _ = selftest.Describe(reloadentries.Suite, func() {
 					late++
 				}
 			}
-			Expect(r.TrialsViolated).To(Equal(len(reloadentries.Kinds)-late), r.Line())
+			Expect(r.TrialsViolated).To(Equal(len(reloadkeepsentries.Kinds)-late), r.Line())
 			Expect(r.Reason).To(ContainSubstring("10,000 entries: "), r.Line())
 		}
 		if r.Verdict != verdict.Inconclusive {

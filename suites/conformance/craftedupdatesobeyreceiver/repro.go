@@ -1,4 +1,4 @@
-package craftedupdates
+package craftedupdatesobeyreceiver
 
 import (
 	_ "embed"
@@ -11,7 +11,7 @@ import (
 	"github.com/harp-project/harp/harness/ops/findings"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/harness/ops/repro"
-	craftedjudge "github.com/harp-project/harp/suites/conformance/craftedupdates/judge"
+	craftedjudge "github.com/harp-project/harp/suites/conformance/craftedupdatesobeyreceiver/judge"
 )
 
 // reproScript is the reproducer's template, rendered with repro's shared helpers.

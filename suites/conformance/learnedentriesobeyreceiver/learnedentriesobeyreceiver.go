@@ -1,4 +1,4 @@
-// Package learnedentries: an entry learnt from a peer obeys the receiving
+// Package learnedentriesobeyreceiver: an entry learnt from a peer obeys the receiving
 // table, not the sender's. Its expiry never exceeds the receiver's
 // `expire` and it does not outlive it; a table whose key type differs is
 // never applied; only the receiver's stored data types are kept; updates
@@ -6,7 +6,7 @@
 // it has. Checked between two real nodes whose definitions differ; the
 // same rules for messages harp's own peers client crafts are
 // conf-crafted-updates-obey-receiver's.
-package learnedentries
+package learnedentriesobeyreceiver
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 	"github.com/harp-project/harp/harness/live/cluster"
 	"github.com/harp-project/harp/harness/live/node"
 	"github.com/harp-project/harp/harness/live/suiteenv"
-	"github.com/harp-project/harp/suites/conformance/learnedentries/judge"
+	"github.com/harp-project/harp/suites/conformance/learnedentriesobeyreceiver/judge"
 )
 
 var Suite = suite.Register(&suite.Suite{

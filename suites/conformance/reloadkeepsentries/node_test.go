@@ -1,4 +1,4 @@
-package reloadentries
+package reloadkeepsentries
 
 import (
 	"testing"

@@ -2,7 +2,7 @@
 
 // selftest: together
 
-package learnedentries_test
+package learnedentriesobeyreceiver_test
 
 import (
 	"testing"
@@ -13,7 +13,7 @@ import (
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/harness/ops/selftest"
-	"github.com/harp-project/harp/suites/conformance/learnedentries"
+	"github.com/harp-project/harp/suites/conformance/learnedentriesobeyreceiver"
 )
 
 func TestSelf(t *testing.T) { selftest.Run(t, "conf-learned-entries-obey-receiver on real builds") }
@@ -23,8 +23,8 @@ var mutant = "src:deb:3.0.11,patch=" + selftest.Mutant("3-no-expire-clamp.diff")
 // Observed: 2.6.12 keeps the sender's lifetime for entries learnt by a
 // timed update (a resync), beyond its own table's expire; 3.0.11 and later
 // clamp it; the mutant removes 3.0.11's clamp and behaves as 2.6.12 does.
-var _ = selftest.Describe(learnedentries.Suite, func() {
-	selftest.VerdictsTogether(learnedentries.Suite, func(b selftest.Build, r report.Result) {
+var _ = selftest.Describe(learnedentriesobeyreceiver.Suite, func() {
+	selftest.VerdictsTogether(learnedentriesobeyreceiver.Suite, func(b selftest.Build, r report.Result) {
 		if r.Verdict == verdict.Reproduced {
 			Expect(r.TrialsViolated).To(Equal(1), r.Line())
 			Expect(r.Reason).To(ContainSubstring("expire, learnt by resync: B's entry"))

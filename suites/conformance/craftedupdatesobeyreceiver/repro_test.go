@@ -1,4 +1,4 @@
-package craftedupdates
+package craftedupdatesobeyreceiver
 
 import (
 	"strings"
