@@ -51,8 +51,8 @@ type Table struct {
 	Size string
 }
 
-// Spec describes one node.
-type Spec struct {
+// MemberDef describes one node of a cluster (its name, identity, tables).
+type MemberDef struct {
 	Name     string   // its peer line's name
 	Identity Identity // how it learns its name (default ByLocalpeer)
 	// As is the name it actually takes (localpeer, -L or hostname), when it
@@ -66,7 +66,7 @@ type Options struct {
 	Image   *images.Image
 	RunID   string
 	Section string // peers section name (default "cluster")
-	Nodes   []Spec // default: three nodes node1..node3
+	Nodes   []MemberDef // default: three nodes node1..node3
 	Tables  []Table
 	Threads int
 	CPUs    float64 // each node's share of CPU time (0: no limit)
@@ -82,7 +82,7 @@ type Options struct {
 
 // Member is one running node.
 type Member struct {
-	Spec
+	MemberDef
 	IP     netip.Addr
 	Node   *node.Node
 	Config string
@@ -139,7 +139,7 @@ func Start(ctx context.Context, docker *client.Client, o Options) (_ *Cluster, e
 		for range 10 + i {
 			ip = ip.Next()
 		}
-		c.Members = append(c.Members, &Member{Spec: s, IP: ip})
+		c.Members = append(c.Members, &Member{MemberDef: s, IP: ip})
 	}
 	if o.Links {
 		if o.Builder == nil {
@@ -168,10 +168,10 @@ func Start(ctx context.Context, docker *client.Client, o Options) (_ *Cluster, e
 }
 
 // Nodes names n default nodes node1..noden.
-func Nodes(n int) []Spec {
-	var s []Spec
+func Nodes(n int) []MemberDef {
+	var s []MemberDef
 	for i := 1; i <= n; i++ {
-		s = append(s, Spec{Name: fmt.Sprintf("node%d", i)})
+		s = append(s, MemberDef{Name: fmt.Sprintf("node%d", i)})
 	}
 	return s
 }

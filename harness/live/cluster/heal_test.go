@@ -62,7 +62,7 @@ func (f *fakeProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func fakeLink(f *fakeProxy) (*Link, func()) {
 	srv := httptest.NewServer(f)
-	return &Link{From: &Member{Spec: Spec{Name: "a"}}, To: &Member{Spec: Spec{Name: "b"}}, api: srv.URL, proxy: &toxiproxy.Proxy{}}, srv.Close
+	return &Link{From: &Member{MemberDef: MemberDef{Name: "a"}}, To: &Member{MemberDef: MemberDef{Name: "b"}}, api: srv.URL, proxy: &toxiproxy.Proxy{}}, srv.Close
 }
 
 // Restore clears a link and Fault reads it back; a hung API is an error

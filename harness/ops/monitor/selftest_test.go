@@ -247,7 +247,7 @@ var _ = Describe("harp doctor --watch", Label("area:peers-cluster", "doctor", "m
 			defer wg.Done()
 			b, errB = cluster.Start(ctx, selftest.Docker, cluster.Options{Image: img, RunID: selftest.RunID,
 				Tables: []cluster.Table{tbl, {Name: "odd", Type: "string len 32", Store: "gpc0"}},
-				Nodes: []cluster.Spec{{Name: "node1"},
+				Nodes: []cluster.MemberDef{{Name: "node1"},
 					{Name: "node2", Tables: []cluster.Table{tbl, {Name: "odd", Type: "integer", Store: "gpc0"}}},
 					{Name: "node3", As: "node3-typo"}}})
 		}()

@@ -11,7 +11,7 @@ import (
 )
 
 func TestNoteLoad(t *testing.T) {
-	members := []*cluster.Member{{Spec: cluster.Spec{Name: "node1"}}, {Spec: cluster.Spec{Name: "node2"}}, {Spec: cluster.Spec{Name: "node3"}}}
+	members := []*cluster.Member{{MemberDef: cluster.MemberDef{Name: "node1"}}, {MemberDef: cluster.MemberDef{Name: "node2"}}, {MemberDef: cluster.MemberDef{Name: "node3"}}}
 	results := []load.Result{{Requests: 10, Success: 1}, {Requests: 0}, {Requests: 5, Success: 0}}
 	var tr verdict.Trial
 	problems := noteLoad(&tr, members, results)

@@ -73,7 +73,7 @@ func run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 		{Name: "keys", Type: "integer", Store: "gpc0"},
 		{Name: "types", Type: "string len 32", Store: "gpc0,gpc1"},
 	}
-	c, unmet, err := env.StartCluster(ctx, cluster.Options{Nodes: []cluster.Spec{{Name: "node1", Tables: a}, {Name: "node2", Tables: b}}}, true)
+	c, unmet, err := env.StartCluster(ctx, cluster.Options{Nodes: []cluster.MemberDef{{Name: "node1", Tables: a}, {Name: "node2", Tables: b}}}, true)
 	if c == nil {
 		return verdict.Outcome{Unmet: unmet, Err: err}
 	}
