@@ -65,7 +65,7 @@ type MemberDef struct {
 type Options struct {
 	Image   *images.Image
 	RunID   string
-	Section string // peers section name (default "cluster")
+	Section string      // peers section name (default "cluster")
 	Nodes   []MemberDef // default: three nodes node1..node3
 	Tables  []Table
 	Threads int
