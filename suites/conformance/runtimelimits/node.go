@@ -16,7 +16,7 @@ import (
 )
 
 // roundStart is a point in a node's run from which a stretch (a round of
-// runtime commands, a trigger) is read afterwards (Aftermath): the worker
+// runtime commands, a trigger) is read afterwards (aftermath): the worker
 // current then, and the output so far, without which earlier stretches'
 // watchdog lines would read as this one's.
 type roundStart struct {

@@ -166,7 +166,7 @@ func (r *trial) slowServer(ctx context.Context) string {
 // limitCycle sets the limit and lifts it: each command waited for well
 // past the bound (a slow machine answers late, a hung worker never, or
 // its watchdog kills it), a late one checked against the master's CLI
-// (node.AskTimed). Stuck when one was not answered within the bound.
+// (askTimed). Stuck when one was not answered within the bound.
 func (r *trial) limitCycle(ctx context.Context, c int) (stuck bool) {
 	for _, cmd := range []string{r.k.Down, r.k.Up} {
 		call := askTimed(ctx, r.n, node.StatsSocket, cmd, r.bound, judge.HangBound(r.bound))
@@ -231,7 +231,7 @@ func resumedText(v time.Duration) string {
 	return "after " + v.Round(time.Millisecond).String()
 }
 
-// afterRound reads what the round left (node.Aftermath): the watchdog's
+// afterRound reads what the round left (aftermath): the watchdog's
 // lines in the worker's output since before, the master's log of worker
 // exits, the current worker, and whether the master exited; after a stuck
 // CLI, the watchdog's panic is waited for.
