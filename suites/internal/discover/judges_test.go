@@ -18,7 +18,7 @@ var judgeElsewhere = map[string]string{"chaos": "harness/core/chaos"}
 // What a judge must never compile, directly or through harp's own
 // packages: Docker, testcontainers, and the toolkit parts that drive them.
 var heavy = []string{"testcontainers", "docker", "moby", Module + "/harness/live/node", Module + "/harness/live/cluster",
-	Module + "/harness/live/suite", Module + "/harness/live/engine", Module + "/images", Module + "/suites/"}
+	Module + "/harness/live/suiteenv", Module + "/harness/live/engine", Module + "/images", Module + "/suites/"}
 
 // Every suite's judge and facts sit in a judge/ package that `make unit`
 // builds, tests included, without Docker: a judge test that drags in
