@@ -7,7 +7,8 @@ import (
 )
 
 // Describe writes what `harp suites` prints: each suite's id, title,
-// labels, trials, parameters and steps (with default parameters).
+// labels, trials, where its code is, parameters and steps (with default
+// parameters).
 func Describe(w io.Writer, suites []*Suite) {
 	for i, s := range suites {
 		if i > 0 {
@@ -15,6 +16,9 @@ func Describe(w io.Writer, suites []*Suite) {
 		}
 		fmt.Fprintf(w, "%s  %s\n", s.Name(), s.Title)
 		fmt.Fprintf(w, "  upstream: %s\n  labels:   %s\n  trials:   %d %s (make test-%s)\n", s.Upstream, strings.Join(s.Labels, " "), s.Trials, s.Noun, s.ID)
+		if _, dir, ok := strings.Cut(s.Package(), "/harp/"); ok {
+			fmt.Fprintf(w, "  code:     %s\n", dir)
+		}
 		for _, p := range s.Params {
 			fmt.Fprintf(w, "  param:    %s=%s  %s\n", p.Name, p.Default, p.Doc)
 		}

@@ -128,3 +128,19 @@ func TestTrialsForCases(t *testing.T) {
 		}
 	}
 }
+
+// Register records the package that registered a suite, and harp suites
+// says where its code is.
+func TestRegisterRecordsThePackage(t *testing.T) {
+	s := &Suite{ID: "pkg-probe", Title: "t", Noun: "trials", Trials: 1, Run: func() {}}
+	Register(s)
+	defer delete(registry, s.ID)
+	if s.Package() != "github.com/harp-project/harp/harness/core/suite" {
+		t.Errorf("Package() = %q", s.Package())
+	}
+	var b strings.Builder
+	Describe(&b, []*Suite{s})
+	if !strings.Contains(b.String(), "  code:     harness/core/suite\n") {
+		t.Errorf("harp suites lacks where the code is:\n%s", b.String())
+	}
+}
