@@ -205,6 +205,15 @@ func Judge(cases []Judged, f Facts) (cs verdict.Checks, violation, unmet string)
 // gives the IDs of those that failed, sorted. A case harp could not run
 // there is an error: a capture must decide every case it holds.
 func JudgeCaptured(path string, cases []Judged) (failed []string, err error) {
+	fs, err := readCaptured(path)
+	if err != nil {
+		return nil, err
+	}
+	return judgeCaptured(path, fs, cases)
+}
+
+// readCaptured is a captures file's facts.
+func readCaptured(path string) ([]Facts, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -213,6 +222,11 @@ func JudgeCaptured(path string, cases []Judged) (failed []string, err error) {
 	if err := json.Unmarshal(data, &fs); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	return fs, nil
+}
+
+// judgeCaptured is JudgeCaptured on facts read from path.
+func judgeCaptured(path string, fs []Facts, cases []Judged) (failed []string, err error) {
 	for _, f := range fs {
 		if !slices.ContainsFunc(cases, func(c Judged) bool { return c.ID == f.Case }) {
 			continue
@@ -229,23 +243,6 @@ func JudgeCaptured(path string, cases []Judged) (failed []string, err error) {
 	}
 	sort.Strings(failed)
 	return failed, nil
-}
-
-// CapturedCases are the cases a captures file holds facts of.
-func CapturedCases(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var fs []Facts
-	if err := json.Unmarshal(data, &fs); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	var ids []string
-	for _, f := range fs {
-		ids = append(ids, f.Case)
-	}
-	return ids, nil
 }
 
 // Then is the answer to a case's Then, after ThenMark ("" when none).
@@ -273,27 +270,25 @@ func Arrow(answer, label string) (before, after int, ok bool) {
 func DiffCaptured(dir string, cases []Judged, want map[string][]string) error {
 	var errs []string
 	captured := map[string]bool{}
-	for file := range want {
-		ids, err := CapturedCases(path.Join(dir, file))
+	for file, w := range want {
+		fs, err := readCaptured(path.Join(dir, file))
 		if err != nil {
 			return err
 		}
-		for _, id := range ids {
-			captured[id] = true
+		for _, f := range fs {
+			captured[f.Case] = true
 		}
-	}
-	for _, c := range cases {
-		if !captured[c.ID] {
-			errs = append(errs, fmt.Sprintf("%s has no captured facts in %s: run its suite on the release tags, then `harp capture --facts <run>`", c.ID, dir))
-		}
-	}
-	for file, w := range want {
-		failed, err := JudgeCaptured(path.Join(dir, file), cases)
+		failed, err := judgeCaptured(path.Join(dir, file), fs, cases)
 		switch {
 		case err != nil:
 			errs = append(errs, err.Error())
 		case !slices.Equal(failed, w):
 			errs = append(errs, fmt.Sprintf("%s: failed %v, want %v", file, failed, w))
+		}
+	}
+	for _, c := range cases {
+		if !captured[c.ID] {
+			errs = append(errs, fmt.Sprintf("%s has no captured facts in %s: run its suite on the release tags, then `harp capture --facts <run>`", c.ID, dir))
 		}
 	}
 	sort.Strings(errs)
