@@ -55,6 +55,19 @@ func usersOf(t *testing.T) map[string]map[string]bool {
 	fset := token.NewFileSet()
 	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) { return os.Open(pkgs[path].Export) })
 	users := map[string]map[string]bool{}
+	// Identifiers no other package uses at all are declared, and counted at zero.
+	declare := func(path string, f *ast.File) {
+		if !strings.HasPrefix(path, module+"harness/") {
+			return
+		}
+		for _, d := range f.Decls {
+			for _, id := range declared(d) {
+				if key := strings.TrimPrefix(path, module) + "." + id; users[key] == nil {
+					users[key] = map[string]bool{}
+				}
+			}
+		}
+	}
 	for _, path := range own {
 		p := pkgs[path]
 		var files []*ast.File
@@ -64,6 +77,7 @@ func usersOf(t *testing.T) map[string]map[string]bool {
 				t.Fatal(err)
 			}
 			files = append(files, f)
+			declare(path, f)
 		}
 		info := &types.Info{Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{}}
 		if _, err := (&types.Config{Importer: imp}).Check(path, fset, files, info); err != nil {
@@ -95,24 +109,6 @@ func usersOf(t *testing.T) map[string]map[string]bool {
 			}
 			if n, ok := rt.(*types.Named); ok {
 				use(n.Obj())
-			}
-		}
-	}
-	// Identifiers no other package uses at all: declared, and counted at zero.
-	for _, path := range own {
-		if !strings.HasPrefix(path, module+"harness/") {
-			continue
-		}
-		p := pkgs[path]
-		for _, name := range p.GoFiles {
-			f, _ := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, 0)
-			for _, d := range f.Decls {
-				for _, id := range declared(d) {
-					key := strings.TrimPrefix(path, module) + "." + id
-					if users[key] == nil {
-						users[key] = map[string]bool{}
-					}
-				}
 			}
 		}
 	}
