@@ -1,4 +1,4 @@
-package discover
+package harness
 
 import (
 	"os"
@@ -13,7 +13,7 @@ import (
 // toolkit renders or several suites share. A template nobody renders is
 // an error too.
 func TestTemplatesLiveWithTheirSuite(t *testing.T) {
-	root := filepath.Join("..", "..", "..")
+	root := ".."
 	shared, _ := filepath.Glob(filepath.Join(root, "fixtures", "templates", "*.tmpl"))
 	users := map[string]map[string]bool{} // template -> owners that name it
 	for _, s := range shared {
@@ -57,20 +57,4 @@ func TestTemplatesLiveWithTheirSuite(t *testing.T) {
 			t.Errorf("fixtures/templates/%s: only %s renders it: it lives beside that suite, embedded (config.RenderText)", name, os[0])
 		}
 	}
-}
-
-// owner is who a directory's code belongs to: a suite (with its judge and
-// test files), or the directory itself (a toolkit package, a command).
-func owner(dir string) string {
-	parts := strings.Split(dir, "/")
-	if parts[0] != "suites" || len(parts) < 2 {
-		return dir
-	}
-	switch parts[1] {
-	case "cluster", "conformance", "regressions":
-		if len(parts) >= 3 {
-			return strings.Join(parts[:3], "/")
-		}
-	}
-	return strings.Join(parts[:2], "/")
 }
