@@ -44,8 +44,8 @@ func cmdHistory(ctx context.Context, args []string) int {
 	for _, u := range b.Unused {
 		fmt.Fprintf(os.Stderr, "history: %s not used: %s\n", u.Dir, u.Why)
 	}
-	fmt.Fprintf(os.Stderr, "history: %d fixes, %d observable, %d caught, %d missed, %d inconclusive, %d not run, %d without a check, %d not judged\n",
-		len(b.Rows), b.Observable, b.Counts[history.Caught], b.Counts[history.Missed], b.Counts[history.Inconclusive], b.Counts[history.NotRun], b.Counts[history.NoCheck], b.Counts[history.Unjudged])
+	fmt.Fprintf(os.Stderr, "history: %d fixes, %d observable, %d caught, %d suite only, %d missed, %d inconclusive, %d not run, %d without a check, %d not judged\n",
+		len(b.Rows), b.Observable, b.Counts[history.Caught], b.Counts[history.SuiteOnly], b.Counts[history.Missed], b.Counts[history.Inconclusive], b.Counts[history.NotRun], b.Counts[history.NoCheck], b.Counts[history.Unjudged])
 	return 0
 }
 

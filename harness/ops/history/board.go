@@ -26,6 +26,10 @@ const (
 	Unjudged     Status = "not judged"
 	Unreleased   Status = "not released" // no .0 release holds the fix yet
 	Flaky        Status = "flaky"        // the trials of a cell disagree, and no catch holds
+	// SuiteOnly: the suite named REPRODUCED on the bad release and PASS on
+	// the fixed one, but the catch names no check of it: any violation of
+	// the suite would read the same, so it is no catch of this fix.
+	SuiteOnly Status = "suite only"
 )
 
 // Row is one fix on the scoreboard.
@@ -98,6 +102,11 @@ func Make(fixes []Fix, js map[string]Judgement, runs []findings.Scanned) Board {
 			fixed, row.FixedWhy = onRelease(runs, used, f.Fixed, row.Catch)
 			row.OnBad, row.OnFixed = bad.String(), fixed.String()
 			row.Status = status(bad, fixed)
+			if row.CameAfter(f.Bad) {
+				// The bad release predates the bug: whatever it showed is
+				// not this fix's violation; the pair below decides.
+				row.Status = NotRun
+			}
 		}
 		if row.Judged && row.Observable && row.Caught() {
 			parent, _ := on(runs, used, row.Catch, func(r report.Result) bool { return sameCommit(CommitOf(r), f.Parent) })
@@ -108,6 +117,9 @@ func Make(fixes []Fix, js map[string]Judgement, runs []findings.Scanned) Board {
 			// (a missed release is then no miss of harp's: the pair says).
 			if at := status(parent, commit); row.Status != Caught && at != NotRun && (row.Status != NotCleared || at == Caught) {
 				row.Status, row.AtCommit = at, true
+			}
+			if row.Status == Caught && row.SuiteOnly() {
+				row.Status = SuiteOnly
 			}
 		}
 		if row.Judged && row.Observable {
@@ -361,10 +373,10 @@ func (b Board) Markdown(command string) string {
 	}
 	s.WriteString("\n\n")
 	fmt.Fprintf(&s, "Every `BUG/` commit on HAProxy's master line touching %s (src/haproxy.c: its reload and master-worker paths only). "+
-		"*Bad* is the last .0 release without the fix and *fixed* the first with it; a fix is **caught** when harp's check is REPRODUCED on the bad release in a majority of its trials (every result of the check on that build, over the runs given) and PASS in every trial on the fixed one; trials that disagree where no catch holds make it **flaky**.\n\n", strings.Join(Files, ", "))
+		"*Bad* is the last .0 release without the fix and *fixed* the first with it; a fix is **caught** when harp's check is REPRODUCED on the bad release in a majority of its trials (every result of the check on that build, over the runs given) and PASS in every trial on the fixed one; trials that disagree where no catch holds make it **flaky**. A catch names the check whose violation is the fix's: a whole suite's verdict, which any of its violations would give, is **suite only**, not a catch. A fix whose bug came in after its bad release (its judgement names a later development tag as the origin) is judged on its parent and itself alone: the bad release never had that bug.\n\n", strings.Join(Files, ", "))
 	caught := b.Counts[Caught]
 	fmt.Fprintf(&s, "| | fixes |\n|---|---:|\n| all | %d |\n| observable from outside | %d |\n", len(b.Rows), b.Observable)
-	for _, st := range []Status{Caught, Missed, NotCleared, Flaky, Inconclusive, NotRun, NoCheck, Unreleased, Unobservable, Unjudged} {
+	for _, st := range []Status{Caught, SuiteOnly, Missed, NotCleared, Flaky, Inconclusive, NotRun, NoCheck, Unreleased, Unobservable, Unjudged} {
 		if n := b.Counts[st]; n > 0 {
 			fmt.Fprintf(&s, "| %s | %d |\n", st, n)
 		}
@@ -397,7 +409,7 @@ func (b Board) Markdown(command string) string {
 	}
 	sort.Strings(sevs)
 	fmt.Fprintf(&s, "By severity: %s.\n\n", strings.Join(sevs, ", "))
-	s.WriteString("| fix | subject | first tag | bad → fixed | observable | caught by | on bad | on fixed | on parent → fix | status |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	s.WriteString("| fix | subject | first tag | bad → fixed | names | observable | caught by | on bad | on fixed | on parent → fix | status |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range b.Rows {
 		obs := "?"
 		if r.Judged {
@@ -433,10 +445,28 @@ func (b Board) Markdown(command string) string {
 		if r.AtCommit {
 			st += " (at the commit)"
 		}
-		fmt.Fprintf(&s, "| `%s` | %s | %s | %s → %s | %s | %s | %s | %s | %s | %s |\n", r.Short(), cell(r.Subject), r.FirstTag, orDash(r.Bad), fixed,
-			cell(obs), cell(catch), orDash(r.OnBad), orDash(r.OnFixed), pair, st)
+		fmt.Fprintf(&s, "| `%s` | %s | %s | %s → %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Short(), cell(r.Subject), r.FirstTag, orDash(r.Bad), fixed,
+			names(r.Names), cell(obs), cell(catch), orDash(r.OnBad), orDash(r.OnFixed), pair, st)
 	}
 	return s.String()
+}
+
+// names is the names cell: each commit the message names, with its tag
+// ("before" the history's first release: no bisect between the releases
+// harp builds can land there).
+func names(ns []Named) string {
+	if len(ns) == 0 {
+		return "–"
+	}
+	var out []string
+	for _, n := range ns {
+		at := n.Tag
+		if !n.After {
+			at = "before the first release, " + orDash(n.Tag)
+		}
+		out = append(out, fmt.Sprintf("`%s` (%s)", n.Commit[:9], orDash(at)))
+	}
+	return strings.Join(out, ", ")
 }
 
 // atCommit counts the rows of a status that the commit pair decided.

@@ -65,6 +65,7 @@ func Collect(ctx context.Context, repo, since, head string) ([]Fix, error) {
 		return nil, fmt.Errorf("git log: %s", out)
 	}
 	var fixes []Fix
+	var bodies []string
 	for _, rec := range strings.Split(out, "\x1e") {
 		f := strings.Split(rec, "\x1f")
 		if len(f) < 4 {
@@ -94,6 +95,7 @@ func Collect(ctx context.Context, repo, since, head string) ([]Fix, error) {
 			continue
 		}
 		fx := Fix{Commit: id, Parent: parent, Subject: subject, Severity: sev, Files: files}
+		bodies = append(bodies, body)
 		for i, t := range rels {
 			if in[i][id] {
 				fx.Fixed = t
@@ -111,7 +113,83 @@ func Collect(ctx context.Context, repo, since, head string) ([]Fix, error) {
 	if err := firstTags(ctx, repo, fixes); err != nil {
 		return nil, err
 	}
+	if err := namedCommits(ctx, repo, since, head, fixes, bodies); err != nil {
+		return nil, err
+	}
 	return fixes, nil
+}
+
+// hexID is a word that may be an abbreviated commit id: 7 to 40 hex
+// digits with a letter among them (a number alone is rarely an id).
+var hexID = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+
+// namedCommits fills each fix's Names from its message: the words that
+// resolve to a commit of repo other than the fix, with their nearest tag
+// and whether they are after since.
+func namedCommits(ctx context.Context, repo, since, head string, fixes []Fix, bodies []string) error {
+	out, err := gitsrc.Git(ctx, repo, "rev-list", since+".."+head)
+	if err != nil {
+		return fmt.Errorf("git rev-list %s..%s: %s", since, head, out)
+	}
+	after := map[string]bool{}
+	for _, id := range strings.Fields(out) {
+		after[id] = true
+	}
+	resolved := map[string]string{} // word -> full id ("" when none)
+	for i := range fixes {
+		seen := map[string]bool{}
+		for _, w := range hexID.FindAllString(bodies[i], -1) {
+			if !strings.ContainsAny(w, "abcdef") || strings.HasPrefix(fixes[i].Commit, w) {
+				continue
+			}
+			full, ok := resolved[w]
+			if !ok {
+				r, err := gitsrc.Git(ctx, repo, "rev-parse", "--verify", "-q", w+"^{commit}")
+				if err == nil {
+					full = strings.TrimSpace(r)
+				}
+				resolved[w] = full
+			}
+			if full == "" || full == fixes[i].Commit || seen[full] {
+				continue
+			}
+			seen[full] = true
+			fixes[i].Names = append(fixes[i].Names, Named{Commit: full[:12], After: after[full]})
+		}
+	}
+	// Their nearest tags, in one name-rev.
+	var ids []string
+	for _, f := range fixes {
+		for _, n := range f.Names {
+			ids = append(ids, n.Commit)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	out, err = gitsrc.Git(ctx, repo, append([]string{"name-rev", "--tags", "--name-only", "--refs=v*"}, ids...)...)
+	if err != nil {
+		return fmt.Errorf("git name-rev: %s", out)
+	}
+	tags := strings.Fields(out)
+	if len(tags) != len(ids) {
+		return fmt.Errorf("git name-rev named %d of %d commits", len(tags), len(ids))
+	}
+	k := 0
+	for i := range fixes {
+		for j := range fixes[i].Names {
+			t := strings.TrimPrefix(tags[k], "tags/")
+			if c := strings.IndexAny(t, "~^"); c >= 0 {
+				t = t[:c]
+			}
+			if t == "undefined" {
+				t = ""
+			}
+			fixes[i].Names[j].Tag = t
+			k++
+		}
+	}
+	return nil
 }
 
 // checkRange refuses a range that reads no history: a head that is not a

@@ -32,6 +32,19 @@ type Fix struct {
 	// builds that shows a bug no release had (one a dev cycle brought and
 	// fixed), or one the releases between cannot tell apart.
 	Parent string `json:"parent,omitempty"`
+	// Names are the commits the fix's message names (usually the one that
+	// brought the bug, sometimes only a related one): where a bisect from
+	// the last release without them must land.
+	Names []Named `json:"names,omitempty"`
+}
+
+// Named is a commit a fix's message names.
+type Named struct {
+	Commit string `json:"commit"` // 12 characters
+	Tag    string `json:"tag"`    // the nearest tag holding it
+	// After: it is after the history's first release (a bisect between
+	// releases harp builds can find it).
+	After bool `json:"after"`
 }
 
 // Short is the 12-character id upstream's messages use.
@@ -56,6 +69,39 @@ type Judgement struct {
 // proposal ("new:..."), a retired check ("retired:...") or "-" is none.
 func (j Judgement) Caught() bool {
 	return j.Catch != "" && j.Catch != "-" && !strings.HasPrefix(j.Catch, "new:") && !j.Retired()
+}
+
+// SuiteOnly says whether the catch names suites alone, no check of any:
+// "conf-runtime-limits", not "upstream-fixes-cli/cli-empty-line-ignored".
+func (j Judgement) SuiteOnly() bool {
+	if !j.Caught() {
+		return false
+	}
+	for _, sig := range strings.Split(j.Catch, ",") {
+		if strings.Contains(strings.TrimSpace(sig), "/") {
+			return false
+		}
+	}
+	return true
+}
+
+// introducedDev is a development tag in where a bug came in:
+// "commit 594408cd612b (v3.4-dev1)".
+var introducedDev = regexp.MustCompile(`\bv(\d+)\.(\d+)-dev\d+`)
+
+// CameAfter says whether the judgement names a development tag of a later
+// version than the release bad as where the bug came in: that release
+// never had the bug, so its cell says nothing of this fix (a violation
+// there is another bug's), and only the fix's parent and the fix decide.
+func (j Judgement) CameAfter(bad string) bool {
+	m := introducedDev.FindStringSubmatch(j.Introduced)
+	a, b, ok := releaseKey(bad)
+	if m == nil || !ok {
+		return false
+	}
+	ma, _ := strconv.Atoi(m[1])
+	mb, _ := strconv.Atoi(m[2])
+	return ma > a || (ma == a && mb > b)
 }
 
 // Retired says whether the fix had a check that was wired, run, and

@@ -126,17 +126,19 @@ func TestMake(t *testing.T) {
 		{Suite: "conf-runtime-limits", Verdict: verdict.Pass, Origin: "Debian trixie haproxy 3.0.11-1"},
 	}}}}
 	b := Make(fixes, js, runs)
-	want := []Status{Caught, Caught, Missed, NoCheck, Unobservable, Unjudged, NotRun, Missed}
+	// A whole suite's verdict is no catch: any of its violations reads the
+	// same (suite only).
+	want := []Status{SuiteOnly, Caught, Missed, NoCheck, Unobservable, Unjudged, NotRun, Missed}
 	for i, r := range b.Rows {
 		if r.Status != want[i] {
 			t.Errorf("%s: %s (bad %q, fixed %q), want %s", r.Subject, r.Status, r.OnBad, r.OnFixed, want[i])
 		}
 	}
-	if b.Observable != 6 || b.Counts[Caught] != 2 || b.Counts[Missed] != 2 {
-		t.Errorf("observable %d, caught %d, missed %d; want 6, 2, 2", b.Observable, b.Counts[Caught], b.Counts[Missed])
+	if b.Observable != 6 || b.Counts[Caught] != 1 || b.Counts[SuiteOnly] != 1 || b.Counts[Missed] != 2 {
+		t.Errorf("observable %d, caught %d, suite only %d, missed %d; want 6, 1, 1, 2", b.Observable, b.Counts[Caught], b.Counts[SuiteOnly], b.Counts[Missed])
 	}
 	md := b.Markdown("harp history --repo CLONE")
-	for _, s := range []string{"Caught: 2 of 6 observable fixes", "| missed | 2 |", "| `a889413f5ec5` | BUG/MEDIUM: cli: Deadlock", "| caught | 2 |"} {
+	for _, s := range []string{"Caught: 1 of 6 observable fixes", "| missed | 2 |", "| `a889413f5ec5` | BUG/MEDIUM: cli: Deadlock", "| caught | 1 |", "| suite only | 1 |", "| REPRODUCED | PASS | – | suite only |"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("markdown lacks %q:\n%s", s, md)
 		}
@@ -191,6 +193,17 @@ func TestCollect(t *testing.T) {
 	commit("src/cli.c", "MINOR: cli: a feature")
 	git("tag", "v2.7.0")
 	commit("src/stick_table.c", "BUG/MINOR: stick-table: after the last release")
+	rev := func(ref string) string {
+		out, err := exec.Command("git", "-C", dir, "rev-parse", ref).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	feature, first := rev("v2.7.0"), rev("v2.6.0")
+	os.WriteFile(filepath.Join(dir, "src/cli.c"), []byte("named\n"), 0o644)
+	git("add", "-A")
+	git("commit", "-q", "-m", "BUG/MINOR: cli: names its cause", "-m", "Since commit "+feature[:9]+" (and 1234567 is a number, deadbeef0 no commit); the same bug as "+first[:12]+".")
 	fixes, err := Collect(context.Background(), dir, "v2.6.0", "HEAD")
 	if err != nil {
 		t.Fatal(err)
@@ -203,9 +216,14 @@ func TestCollect(t *testing.T) {
 		"BUG/MEDIUM: peers: fixed in 2.7 v2.7-dev1 v2.6.0->v2.7.0",
 		"BUG/MINOR: mworker: reload leaks an fd v2.7-dev1 v2.6.0->v2.7.0",
 		"BUG/MINOR: stick-table: after the last release  v2.7.0->",
+		"BUG/MINOR: cli: names its cause  v2.7.0->",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("fixes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	names := fixes[len(fixes)-1].Names
+	if len(names) != 2 || names[0] != (Named{Commit: feature[:12], Tag: "v2.7.0", After: true}) || names[1] != (Named{Commit: first[:12], Tag: "v2.6.0", After: false}) {
+		t.Errorf("names: %+v; want %s (v2.7.0, after v2.6.0) and %s (v2.6.0, not after)", names, feature[:12], first[:12])
 	}
 	if _, err := Collect(context.Background(), dir, "v2.7-dev1", "HEAD"); err == nil {
 		t.Error("a dev tag as --since was taken")
@@ -219,31 +237,41 @@ func TestCollect(t *testing.T) {
 // the fix's parent and the fix itself decide.
 func TestMakeAtCommit(t *testing.T) {
 	at := func(commit string, v verdict.Verdict) report.Result {
-		return report.Result{Suite: "upstream-fixes", Verdict: v, Origin: "git /tmp/haproxy commit " + commit + " (v3.1-dev10-103-gd1c6d4497): BUG/MINOR: x"}
+		x := verdict.Tally{ID: "x", Held: 1}
+		if v == verdict.Reproduced {
+			x = verdict.Tally{ID: "x", Failed: 1, Example: "x failed"}
+		}
+		return report.Result{Suite: "upstream-fixes", Verdict: v, Origin: "git /tmp/haproxy commit " + commit + " (v3.1-dev10-103-gd1c6d4497): BUG/MINOR: x", Checks: []verdict.Tally{x}}
 	}
 	fixes := []Fix{
 		{Commit: "d1c6d44976d4aaaa", Parent: "f0f03b98f773bbbb", Subject: "BUG/MINOR: startup: dev-only", Bad: "v3.0.0", Fixed: "v3.1.0"},
 		{Commit: "7777777777777777", Parent: "8888888888888888", Subject: "BUG/MINOR: cli: no pair run", Bad: "v3.0.0", Fixed: "v3.1.0"},
 		{Commit: "9999999999999999", Parent: "aaaaaaaaaaaaaaaa", Subject: "BUG/MINOR: cli: pair passes", Bad: "v3.0.0", Fixed: "v3.1.0"},
+		{Commit: "bbbbbbbbbbbbbbbb", Parent: "cccccccccccccccc", Subject: "BUG/MINOR: cli: came in later", Bad: "v3.0.0", Fixed: "v3.1.0"},
 	}
 	js := map[string]Judgement{
-		"d1c6d44976d4": {Observable: true, Catch: "upstream-fixes"},
-		"777777777777": {Observable: true, Catch: "upstream-fixes"},
+		"d1c6d44976d4": {Observable: true, Catch: "upstream-fixes/x"},
+		"777777777777": {Observable: true, Catch: "upstream-fixes/x"},
 		"999999999999": {Observable: true, Catch: "conf-runtime-limits"},
+		// Its bug came in after v3.0.0: v3.0.0's violation (another bug's)
+		// is no catch of it, and no pair was run.
+		"bbbbbbbbbbbb": {Observable: true, Catch: "later/x", Introduced: "commit 123456789abc (v3.1-dev2)"},
 	}
 	runs := []findings.Scanned{{Dir: "m", Run: report.Run{Results: []report.Result{
-		result("upstream-fixes", "v3.0.0", verdict.Pass),
-		result("upstream-fixes", "v3.1.0", verdict.Pass),
+		result("upstream-fixes", "v3.0.0", verdict.Pass, verdict.Tally{ID: "x", Held: 1}),
+		result("upstream-fixes", "v3.1.0", verdict.Pass, verdict.Tally{ID: "x", Held: 1}),
 		at("f0f03b98f773", verdict.Reproduced), // abbreviated ids match
 		at("d1c6d44976d4aaaa", verdict.Pass),
 		{Suite: "conf-runtime-limits", Verdict: verdict.Pass, Origin: "git /tmp/haproxy commit aaaaaaaaaaaa (v3.1-dev1): x"},
 		{Suite: "conf-runtime-limits", Verdict: verdict.Pass, Origin: "git /tmp/haproxy commit 999999999999 (v3.1-dev1): x"},
+		result("later", "v3.0.0", verdict.Reproduced, verdict.Tally{ID: "x", Failed: 1, Example: "x failed"}),
+		result("later", "v3.1.0", verdict.Pass, verdict.Tally{ID: "x", Held: 1}),
 	}}}}
 	b := Make(fixes, js, runs)
 	want := []struct {
 		st Status
 		at bool
-	}{{Caught, true}, {Missed, false}, {Missed, true}}
+	}{{Caught, true}, {Missed, false}, {Missed, true}, {NotRun, false}}
 	for i, r := range b.Rows {
 		if r.Status != want[i].st || r.AtCommit != want[i].at {
 			t.Errorf("%s: %s at commit %v (parent %q, fix %q), want %s at commit %v", r.Subject, r.Status, r.AtCommit, r.OnParent, r.OnCommit, want[i].st, want[i].at)
