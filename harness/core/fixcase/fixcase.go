@@ -118,7 +118,9 @@ type Case struct {
 	Sections string
 	// Node: a whole config for a node of the case's own, ports named.
 	Node string
-	// Args of an Exec case; {cfg} is the path Config is written to.
+	// Args of an Exec case ({cfg} is the path Config is written to); of
+	// another case with a node of its own, more arguments for that node's
+	// haproxy (-dMfail).
 	Args   []string
 	Config string
 	// Needs: capabilities the build must have (cliout.Capabilities).

@@ -290,7 +290,11 @@ func ownNode(ctx context.Context, env *suiteenv.Env, c fixcase.Judged) (*node.No
 	if err != nil {
 		return nil, err
 	}
-	own, unmet, err := env.StartNode(ctx, node.Options{Name: "node-upstream-fixes-" + c.ID, Config: cfg, Ports: ports}, 0)
+	o := node.Options{Name: "node-upstream-fixes-" + c.ID, Config: cfg, Ports: ports}
+	if c.Kind != fixcase.Exec {
+		o.Args = c.Args // its haproxy's own arguments (an exec case's are for the run it makes)
+	}
+	own, unmet, err := env.StartNode(ctx, o, 0)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("starting the case's own node: %w", err)

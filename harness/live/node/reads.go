@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/live/cli"
@@ -68,6 +69,31 @@ func (n *Node) Loops(ctx context.Context, pid int) (int64, error) {
 		return 0, fmt.Errorf("show activity: %w", err)
 	}
 	return cliout.Loops(raw)
+}
+
+// LoopsPerSecond is the worker's poll loops per second: show activity's
+// loop count read twice, window apart (a fixed window measured, not a
+// wait). It is the shared measure of a spinning process: an idle worker
+// loops a few times a second, one woken in a loop hundreds of thousands.
+func (n *Node) LoopsPerSecond(ctx context.Context, pid int, window time.Duration) (int64, error) {
+	sample := func() (int64, time.Time, error) {
+		l, err := n.Loops(ctx, pid)
+		return l, time.Now(), err
+	}
+	l0, t0, err := sample()
+	if err != nil {
+		return 0, err
+	}
+	select {
+	case <-time.After(window):
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	l1, t1, err := sample()
+	if err != nil {
+		return 0, err
+	}
+	return int64(float64(l1-l0) / t1.Sub(t0).Seconds()), nil
 }
 
 // Sessions is `show sess`, parsed: the streams.

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/live/cli"
 	"github.com/harp-project/harp/harness/live/fixrun"
@@ -30,6 +32,8 @@ var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 		"cli-idle-prompt-closed-on-timeout": idleClose,
 		"show-fd-type-then-number":          showFD("l ", ""),
 		"show-fd-any-group-form":            showFD("", "/"),
+		"cli-batch-over-buffer-all-run":     overBuffer,
+		"cli-httpclient-wait-no-spin":       httpclientWait,
 	},
 	Settles: map[string]fixrun.Settle{
 		"cli-pipelined-then-close-all-run": {
@@ -166,4 +170,109 @@ func showFD(filter, prefix string) fixrun.Drive {
 		}
 		return "fd " + m[1] + "\n" + one, nil
 	}
+}
+
+// batchLines: enough `set table` lines to exceed the CLI's 16 KB input
+// buffer by half.
+const batchLines = 600
+
+// overBuffer writes the whole batch on one prompt-mode connection without
+// closing it, reads the answer to the CLI's close (its quit) for up to
+// 10 s, and then counts tbatch on another connection: the entries, not
+// the read, say whether every line ran.
+func overBuffer(ctx context.Context, n *node.Node) (string, error) {
+	addr, err := n.DirectAddr(ctx, node.StatsPort)
+	if err != nil {
+		return "", err
+	}
+	// The worker stopped while the batch is written, so that the CLI
+	// finds it whole on its first read and fills its input buffer, as a
+	// client faster than the CLI does; running, the worker might read
+	// the batch in pieces, as they come.
+	pid, err := n.CurrentWorker(ctx)
+	if err != nil {
+		return "", err
+	}
+	if err := n.KillWorker(ctx, pid, syscall.SIGSTOP); err != nil {
+		return "", fmt.Errorf("stopping the worker: %w", err)
+	}
+	stopped := true
+	resume := func() error {
+		if !stopped {
+			return nil
+		}
+		stopped = false
+		return n.KillWorker(ctx, pid, syscall.SIGCONT)
+	}
+	defer resume()
+	c, err := cli.Dial(ctx, addr, "the admin stats socket")
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	var b strings.Builder
+	b.WriteString("prompt\n")
+	for i := range batchLines {
+		fmt.Fprintf(&b, "set table tbatch key k%d data.gpc0 1\n", i)
+	}
+	b.WriteString("quit\n")
+	if _, err := c.Write([]byte(b.String())); err != nil {
+		return "", fmt.Errorf("writing the batch: %w", err)
+	}
+	if err := resume(); err != nil {
+		return "", fmt.Errorf("resuming the worker: %w", err)
+	}
+	_, rerr := cli.ReadToClose(c, 10*time.Second)
+	fate := cli.FateOf(rerr)
+	t, err := n.Table(ctx, node.StatsSocket, "tbatch")
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("entries set: %d of %d; the batch's connection: %s", t.Used, batchLines, fate), nil
+}
+
+// httpclientWait measures the idle worker, sends an httpclient request to
+// the silent frontend with a command pipelined behind it, half-closes,
+// waits for the silent frontend to hold the request's connection (the
+// command is waiting then), and measures again.
+func httpclientWait(ctx context.Context, n *node.Node) (string, error) {
+	idle, err := n.LoopsPerSecond(ctx, node.StatsSocket, time.Second)
+	if err != nil {
+		return "", fmt.Errorf("the idle worker's loops: %w", err)
+	}
+	addr, err := n.DirectAddr(ctx, node.StatsPort)
+	if err != nil {
+		return "", err
+	}
+	c, err := cli.Dial(ctx, addr, "the admin stats socket")
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	port := strings.TrimSuffix(fixrun.Port("clisilent"), "/tcp")
+	if _, err := fmt.Fprintf(c, "expert-mode on; httpclient GET http://127.0.0.1:%s/; show info\n", port); err != nil {
+		return "", fmt.Errorf("writing the commands: %w", err)
+	}
+	if err := c.CloseWrite(); err != nil {
+		return "", err
+	}
+	held := func() (int64, error) {
+		rows, err := n.Stat(ctx, node.StatsSocket)
+		if err != nil {
+			return 0, err
+		}
+		fe, ok := cliout.FindStat(rows, "clisilent", "FRONTEND")
+		if !ok {
+			return 0, fmt.Errorf("no frontend clisilent in show stat")
+		}
+		return fe.Int("scur"), nil
+	}
+	if _, err := node.UntilErr(ctx, 5*time.Second, 50*time.Millisecond, held, func(c int64) bool { return c >= 1 }); err != nil {
+		return "", fmt.Errorf("the HTTP client's request never reached the silent frontend (this build may have no httpclient command): %w", err)
+	}
+	waiting, err := n.LoopsPerSecond(ctx, node.StatsSocket, time.Second)
+	if err != nil {
+		return "", fmt.Errorf("the worker's loops with the request waiting: %w", err)
+	}
+	return fmt.Sprintf("loops per second: %d idle, %d with the request waiting after the half-close", idle, waiting), nil
 }

@@ -7,13 +7,20 @@ package masterfixes
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/harp-project/harp/harness/core/cliout"
+	"github.com/harp-project/harp/harness/core/progress"
 	"github.com/harp-project/harp/harness/core/suite"
+	"github.com/harp-project/harp/harness/core/text"
+	"github.com/harp-project/harp/harness/live/cli"
 	"github.com/harp-project/harp/harness/live/fixrun"
 	"github.com/harp-project/harp/harness/live/node"
 	"github.com/harp-project/harp/suites/regressions/masterfixes/judge"
@@ -31,6 +38,14 @@ var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 		"master-env-processes-intact-after-reload": processesAfterReload,
 		"master-env-processes-no-null-version":     processesAfterReload,
 		"worker-keeps-master-session":              workerSession,
+		"master-failed-worker-load-logged":         failedWorkerLogged,
+		"master-failed-reloads-no-socket-leak":     socketsAcrossFailedReloads,
+		"exec-pidfile-not-left-by-failed-start":    pidfileAfterFailedStart,
+		"mcli-reload-shows-worker-warnings":        reloadAnswer,
+		"mcli-show-proc-lists-every-worker":        showProcManyWorkers,
+		"mcli-show-proc-newest-old-worker-first":   oldWorkersOrder,
+		"mcli-uptimes-sane-after-reload":           uptimeAfterLateReload,
+		"worker-fds-flat-with-lingering-workers":   workerFDsWithLingering,
 	},
 }))
 
@@ -143,15 +158,511 @@ func devnullFDs(ctx context.Context, n *node.Node) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	fds, err := os.ReadDir(filepath.Join(dir, "fd"))
+	targets, err := fdTargets(filepath.Join(dir, "fd"))
 	if err != nil {
-		return 0, fmt.Errorf("reading the master's descriptors (harp must run on the Docker host, as root): %w", err)
+		return 0, err
 	}
 	count := 0
-	for _, fd := range fds {
-		if target, err := os.Readlink(filepath.Join(dir, "fd", fd.Name())); err == nil && target == "/dev/null" {
+	for _, t := range targets {
+		if t == "/dev/null" {
 			count++
 		}
 	}
 	return count, nil
+}
+
+// fdTargets are what a process's descriptors point to (its
+// /proc/<pid>/fd, read from the Docker host). A descriptor that closes
+// while it is read is skipped; a directory harp cannot read is harp's
+// failure.
+func fdTargets(dir string) ([]string, error) {
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading the descriptors in %s (harp must run on the Docker host, as root): %w", dir, err)
+	}
+	var out []string
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join(dir, fd.Name())); err == nil {
+			out = append(out, target)
+		}
+	}
+	return out, nil
+}
+
+// nodeConfig is the config the node runs, read through the master's root
+// directory (the container's, seen from the Docker host).
+func nodeConfig(ctx context.Context, n *node.Node) (string, error) {
+	dir, err := n.MasterProc(ctx)
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "root", node.ConfigPath))
+	if err != nil {
+		return "", fmt.Errorf("reading the node's config through the master's root (harp must run on the Docker host, as root): %w", err)
+	}
+	return string(b), nil
+}
+
+// withGlobal is cfg with lines added at the top of its global section.
+func withGlobal(cfg, lines string) (string, error) {
+	i := strings.Index(cfg, "global\n")
+	if i < 0 {
+		return "", fmt.Errorf("the node's config has no global section")
+	}
+	i += len("global\n")
+	return cfg[:i] + lines + cfg[i:], nil
+}
+
+// failedLoad is the master's line about a worker that failed to load.
+var failedLoad = regexp.MustCompile(`Failed to load worker[^\n]*`)
+
+// failedWorkerLogged puts in place the node's config with an unknown
+// keyword in its frontend, which only the worker parses, sends SIGUSR2,
+// and waits for the master's line about the failed worker.
+func failedWorkerLogged(ctx context.Context, n *node.Node) (string, error) {
+	cfg, err := nodeConfig(ctx, n)
+	if err != nil {
+		return "", err
+	}
+	i := strings.Index(cfg, "frontend fe\n")
+	if i < 0 {
+		return "", fmt.Errorf("the node's config has no frontend fe")
+	}
+	i += len("frontend fe\n")
+	broken := cfg[:i] + "    harp-no-such-keyword\n" + cfg[i:]
+	logs, err := n.Logs(ctx)
+	if err != nil {
+		return "", err
+	}
+	if err := n.WriteFile(ctx, node.ConfigPath, []byte(broken)); err != nil {
+		return "", err
+	}
+	if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
+		return "", fmt.Errorf("sending SIGUSR2: %w", err)
+	}
+	var line string
+	err = n.WaitLogsAfter(ctx, logs, 20*time.Second, 100*time.Millisecond, func(fresh string) bool {
+		line = failedLoad.FindString(fresh)
+		return line != ""
+	})
+	if err != nil {
+		return "", fmt.Errorf("the master printed no line about the failed worker within 20s: %w", err)
+	}
+	return line, nil
+}
+
+// failedReloads: enough failures for a leak of one per failure to stand out.
+const failedReloads = 3
+
+// socketsAcrossFailedReloads counts the master's sockets, reloads three
+// times into a config that fails before binding, each failure seen, and
+// counts them again (with the master's other descriptors, for the record).
+func socketsAcrossFailedReloads(ctx context.Context, n *node.Node) (string, error) {
+	cfg, err := nodeConfig(ctx, n)
+	if err != nil {
+		return "", err
+	}
+	// No process may raise its limit above fs.nr_open (1048576 by
+	// default), root included; strict-limits makes that fatal, and it
+	// happens before the new worker's listeners are bound.
+	broken, err := withGlobal(cfg, "    strict-limits\n    ulimit-n 1073741824\n    maxconn 100\n")
+	if err != nil {
+		return "", err
+	}
+	socketsBefore, allBefore, err := masterFDs(ctx, n)
+	if err != nil {
+		return "", err
+	}
+	if err := n.WriteFile(ctx, node.ConfigPath, []byte(broken)); err != nil {
+		return "", err
+	}
+	for i := range failedReloads {
+		if err := failOneReload(ctx, n); err != nil {
+			return "", fmt.Errorf("failed reload %d of %d: %w", i+1, failedReloads, err)
+		}
+	}
+	socketsAfter, allAfter, err := masterFDs(ctx, n)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("sockets of the master: %d before, %d after %d failed reloads (all descriptors: %d before, %d after)",
+		socketsBefore, socketsAfter, failedReloads, allBefore, allAfter), nil
+}
+
+// failOneReload sends SIGUSR2 and waits until the master is back in wait
+// mode, answering show proc, with its failed count one higher, or its
+// output saying the reload failed. The worker it had must still be the
+// current one: a reload that succeeded is no failure.
+func failOneReload(ctx context.Context, n *node.Node) error {
+	before, err := n.Procs(ctx)
+	if err != nil {
+		return err
+	}
+	w, _ := before.Current()
+	logs, err := n.Logs(ctx)
+	if err != nil {
+		return err
+	}
+	if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
+		return fmt.Errorf("sending SIGUSR2: %w", err)
+	}
+	return node.Poll(ctx, 20*time.Second, 100*time.Millisecond, func() (bool, error) {
+		p, err := n.Procs(ctx)
+		if err != nil {
+			return false, nil // re-executing
+		}
+		if cur, _ := p.Current(); cur.PID != w.PID {
+			return false, fmt.Errorf("the reload succeeded (worker %d after %d): the config meant to fail loaded", cur.PID, w.PID)
+		}
+		if p.Master.Failed > before.Master.Failed {
+			return true, nil
+		}
+		fresh, err := n.LogsAfter(ctx, logs)
+		return err == nil && strings.Contains(fresh, "Cannot raise FD limit") && strings.Contains(fresh, "waitpid mode"), nil
+	})
+}
+
+// masterFDs counts the master's descriptors that are sockets, and all of
+// them. A descriptor that closes while it is read is skipped.
+func masterFDs(ctx context.Context, n *node.Node) (sockets, all int, err error) {
+	dir, err := n.MasterProc(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	targets, err := fdTargets(filepath.Join(dir, "fd"))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, t := range targets {
+		if strings.HasPrefix(t, "socket:") {
+			sockets++
+		}
+	}
+	return sockets, len(targets), nil
+}
+
+// pidfileAfterFailedStart runs the build's master-worker in the
+// foreground with a pidfile and a config whose frontend only the worker
+// rejects, and then looks for the pidfile (in the node's filesystem, seen
+// through the master's root from the Docker host).
+func pidfileAfterFailedStart(ctx context.Context, n *node.Node) (string, error) {
+	const pidfile = "/tmp/harp-failed-start.pid"
+	dir, err := n.MasterProc(ctx)
+	if err != nil {
+		return "", err
+	}
+	host := filepath.Join(dir, "root", pidfile)
+	if err := os.Remove(host); err != nil && !os.IsNotExist(err) {
+		return "", fmt.Errorf("removing an earlier pidfile: %w", err)
+	}
+	cfg := "global\n    nbthread 1\n\nfrontend fe\n    bind 127.0.0.1:18094\n    harp-no-such-keyword\n"
+	path := "/etc/harp/exec-failed-start.cfg"
+	if err := n.WriteFile(ctx, path, []byte(cfg)); err != nil {
+		return "", err
+	}
+	rctx, cancel := context.WithTimeout(ctx, fixrun.AnswerWait)
+	defer cancel()
+	code, out, err := n.RunBinary(rctx, "-W", "-p", pidfile, "-f", path)
+	if err != nil {
+		return "", err
+	}
+	if code == 0 {
+		return "", fmt.Errorf("haproxy -W exited 0 with a config whose frontend has an unknown keyword: %s", text.OneLine(out, 200))
+	}
+	state := "absent"
+	if b, err := os.ReadFile(host); err == nil {
+		state = fmt.Sprintf("present (%q)", strings.TrimSpace(string(b)))
+	} else if !os.IsNotExist(err) {
+		return "", fmt.Errorf("looking for the pidfile through the master's root: %w", err)
+	}
+	return fmt.Sprintf("exit %d\npidfile: %s\n%s", code, state, out), nil
+}
+
+// reloadAnswer is what the master CLI's `reload` answers.
+func reloadAnswer(ctx context.Context, n *node.Node) (string, error) {
+	out, err := n.Master(ctx, "reload")
+	if err != nil {
+		return "", fmt.Errorf("the master CLI's reload: %w", err)
+	}
+	if strings.TrimSpace(out) == "" {
+		return "", fmt.Errorf("the master CLI's reload answered nothing: no output to judge")
+	}
+	return out, nil
+}
+
+// Enough lingering old workers to fill the master's 16 KB buffer (about
+// 202 processes) with some to spare, and a bound on the reloads it may
+// take, for connections that land on the next worker instead.
+const (
+	lingering  = 210
+	maxReloads = 320
+)
+
+// showProcManyWorkers holds a connection open on the current worker and
+// reloads, again and again, until more than lingering old workers are
+// alive, then compares `show proc` with the master's children in /proc.
+func showProcManyWorkers(ctx context.Context, n *node.Node) (string, error) {
+	mpid, release, err := lingerWorkers(ctx, n, lingering+1, maxReloads)
+	defer release()
+	if err != nil {
+		return "", err
+	}
+	children := func() (map[string]bool, error) { return masterChildren(mpid) }
+	out, err := n.Master(ctx, "show proc")
+	if err != nil {
+		return "", fmt.Errorf("show proc: %w", err)
+	}
+	p, err := cliout.ParseProcs(out)
+	if err != nil {
+		return "", fmt.Errorf("show proc: %w", err)
+	}
+	kids, err := children()
+	if err != nil {
+		return "", err
+	}
+	// show proc names pids as the node's namespace sees them, /proc on
+	// the Docker host its own: the two are compared by count.
+	rows := append(append([]cliout.Proc{}, p.Workers...), p.OldWorkers...)
+	unique := map[int]bool{}
+	for _, w := range rows {
+		unique[w.PID] = true
+	}
+	return fmt.Sprintf("workers alive (the master's children): %d; listed by show proc: %d rows, %d distinct; show proc bytes: %d",
+		len(kids), len(rows), len(unique), len(out)), nil
+}
+
+// lingerWorkers holds a connection open on the current worker and
+// reloads, again and again, until the master has at least alive haproxy
+// children (in /proc: proof that the old workers lingered, whichever
+// worker each connection landed on), at most reloads times. release
+// closes the connections; it is never nil.
+func lingerWorkers(ctx context.Context, n *node.Node, alive, reloads int) (mpid string, release func(), err error) {
+	var held []*net.TCPConn
+	release = func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}
+	hold := fixrun.Port("hold")
+	addr, err := n.DirectAddr(ctx, hold)
+	if err != nil {
+		return "", release, err
+	}
+	dir, err := n.MasterProc(ctx)
+	if err != nil {
+		return "", release, err
+	}
+	mpid = strings.TrimPrefix(dir, "/proc/")
+	start := time.Now()
+	for i := 0; ; i++ {
+		kids, err := masterChildren(mpid)
+		if err != nil {
+			return "", release, err
+		}
+		if len(kids) >= alive {
+			return mpid, release, nil
+		}
+		if i == reloads {
+			return "", release, fmt.Errorf("only %d of the master's children alive after %d reloads, each with a connection held: the old workers did not linger", len(kids), i)
+		}
+		if i > 0 && i%50 == 0 {
+			progress.Printf("%d reloads, %d workers alive (%s)", i, len(kids), time.Since(start).Round(time.Second))
+		}
+		c, err := cli.Dial(ctx, addr, hold)
+		if err != nil {
+			return "", release, fmt.Errorf("holding a connection before reload %d: %w", i+1, err)
+		}
+		held = append(held, c)
+		if err := quickReload(ctx, n); err != nil {
+			return "", release, fmt.Errorf("reload %d with %d workers alive: %w", i+1, len(kids), err)
+		}
+	}
+}
+
+// oldWorkersOrder makes three old workers linger and gives the reload
+// counts of the old workers in the order show proc lists them.
+func oldWorkersOrder(ctx context.Context, n *node.Node) (string, error) {
+	_, release, err := lingerWorkers(ctx, n, 4, 10)
+	defer release()
+	if err != nil {
+		return "", err
+	}
+	out, err := n.Master(ctx, "show proc")
+	if err != nil {
+		return "", fmt.Errorf("show proc: %w", err)
+	}
+	p, err := cliout.ParseProcs(out)
+	if err != nil {
+		return "", fmt.Errorf("show proc: %w", err)
+	}
+	if len(p.OldWorkers) < 3 {
+		return "", fmt.Errorf("show proc lists %d old workers with four workers alive: nothing to tell the order by (%s)", len(p.OldWorkers), text.OneLine(out, 300))
+	}
+	var reloads []string
+	for _, w := range p.OldWorkers {
+		reloads = append(reloads, strconv.Itoa(w.Reloads))
+	}
+	return "old workers' reloads in show proc's order: " + strings.Join(reloads, " "), nil
+}
+
+// quickReload sends SIGUSR2 and waits for the master to list a new
+// current worker (a reload takes a tenth of a second; 10 s allows a
+// loaded machine), not for the old one to leave (node.Reload would).
+func quickReload(ctx context.Context, n *node.Node) error {
+	old, err := n.CurrentWorker(ctx)
+	if err != nil {
+		return err
+	}
+	if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
+		return fmt.Errorf("sending SIGUSR2: %w", err)
+	}
+	return node.Poll(ctx, 10*time.Second, 50*time.Millisecond, func() (bool, error) {
+		w, err := n.CurrentWorker(ctx)
+		return err == nil && w != old, nil
+	})
+}
+
+// masterChildren are the master's haproxy children, by host pid.
+func masterChildren(mpid string) (map[string]bool, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	kids := map[string]bool{}
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		if ppid, comm, _, err := procStat(e.Name()); err == nil && ppid == mpid && strings.Contains(comm, "haproxy") {
+			kids[e.Name()] = true
+		}
+	}
+	return kids, nil
+}
+
+// reloadedWorker reloads (quickReload) and gives the new worker's host
+// pid: the master's child that was not there before.
+func reloadedWorker(ctx context.Context, n *node.Node, mpid string) (string, error) {
+	before, err := masterChildren(mpid)
+	if err != nil {
+		return "", err
+	}
+	if err := quickReload(ctx, n); err != nil {
+		return "", err
+	}
+	var fresh []string
+	err = node.Poll(ctx, 5*time.Second, 50*time.Millisecond, func() (bool, error) {
+		kids, err := masterChildren(mpid)
+		if err != nil {
+			return false, err
+		}
+		fresh = fresh[:0]
+		for pid := range kids {
+			if !before[pid] {
+				fresh = append(fresh, pid)
+			}
+		}
+		return len(fresh) == 1, nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("the new worker among the master's children (new: %v): %w", fresh, err)
+	}
+	return fresh[0], nil
+}
+
+// socketsOf counts a process's descriptors that are sockets.
+func socketsOf(pid string) (int, error) {
+	targets, err := fdTargets(filepath.Join("/proc", pid, "fd"))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, t := range targets {
+		if strings.HasPrefix(t, "socket:") {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// workerFDsWithLingering: the sockets of a worker started with no old
+// worker held, and of one started with at least two old workers alive
+// (lingerWorkers makes them, proven in /proc).
+func workerFDsWithLingering(ctx context.Context, n *node.Node) (string, error) {
+	dir, err := n.MasterProc(ctx)
+	if err != nil {
+		return "", err
+	}
+	mpid := strings.TrimPrefix(dir, "/proc/")
+	first, err := reloadedWorker(ctx, n, mpid)
+	if err != nil {
+		return "", fmt.Errorf("the first reload: %w", err)
+	}
+	alone, err := socketsOf(first)
+	if err != nil {
+		return "", err
+	}
+	// The current worker and two old ones alive, then one more held
+	// connection and the reload whose worker is counted.
+	_, release, err := lingerWorkers(ctx, n, 3, 8)
+	defer release()
+	if err != nil {
+		return "", err
+	}
+	hold := fixrun.Port("hold")
+	addr, err := n.DirectAddr(ctx, hold)
+	if err != nil {
+		return "", err
+	}
+	c, err := cli.Dial(ctx, addr, hold)
+	if err != nil {
+		return "", fmt.Errorf("holding a connection: %w", err)
+	}
+	defer c.Close()
+	last, err := reloadedWorker(ctx, n, mpid)
+	if err != nil {
+		return "", fmt.Errorf("the reload with old workers alive: %w", err)
+	}
+	kids, err := masterChildren(mpid)
+	if err != nil {
+		return "", err
+	}
+	with, err := socketsOf(last)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("sockets of a new worker: %d with no old worker held, %d with %d workers alive", alone, with, len(kids)), nil
+}
+
+// lateReload: the master's age at the reload, old enough that an uptime
+// started again from 0 by its re-execution stands out in whole seconds.
+const lateReload = 5 * time.Second
+
+// uptimeAfterLateReload waits until the master is lateReload old, reads
+// its uptime, reloads, and gives show proc as the master CLI answers it.
+func uptimeAfterLateReload(ctx context.Context, n *node.Node) (string, error) {
+	p, err := n.Procs(ctx)
+	if err != nil {
+		return "", err
+	}
+	if wait := lateReload - p.Master.Uptime; wait > 0 {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	if p, err = n.Procs(ctx); err != nil {
+		return "", err
+	}
+	before := p.Master.Uptime
+	r, err := n.Reload(ctx, 20*time.Second)
+	if err != nil {
+		return "", fmt.Errorf("the reload: %w", err)
+	}
+	out, err := n.Master(ctx, "show proc")
+	if err != nil {
+		return "", fmt.Errorf("show proc: %w", err)
+	}
+	return fmt.Sprintf("new worker %d; master up %s before the reload\n%s", r.NewPID, before, out), nil
 }

@@ -7,30 +7,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/harp-project/harp/harness/core/cliout"
 	"github.com/harp-project/harp/harness/live/node"
 )
-
-// loopsPerSecond is the worker's poll loops per second: show activity's loop
-// count read twice, window apart (a fixed window measured, not a wait).
-func loopsPerSecond(ctx context.Context, n *node.Node, pid int, window time.Duration) (int64, error) {
-	sample := func() (int64, time.Time, error) {
-		l, err := n.Loops(ctx, pid)
-		return l, time.Now(), err
-	}
-	l0, t0, err := sample()
-	if err != nil {
-		return 0, err
-	}
-	time.Sleep(window)
-	l1, t1, err := sample()
-	if err != nil {
-		return 0, err
-	}
-	return int64(float64(l1-l0) / t1.Sub(t0).Seconds()), nil
-}
 
 // listedTable is one table's head (its size and used entries, no entry)
 // as the list of tables gives it (Tables): a wait on the entries of a

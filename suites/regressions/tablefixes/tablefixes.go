@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/harp-project/harp/harness/core/suite"
+	"github.com/harp-project/harp/harness/core/text"
 	"github.com/harp-project/harp/harness/live/cli"
 	"github.com/harp-project/harp/harness/live/fixrun"
 	"github.com/harp-project/harp/harness/live/node"
@@ -29,11 +30,13 @@ var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 	Labels:   []string{"area:regressions", "area:stick-tables"},
 	Cases:    judge.Cases,
 	Drives: map[string]fixrun.Drive{
-		"expired-entries-all-purged":        purge,
-		"sc-generic-fetch-counter-above-9":  get("www", "/"),
-		"idle-worker-after-entries-expired": idleAfterExpiry,
-		"idle-worker-with-entry-in-use":     idleHeld,
-		"string-key-with-nul-one-entry":     nulKey,
+		"expired-entries-all-purged":           purge,
+		"sc-generic-fetch-counter-above-9":     get("www", "/"),
+		"idle-worker-after-entries-expired":    idleAfterExpiry,
+		"idle-worker-with-entry-in-use":        idleHeld,
+		"string-key-with-nul-one-entry":        nulKey,
+		"expire-before-tick-wrap-purged":       expireAcrossWrap,
+		"failed-entry-allocations-not-counted": failedAllocations,
 	},
 }))
 
@@ -112,7 +115,7 @@ func get(port, path string) fixrun.Drive {
 
 // loopRate: show activity's loop count 2s apart, per second.
 func loopRate(ctx context.Context, n *node.Node) (string, error) {
-	r, err := loopsPerSecond(ctx, n, node.StatsSocket, 2*time.Second)
+	r, err := n.LoopsPerSecond(ctx, node.StatsSocket, 2*time.Second)
 	if err != nil {
 		return "", err
 	}
@@ -209,4 +212,122 @@ func nulKey(ctx context.Context, n *node.Node) (string, error) {
 		}
 	}
 	return fmt.Sprintf("keys listed more than once: %d %v", len(twice), twice), nil
+}
+
+// The internal clock wraps this long after HAProxy starts (it is set so,
+// to show wrapping bugs early).
+const tickWrap = 20 * time.Second
+
+// expireAcrossWrap sets entries due before the clock's wrap in tshort and
+// entries due after it in tlong, and watches tshort until it is empty or
+// 30 s after the node's start. The node's age is the master's uptime in
+// show proc (the worker starts right after it, so its clock wraps no
+// earlier).
+func expireAcrossWrap(ctx context.Context, n *node.Node) (string, error) {
+	age := func() (time.Duration, error) {
+		p, err := n.Procs(ctx)
+		return p.Master.Uptime, err
+	}
+	a, err := age()
+	if err != nil {
+		return "", err
+	}
+	if a > 9*time.Second {
+		return "", fmt.Errorf("the node was already %s old: its entries due in 5 s would be due after the clock's wrap", a)
+	}
+	select {
+	case <-time.After(9*time.Second - a):
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	for _, table := range []string{"tshort", "tlong"} {
+		var cmds []string
+		for i := range 64 {
+			cmds = append(cmds, fmt.Sprintf("set table %s key k%d data.gpc0 1", table, i))
+		}
+		out, err := n.Stats(ctx, strings.Join(cmds, ";"))
+		if err == nil && strings.TrimSpace(out) != "" {
+			err = fmt.Errorf("set table answered %q", text.OneLine(out, 200))
+		}
+		if err != nil {
+			return "", fmt.Errorf("setting %s's keys: %w", table, err)
+		}
+	}
+	set, err := age()
+	if err != nil {
+		return "", err
+	}
+	if set+5*time.Second > tickWrap-2*time.Second {
+		return "", fmt.Errorf("the keys were set %s after the start: their expiry is too close to the clock's wrap to tell", set)
+	}
+	due := set + 5*time.Second
+	var used int
+	err = node.Poll(ctx, 30*time.Second-set, 250*time.Millisecond, func() (bool, error) {
+		// The list of tables, never a dump: a dump kills the expired
+		// entries it walks, and would empty tshort itself.
+		t, err := listedTable(ctx, n, node.StatsSocket, "tshort")
+		if err != nil {
+			return false, err
+		}
+		used = t.Used
+		return used == 0, nil
+	})
+	now, aerr := age()
+	switch {
+	case aerr != nil:
+		return "", aerr
+	case err == nil:
+		return fmt.Sprintf("tshort emptied %.1f s after its entries were due (set at %.1f s, due at %.1f s, the wrap at %.0f s)", (now - due).Seconds(), set.Seconds(), due.Seconds(), tickWrap.Seconds()), nil
+	case errors.Is(err, node.ErrDeadline):
+		return fmt.Sprintf("tshort still held %d entries %.1f s after they were due (set at %.1f s, due at %.1f s, the wrap at %.0f s)", used, (now - due).Seconds(), set.Seconds(), due.Seconds(), tickWrap.Seconds()), nil
+	}
+	return "", err
+}
+
+// failedAllocations sets keys in tfail on a node where 1% of allocations
+// fail, then reads the used count before and after clear table, which
+// removes every entry no stream holds. Every exchange is retried a few times: the failures hit
+// the CLI's own allocations too, and a lost answer is no reading.
+func failedAllocations(ctx context.Context, n *node.Node) (string, error) {
+	retry := func(what string, f func() error) error {
+		var err error
+		for range 8 {
+			if err = f(); err == nil {
+				return nil
+			}
+		}
+		return fmt.Errorf("%s, 8 times: %w", what, err)
+	}
+	for b := range 20 {
+		var cmds []string
+		for i := range 100 {
+			cmds = append(cmds, fmt.Sprintf("set table tfail key k%d data.gpc0 1", b*100+i))
+		}
+		if err := retry("setting keys", func() error { _, err := n.Stats(ctx, strings.Join(cmds, ";")); return err }); err != nil {
+			return "", err
+		}
+	}
+	// The list of tables only: its used count, a line that a failed
+	// allocation cuts whole or not at all. A dump cut by one would list
+	// fewer entries than there are, which is what the bug looks like.
+	read := func() (used int, err error) {
+		err = retry("reading the list of tables", func() error {
+			head, err := listedTable(ctx, n, node.StatsSocket, "tfail")
+			used = head.Used
+			return err
+		})
+		return used, err
+	}
+	u1, err := read()
+	if err != nil {
+		return "", err
+	}
+	if err := retry("clear table tfail", func() error { _, err := n.Stats(ctx, "clear table tfail"); return err }); err != nil {
+		return "", err
+	}
+	u2, err := read()
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("used after the sets: %d of 2000 keys; after clear table: %d", u1, u2), nil
 }

@@ -18,6 +18,13 @@ import (
 var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/cli", goWants)
 
 var goWants = fixcase.GoWants{
+	"cli-httpclient-wait-no-spin": func(a string) (bool, string, error) {
+		var idle, waiting int64
+		if _, err := fmt.Sscanf(a, "loops per second: %d idle, %d with the request waiting after the half-close", &idle, &waiting); err != nil {
+			return false, "", fmt.Errorf("no loop rates in %q", text.OneLine(a, 200))
+		}
+		return waiting <= max(10*idle, spinFloor), fmt.Sprintf("the worker looped %d times a second while the CLI's command waited after the client's half-close (%d idle): the CLI was woken in a loop", waiting, idle), nil
+	},
 	"cli-immediate-abort-released": func(a string) (bool, string, error) {
 		// Only sessions born with the case count: one an earlier case
 		// left (2.7.0 kept a 30s-old one) is not this bug's.
@@ -77,3 +84,8 @@ func shownFD(a string) (bool, string, error) {
 	ok := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(fd) + `\s*:`).MatchString(out)
 	return ok, fmt.Sprintf("fd %s was asked for, the answer was %q", fd, text.OneLine(out, 200)), nil
 }
+
+// spinFloor: loops per second no idle worker reaches (an idle one loops a
+// few times a second, its stats readers aside); one woken in a loop runs
+// hundreds of thousands.
+const spinFloor = 5000

@@ -32,6 +32,76 @@ var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/maste
 		}
 		return after <= before, fmt.Sprintf("the master held %d more descriptors on /dev/null after %d reloads (%d before, %d after): one leaked per re-execution", after-before, reloads, before, after), nil
 	},
+	"master-failed-reloads-no-socket-leak": func(a string) (bool, string, error) {
+		var before, after, reloads, allBefore, allAfter int
+		if _, err := fmt.Sscanf(a, "sockets of the master: %d before, %d after %d failed reloads (all descriptors: %d before, %d after)", &before, &after, &reloads, &allBefore, &allAfter); err != nil {
+			return false, "", fmt.Errorf("no counts in %q", text.OneLine(a, 200))
+		}
+		return after <= before, fmt.Sprintf("the master held %d more sockets after %d reloads that failed before binding (%d before, %d after): the new worker's socketpair leaked", after-before, reloads, before, after), nil
+	},
+	"mcli-show-proc-lists-every-worker": func(a string) (bool, string, error) {
+		var alive, rows, distinct, size int
+		if _, err := fmt.Sscanf(a, "workers alive (the master's children): %d; listed by show proc: %d rows, %d distinct; show proc bytes: %d", &alive, &rows, &distinct, &size); err != nil {
+			return false, "", fmt.Errorf("no counts in %q", text.OneLine(a, 200))
+		}
+		return distinct == alive && rows == distinct, fmt.Sprintf("show proc listed %d distinct workers of %d alive, in %d rows (%d bytes)", distinct, alive, rows, size), nil
+	},
+	"mcli-show-proc-newest-old-worker-first": func(a string) (bool, string, error) {
+		list, ok := strings.CutPrefix(a, "old workers' reloads in show proc's order: ")
+		if !ok {
+			return false, "", fmt.Errorf("no order in %q", text.OneLine(a, 200))
+		}
+		var prev int
+		for i, f := range strings.Fields(list) {
+			r, err := strconv.Atoi(f)
+			if err != nil {
+				return false, "", fmt.Errorf("reload count %q in %q", f, a)
+			}
+			if i > 0 && r < prev {
+				return false, "show proc listed an older worker before a newer one (reloads in its order: " + list + ")", nil
+			}
+			prev = r
+		}
+		return true, "", nil
+	},
+	"mcli-uptimes-sane-after-reload": func(a string) (bool, string, error) {
+		var pid int
+		var up string
+		head, out, _ := strings.Cut(a, "\n")
+		if _, err := fmt.Sscanf(head, "new worker %d; master up %s before the reload", &pid, &up); err != nil {
+			return false, "", fmt.Errorf("no new worker and master uptime in %q", text.OneLine(a, 200))
+		}
+		before, err := time.ParseDuration(up)
+		if err != nil {
+			return false, "", fmt.Errorf("the master's uptime before the reload: %w", err)
+		}
+		p, err := cliout.ParseProcs(out)
+		if err != nil {
+			return false, "", fmt.Errorf("show proc: %w", err)
+		}
+		var bad []string
+		// show proc counts whole seconds: the master is at least as old as
+		// it was before the reload, less that rounding.
+		if p.Master.Uptime < before-time.Second {
+			bad = append(bad, fmt.Sprintf("master: %s, after %s before the reload", p.Master.Uptime, before))
+		}
+		for _, w := range append(append([]cliout.Proc{}, p.Workers...), p.OldWorkers...) {
+			if w.Uptime < 0 || w.Uptime > p.Master.Uptime+time.Second || (w.PID == pid && w.Uptime >= 10*time.Second) {
+				bad = append(bad, fmt.Sprintf("worker %d: %s", w.PID, w.Uptime))
+			}
+		}
+		return len(bad) == 0, fmt.Sprintf("after a reload, show proc gave uptimes no process can have (master %s; %s)", p.Master.Uptime, strings.Join(bad, ", ")), nil
+	},
+	"worker-fds-flat-with-lingering-workers": func(a string) (bool, string, error) {
+		var alone, with, alive int
+		if _, err := fmt.Sscanf(a, "sockets of a new worker: %d with no old worker held, %d with %d workers alive", &alone, &with, &alive); err != nil {
+			return false, "", fmt.Errorf("no counts in %q", text.OneLine(a, 200))
+		}
+		if alive < 3 {
+			return false, "", fmt.Errorf("only %d workers alive: the old workers did not linger, so nothing was inherited to leak", alive)
+		}
+		return with <= alone, fmt.Sprintf("a new worker held %d more sockets with %d workers alive than with none held (%d, %d): it kept the master's descriptors for the workers before it", with-alone, alive, alone, with), nil
+	},
 	"exec-thread-groups-master-cli": func(a string) (bool, string, error) {
 		code, err := strconv.Atoi(strings.TrimPrefix(strings.SplitN(a, "\n", 2)[0], "exit "))
 		if err != nil {

@@ -9,13 +9,33 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/harp-project/harp/fixtures"
 	"github.com/harp-project/harp/harness/core/fixcase"
+	"github.com/harp-project/harp/harness/core/text"
 )
 
 // Cases in their files' order.
 var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/tables", fixcase.GoWants{
+	"failed-entry-allocations-not-counted": func(a string) (bool, string, error) {
+		var u1, u2 int
+		if _, err := fmt.Sscanf(a, "used after the sets: %d of 2000 keys; after clear table: %d", &u1, &u2); err != nil {
+			return false, "", fmt.Errorf("no counts in %q", text.OneLine(a, 200))
+		}
+		return u2 == 0, fmt.Sprintf("clear table left the table counting %d entries (%d after the sets): each failed allocation stayed counted", u2, u1), nil
+	},
+	"expire-before-tick-wrap-purged": func(a string) (bool, string, error) {
+		var late float64
+		if _, err := fmt.Sscanf(a, "tshort emptied %f s after", &late); err == nil {
+			return late <= purgeSlack.Seconds(), fmt.Sprintf("tshort's entries outlived their expiry by %.1f s, more than %s", late, purgeSlack), nil
+		}
+		var left int
+		if _, err := fmt.Sscanf(a, "tshort still held %d entries %f s after", &left, &late); err == nil {
+			return false, fmt.Sprintf("tshort's entries due before the clock's wrap were never purged: %d left %.1f s after they were due", left, late), nil
+		}
+		return false, "", fmt.Errorf("no reading of tshort in %q", text.OneLine(a, 200))
+	},
 	"http-other-table-counter-by-own-key": func(a string) (bool, string, error) {
 		g, ok := strings.CutPrefix(a, "x-g:")
 		if !ok {
@@ -57,3 +77,7 @@ func idle(a string) (bool, string, error) {
 	r, _ := strconv.Atoi(m[1])
 	return r < busyLoops, fmt.Sprintf("the idle worker loops %d times a second", r), nil
 }
+
+// purgeSlack: how late after its expiry an entry may still be listed (the
+// expiry task runs at the first due entry, and harp reads every 250 ms).
+const purgeSlack = 3 * time.Second

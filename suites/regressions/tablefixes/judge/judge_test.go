@@ -13,11 +13,11 @@ func TestJudgeOnCaptures(t *testing.T) {
 	err := fixcase.DiffCaptured("../../../../fixtures/upstream-fixes/captures", Cases, map[string][]string{
 		"facts-2.6.0-a1efc048b.json": {"connect-src-inc-gpc-untracked", "http-other-table-counter-by-own-key"},
 		"facts-2.7.0-437fd289f.json": {"connect-src-inc-gpc-untracked", "http-other-table-counter-by-own-key"},
-		"facts-2.8.0-fdd8154ed.json": {"connect-src-inc-gpc-untracked", "http-other-table-counter-by-own-key"},
-		"facts-2.9.0-fddb8c13b.json": {"connect-src-inc-gpc-untracked", "http-other-table-counter-by-own-key"},
-		"facts-3.0.0-5590ada47.json": {"connect-src-inc-gpc-untracked", "http-other-table-counter-by-own-key", "string-key-with-nul-one-entry"},
-		"facts-3.1.0-f2b97918e.json": {"http-other-table-counter-by-own-key", "string-key-with-nul-one-entry"},
-		"facts-3.2.0-e134140d2.json": {"expired-entries-all-purged", "string-key-with-nul-one-entry"},
+		"facts-2.8.0-fdd8154ed.json": {"connect-src-inc-gpc-untracked", "failed-entry-allocations-not-counted", "http-other-table-counter-by-own-key"},
+		"facts-2.9.0-fddb8c13b.json": {"connect-src-inc-gpc-untracked", "failed-entry-allocations-not-counted", "http-other-table-counter-by-own-key"},
+		"facts-3.0.0-5590ada47.json": {"connect-src-inc-gpc-untracked", "failed-entry-allocations-not-counted", "http-other-table-counter-by-own-key", "string-key-with-nul-one-entry"},
+		"facts-3.1.0-f2b97918e.json": {"failed-entry-allocations-not-counted", "http-other-table-counter-by-own-key", "string-key-with-nul-one-entry"},
+		"facts-3.2.0-e134140d2.json": {"expired-entries-all-purged", "failed-entry-allocations-not-counted", "string-key-with-nul-one-entry"},
 		"facts-3.3.0-7832fb21f.json": {"string-key-with-nul-one-entry"},
 		"facts-3.4.0-64a335366.json": {"string-key-with-nul-one-entry"},
 	})
@@ -52,4 +52,24 @@ func TestUnreadableHttpOtherTableCounterByOwnKey(t *testing.T) {
 		}
 	}
 	t.Fatal("no case")
+}
+
+// The tick-wrap judge on answers captured from the fix's parent
+// (b9809fe0d0dd) and the fix (93f994e8b17d): no release tag had the bug.
+func TestExpireAcrossWrapOnCommitCaptures(t *testing.T) {
+	for _, c := range []struct {
+		build, answer string
+		held          bool
+	}{
+		{"3.3-dev11-b9809fe0d", "tshort still held 41 entries 16.0 s after they were due (set at 9.0 s, due at 14.0 s, the wrap at 20 s)", false},
+		{"3.3-dev11-93f994e8b", "tshort emptied 0.0 s after its entries were due (set at 9.0 s, due at 14.0 s, the wrap at 20 s)", true},
+	} {
+		for _, k := range Cases {
+			if k.ID == "expire-before-tick-wrap-purged" {
+				if ok, why, err := k.Want(c.answer); err != nil || ok != c.held {
+					t.Errorf("on %s: held %v (%s, %v), want %v", c.build, ok, why, err, c.held)
+				}
+			}
+		}
+	}
 }
