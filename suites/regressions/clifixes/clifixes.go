@@ -274,5 +274,27 @@ func httpclientWait(ctx context.Context, n *node.Node) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("the worker's loops with the request waiting: %w", err)
 	}
+	// The request's session on the silent frontend is shut, so that the
+	// command ends and a CLI woken in a loop stops before the next case
+	// (left alone, 2.6.0's loop aborts the worker some seconds later).
+	if err := endSilent(ctx, n); err != nil {
+		return "", err
+	}
 	return fmt.Sprintf("loops per second: %d idle, %d with the request waiting after the half-close", idle, waiting), nil
+}
+
+// endSilent shuts the sessions the silent frontend holds.
+func endSilent(ctx context.Context, n *node.Node) error {
+	streams, err := n.Sessions(ctx, node.StatsSocket)
+	if err != nil {
+		return fmt.Errorf("show sess, to end the request the HTTP client waits on: %w", err)
+	}
+	for _, st := range streams {
+		if st.Has("fe=clisilent") {
+			if _, err := n.Stats(ctx, "shutdown session "+st.Ptr); err != nil {
+				return fmt.Errorf("shutdown session %s: %w", st.Ptr, err)
+			}
+		}
+	}
+	return nil
 }
