@@ -280,8 +280,20 @@ func httpclientWait(ctx context.Context, n *node.Node) (string, error) {
 	if err := endSilent(ctx, n); err != nil {
 		return "", err
 	}
+	// A worker still looping once the command ended is this case's
+	// aftermath: wait for the loop to stop (at most 10 s) so that an abort
+	// it brings happens here, not in a later case. A worker that died
+	// meanwhile is the suite's to see after this case.
+	_ = node.Poll(ctx, 10*time.Second, 200*time.Millisecond, func() (bool, error) {
+		r, err := n.LoopsPerSecond(ctx, node.StatsSocket, 500*time.Millisecond)
+		return err != nil || r <= spinSettled, nil
+	})
 	return fmt.Sprintf("loops per second: %d idle, %d with the request waiting after the half-close", idle, waiting), nil
 }
+
+// spinSettled: a worker below this many loops a second has stopped
+// looping (the judge's floor for a spin is higher).
+const spinSettled = 1000
 
 // endSilent shuts the sessions the silent frontend holds.
 func endSilent(ctx context.Context, n *node.Node) error {
