@@ -6,6 +6,7 @@ package clifixes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -224,11 +225,33 @@ func overBuffer(ctx context.Context, n *node.Node) (string, error) {
 	}
 	_, rerr := cli.ReadToClose(c, 10*time.Second)
 	fate := cli.FateOf(rerr)
-	t, err := n.Table(ctx, node.StatsSocket, "tbatch")
+	// The count, once it reached the batch or stopped growing: a slow
+	// worker still running the batch is no frozen CLI. A count that
+	// still grows at the end is harp's too-early reading, unknown.
+	used := func() (int, error) {
+		t, err := n.Table(ctx, node.StatsSocket, "tbatch")
+		return t.Used, err
+	}
+	last, err := node.UntilErr(ctx, 10*time.Second, 250*time.Millisecond, used, func(v int) bool { return v == batchLines })
+	if errors.Is(err, node.ErrDeadline) {
+		select {
+		case <-time.After(time.Second): // the window a frozen count must stay the same over
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+		again, err2 := used()
+		if err2 != nil {
+			return "", err2
+		}
+		if again != last {
+			return "", fmt.Errorf("tbatch still growing (%d, then %d a second later) 10 s after the batch: the worker is too slow to tell", last, again)
+		}
+		err = nil
+	}
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("entries set: %d of %d; the batch's connection: %s", t.Used, batchLines, fate), nil
+	return fmt.Sprintf("entries set: %d of %d; the batch's connection: %s", last, batchLines, fate), nil
 }
 
 // httpclientWait measures the idle worker, sends an httpclient request to

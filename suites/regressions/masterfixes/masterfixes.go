@@ -602,23 +602,15 @@ func workerFDsWithLingering(ctx context.Context, n *node.Node) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// The current worker and two old ones alive, then one more held
-	// connection and the reload whose worker is counted.
+	// The current worker and two old ones alive, then the reload whose
+	// worker is counted, with no connection dialed just before it: one
+	// the old worker had not accepted yet could land on the new one and
+	// count as a socket it inherited.
 	_, release, err := lingerWorkers(ctx, n, 3, 8)
 	defer release()
 	if err != nil {
 		return "", err
 	}
-	hold := fixrun.Port("hold")
-	addr, err := n.DirectAddr(ctx, hold)
-	if err != nil {
-		return "", err
-	}
-	c, err := cli.Dial(ctx, addr, hold)
-	if err != nil {
-		return "", fmt.Errorf("holding a connection: %w", err)
-	}
-	defer c.Close()
 	last, err := reloadedWorker(ctx, n, mpid)
 	if err != nil {
 		return "", fmt.Errorf("the reload with old workers alive: %w", err)
