@@ -63,6 +63,9 @@ func TestExpireAcrossWrapOnCommitCaptures(t *testing.T) {
 	}{
 		{"3.3-dev11-b9809fe0d", "tshort still held 41 entries 16.0 s after they were due (set at 9.0 s, due at 14.0 s, the wrap at 20 s)", false},
 		{"3.3-dev11-93f994e8b", "tshort emptied 0.0 s after its entries were due (set at 9.0 s, due at 14.0 s, the wrap at 20 s)", true},
+		// The form since harp counts the last reading that held entries.
+		{"3.3-dev11-b9809fe0d", "tshort still held 41 entries 16.1 s after they were due (set at 9.0 s, due at 14.0 s, the wrap at 20 s)", false},
+		{"3.3-dev11-93f994e8b", "tshort last held entries -0.2 s after they were due, then emptied (set at 9.0 s, due at 14.0 s, the wrap at 20 s)", true},
 	} {
 		for _, k := range Cases {
 			if k.ID == "expire-before-tick-wrap-purged" {
