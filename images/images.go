@@ -145,6 +145,10 @@ func (b *Builder) importTar(ctx context.Context, s spec.Spec, tag, vv string, ta
 // huge; the report has the stacks) and without leak reports at exit.
 const ASanOptions = "abort_on_error=1:disable_coredump=1:detect_leaks=0"
 
+// ASanLeakOptions are ASanOptions with LeakSanitizer on, for one run of
+// the binary whose leaks at exit are the bug a case looks for.
+const ASanLeakOptions = "abort_on_error=1:disable_coredump=1:detect_leaks=1"
+
 // Sanitized says whether the build was compiled with AddressSanitizer
 // (its -vv shows the compiler flags), whatever spec made it.
 func (img *Image) Sanitized() bool { return strings.Contains(img.VV, "-fsanitize=address") }

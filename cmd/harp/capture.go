@@ -11,6 +11,7 @@ import (
 
 	"github.com/harp-project/harp/harness/core/fixcase"
 	"github.com/harp-project/harp/harness/core/progress"
+	"github.com/harp-project/harp/harness/core/spec"
 	"github.com/harp-project/harp/harness/ops/capture"
 	"github.com/harp-project/harp/harness/ops/history"
 	"github.com/harp-project/harp/harness/ops/report"
@@ -111,9 +112,14 @@ func captureFacts(runDir, out string) int {
 			continue
 		}
 		// The tag's capture, whatever commit its name gives; else a new one.
-		path := filepath.Join(out, fixcase.CaptureName(tag, r.Commit))
+		// A flavour's build has a capture of its own (the asan cases apply there only).
+		flavor := ""
+		if s, err := spec.Parse(r.Build); err == nil {
+			flavor = string(s.Flavor)
+		}
+		path := filepath.Join(out, fixcase.CaptureName(tag, r.Commit, flavor))
 		for _, n := range names {
-			if "v"+fixcase.CaptureVersion(filepath.Base(n)) == tag {
+			if "v"+fixcase.CaptureVersion(filepath.Base(n)) == tag && fixcase.CaptureFlavor(filepath.Base(n)) == flavor {
 				path = n
 			}
 		}

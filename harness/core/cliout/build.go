@@ -13,18 +13,23 @@ import (
 type Build struct {
 	Target   string
 	Features map[string]bool // name (DL, THREAD, OPENSSL, ...) -> built with it
+	// ASan: compiled with AddressSanitizer (-fsanitize=address among the
+	// build options' flags, as harp's asan flavour and upstream's CI build it).
+	ASan bool
 }
 
 var (
 	targetRe   = regexp.MustCompile(`(?m)^\s*TARGET\s*=\s*(\S+)`)
 	featuresRe = regexp.MustCompile(`(?m)^Feature list\s*:\s*(.*)$`)
+	// The flag in the CFLAGS line of the build options.
+	asanRe = regexp.MustCompile(`(?m)^\s*CFLAGS\s*=.*-fsanitize=address\b`)
 )
 
 // ParseBuild reads the target and the feature list of `haproxy -vv`. A
 // text without a feature list is an error: nothing can be said of the
 // build's features then.
 func ParseBuild(vv string) (Build, error) {
-	b := Build{Features: map[string]bool{}}
+	b := Build{Features: map[string]bool{}, ASan: asanRe.MatchString(vv)}
 	if m := targetRe.FindStringSubmatch(vv); m != nil {
 		b.Target = m[1]
 	}
@@ -50,6 +55,9 @@ var Capabilities = map[string]string{
 	"openssl":   "OpenSSL (USE_OPENSSL)",
 	"lua":       "Lua (USE_LUA)",
 	"pcre":      "PCRE or PCRE2 (USE_PCRE, USE_PCRE2)",
+	// An out-of-bounds access or a use after free that a plain build
+	// survives without a sign aborts a sanitized one.
+	"asan": "AddressSanitizer (the asan flavour)",
 }
 
 // Has says whether the build has the capability, and if not, why not in
@@ -80,6 +88,11 @@ func (b Build) Has(capability string) (bool, string) {
 		return feature("OPENSSL")
 	case "lua":
 		return feature("LUA")
+	case "asan":
+		if !b.ASan {
+			return false, "built without -fsanitize=address (not the asan flavour)"
+		}
+		return true, ""
 	case "pcre":
 		if ok, _ := feature("PCRE2"); ok {
 			return true, ""

@@ -45,3 +45,32 @@ func TestBuildLacks(t *testing.T) {
 		t.Error("a -vv without a feature list parsed")
 	}
 }
+
+// The asan flavour's -vv (captured from harp's asan build of v2.6.0)
+// names the sanitizer among its CFLAGS; no Debian build does.
+func TestBuildASan(t *testing.T) {
+	vv, err := os.ReadFile("testdata/haproxy-vv-2.6.0-asan.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ParseBuild(string(vv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, why := b.Has("asan"); !ok {
+		t.Errorf("the asan build: no asan: %s", why)
+	}
+	for v, dir := range captures(t) {
+		vv, err := os.ReadFile(filepath.Join(dir, "haproxy-vv.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ParseBuild(string(vv))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := b.Has("asan"); ok {
+			t.Errorf("%s: a Debian build read as sanitized", v)
+		}
+	}
+}

@@ -9,19 +9,34 @@ import (
 )
 
 // CaptureName is the file a release tag's facts go in
-// (fixtures/upstream-fixes/captures): facts-<version>-<commit, 9>.json.
-func CaptureName(tag, commit string) string {
-	return fmt.Sprintf("facts-%s-%s.json", strings.TrimPrefix(tag, "v"), commit[:min(9, len(commit))])
+// (fixtures/upstream-fixes/captures): facts-<version>-<commit, 9>.json,
+// or facts-<version>-<commit, 9>-<flavor>.json for a build of a flavour
+// (asan: the cases only a sanitized build shows).
+func CaptureName(tag, commit, flavor string) string {
+	name := fmt.Sprintf("facts-%s-%s", strings.TrimPrefix(tag, "v"), commit[:min(9, len(commit))])
+	if flavor != "" {
+		name += "-" + flavor
+	}
+	return name + ".json"
 }
 
-// captureNameRe reads a capture's version back.
-var captureNameRe = regexp.MustCompile(`^facts-(\d+\.\d+\.\d+)-[0-9a-f]+\.json$`)
+// captureNameRe reads a capture's version and flavour back.
+var captureNameRe = regexp.MustCompile(`^facts-(\d+\.\d+\.\d+)-[0-9a-f]+(?:-([a-z]+))?\.json$`)
 
 // CaptureVersion is the version a capture file holds the facts of ("" for
 // no capture's name).
 func CaptureVersion(name string) string {
 	if m := captureNameRe.FindStringSubmatch(name); m != nil {
 		return m[1]
+	}
+	return ""
+}
+
+// CaptureFlavor is the build flavour of a capture file ("" for the plain
+// build, and for no capture's name).
+func CaptureFlavor(name string) string {
+	if m := captureNameRe.FindStringSubmatch(name); m != nil {
+		return m[2]
 	}
 	return ""
 }

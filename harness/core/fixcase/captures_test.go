@@ -50,7 +50,10 @@ func TestMergeCaptured(t *testing.T) {
 	if _, err := MergeCaptured([]byte(`[{"fix": "x"}]`), nil); err == nil {
 		t.Error("an entry without a case was taken")
 	}
-	if n := CaptureName("v3.1.0", "f2b97918e0123"); n != "facts-3.1.0-f2b97918e.json" || CaptureVersion(n) != "3.1.0" {
+	if n := CaptureName("v3.1.0", "f2b97918e0123", ""); n != "facts-3.1.0-f2b97918e.json" || CaptureVersion(n) != "3.1.0" || CaptureFlavor(n) != "" {
 		t.Errorf("name %q, version %q", n, CaptureVersion(n))
+	}
+	if n := CaptureName("v3.1.0", "f2b97918e0123", "asan"); n != "facts-3.1.0-f2b97918e-asan.json" || CaptureVersion(n) != "3.1.0" || CaptureFlavor(n) != "asan" {
+		t.Errorf("name %q, version %q, flavour %q", n, CaptureVersion(n), CaptureFlavor(n))
 	}
 }

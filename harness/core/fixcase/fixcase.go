@@ -20,7 +20,7 @@
 //   - blocks (config, node, section): `key {`, then lines taken verbatim,
 //     each ending in a line feed, up to a line that is only `}`; section
 //     given again appends;
-//   - flags (silent, keep-open, direct, abort, then-final): the key alone.
+//   - flags (silent, keep-open, direct, abort, then-final, leaks): the key alone.
 //
 // `needs` names what the build must have for the case to apply (a
 // capability of cliout.Capabilities, read from its -vv): where it lacks
@@ -125,6 +125,10 @@ type Case struct {
 	Config string
 	// Needs: capabilities the build must have (cliout.Capabilities).
 	Needs []string
+	// Leaks: an Exec case on the asan flavour run with LeakSanitizer on
+	// (off on every node: a leak at exit is a bug only where a case says
+	// so), its report then part of the answer.
+	Leaks bool
 
 	Rule Rule
 }
@@ -202,7 +206,7 @@ func (p *parser) set(key, val string) error {
 	text := map[string]*string{"fix": &c.Fix, "since": &c.Since, "until": &c.Until, "does": &c.Does,
 		"expects": &c.Expects, "then": &c.Then, "port": &c.Port, "why": &c.Rule.Why}
 	bytes := map[string]*string{"send": &c.Send, "global": &c.Global, "frontend": &c.Frontend, "extra": &c.Extra}
-	flags := map[string]*bool{"silent": &c.Silent, "keep-open": &c.KeepOpen, "direct": &c.Direct, "abort": &c.Abort, "then-final": &c.ThenFinal}
+	flags := map[string]*bool{"silent": &c.Silent, "keep-open": &c.KeepOpen, "direct": &c.Direct, "abort": &c.Abort, "then-final": &c.ThenFinal, "leaks": &c.Leaks}
 	blocks := map[string]*string{"config": &c.Config, "node": &c.Node, "section": &c.Sections}
 	if _, ok := bytes[key]; !ok && key != "want" && key != "section" {
 		if p.seen[key] {
@@ -299,6 +303,8 @@ func (p *parser) done() error {
 		return p.errorf("no want")
 	case !c.Rule.Go && c.Rule.Why == "" && c.Rule.Terms[0].Op != "anything":
 		return p.errorf("no why")
+	case c.Leaks && (c.Kind != Exec || !slices.Contains(c.Needs, "asan")):
+		return p.errorf("leaks: only an exec case that needs asan runs with LeakSanitizer on")
 	case c.Sections != "" && c.Node != "":
 		return p.errorf("section and node: a case runs on the shared node (its sections) or on a node of its own, not both")
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/harp-project/harp/harness/live/node"
 	"github.com/harp-project/harp/harness/live/peers"
 	"github.com/harp-project/harp/harness/live/remotepeer"
+	"github.com/harp-project/harp/images"
 )
 
 // How a case reaches HAProxy, by its kind.
@@ -189,7 +190,11 @@ func execute(ctx context.Context, n *node.Node, c Case) (string, error) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, AnswerWait)
 	defer cancel()
-	code, out, err := n.RunBinary(rctx, args...)
+	var env []string
+	if c.Leaks {
+		env = append(env, "ASAN_OPTIONS="+images.ASanLeakOptions)
+	}
+	code, out, err := n.RunBinaryEnv(rctx, env, args...)
 	if err != nil {
 		return "", err
 	}

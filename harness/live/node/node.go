@@ -408,7 +408,13 @@ func (n *Node) WriteFile(ctx context.Context, path string, data []byte) error {
 // themselves (-vv, -c, a config that cannot start): ctx bounds the wait,
 // not the process.
 func (n *Node) RunBinary(ctx context.Context, args ...string) (code int, out string, err error) {
-	code, out, err = n.be.exec(ctx, append([]string{images.Binary}, args...)...)
+	return n.RunBinaryEnv(ctx, nil, args...)
+}
+
+// RunBinaryEnv is RunBinary with more environment (VAR=VALUE, over the
+// node's own: ASAN_OPTIONS with leak detection on, for one run).
+func (n *Node) RunBinaryEnv(ctx context.Context, env []string, args ...string) (code int, out string, err error) {
+	code, out, err = n.be.execEnv(ctx, env, append([]string{images.Binary}, args...)...)
 	if err != nil {
 		return 0, out, fmt.Errorf("haproxy %s in %s: %w", strings.Join(args, " "), n.Name, err)
 	}

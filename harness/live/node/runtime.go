@@ -47,6 +47,8 @@ type runtime interface {
 	masterHostPID(ctx context.Context) (int, error)
 	// exec runs a program beside the node (no shell: argv as given).
 	exec(ctx context.Context, argv ...string) (code int, out string, err error)
+	// execEnv is exec with more environment (VAR=VALUE) over the node's own.
+	execEnv(ctx context.Context, env []string, argv ...string) (code int, out string, err error)
 }
 
 type containerRuntime struct {
@@ -144,7 +146,15 @@ func (b *containerRuntime) masterHostPID(ctx context.Context) (int, error) {
 }
 
 func (b *containerRuntime) exec(ctx context.Context, argv ...string) (int, string, error) {
-	code, r, err := b.c.Exec(ctx, argv, tcexec.Multiplexed())
+	return b.execEnv(ctx, nil, argv...)
+}
+
+func (b *containerRuntime) execEnv(ctx context.Context, env []string, argv ...string) (int, string, error) {
+	opts := []tcexec.ProcessOption{tcexec.Multiplexed()}
+	if len(env) > 0 {
+		opts = append(opts, tcexec.WithEnv(env))
+	}
+	code, r, err := b.c.Exec(ctx, argv, opts...)
 	if err != nil {
 		return 0, "", err
 	}
@@ -324,7 +334,14 @@ func (b *processRuntime) state(context.Context) (bool, int, error) {
 func (b *processRuntime) logs(context.Context) (string, error) { return b.out.String(), nil }
 
 func (b *processRuntime) exec(ctx context.Context, argv ...string) (int, string, error) {
+	return b.execEnv(ctx, nil, argv...)
+}
+
+func (b *processRuntime) execEnv(ctx context.Context, env []string, argv ...string) (int, string, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); ok {
 		return ee.ExitCode(), string(out), nil

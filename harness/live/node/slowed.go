@@ -50,3 +50,8 @@ func (s slowed) exec(ctx context.Context, argv ...string) (int, string, error) {
 	nemesis.Docker(ctx, "exec")
 	return s.runtime.exec(ctx, argv...)
 }
+
+func (s slowed) execEnv(ctx context.Context, env []string, argv ...string) (int, string, error) {
+	nemesis.Docker(ctx, "exec")
+	return s.runtime.execEnv(ctx, env, argv...)
+}

@@ -154,7 +154,8 @@ func whyUnused(run report.Run, rows []Row) string {
 				continue
 			}
 			for _, sig := range strings.Split(row.Catch, ",") {
-				if s := findings.SuiteOf(strings.TrimSpace(sig)); s == "" || report.Answers(r.Suite, s) {
+				base, _ := splitFlavor(sig)
+				if s := findings.SuiteOf(base); s == "" || report.Answers(r.Suite, s) {
 					answers = true
 					build := TagOf(r)
 					if build == "" {
@@ -306,7 +307,10 @@ func on(runs []findings.Scanned, used []bool, catch string, build func(report.Re
 			var got []verdict.Verdict
 			reasons := map[verdict.Verdict]string{}
 			for _, sig := range sigs {
-				sig = strings.TrimSpace(sig)
+				sig, fl := splitFlavor(sig)
+				if flavorOf(r) != fl {
+					continue
+				}
 				if s := findings.SuiteOf(sig); s != "" && !report.Answers(r.Suite, s) {
 					continue
 				}

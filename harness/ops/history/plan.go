@@ -45,9 +45,12 @@ func PlanReleases(fixes []Fix, js map[string]Judgement, repo string, trials int)
 		if !ok || !j.Observable || !j.Caught() || f.Bad == "" || f.Fixed == "" {
 			continue
 		}
-		for _, s := range suitesOf(j.Catch) {
-			add(builds, s, gitSpec(repo, f.Bad), gitSpec(repo, f.Fixed))
-			add(judges, s, f.Short())
+		for _, sig := range strings.Split(j.Catch, ",") {
+			base, fl := splitFlavor(sig)
+			if s := findings.SuiteOf(base); s != "" {
+				add(builds, s, flavored(gitSpec(repo, f.Bad), fl), flavored(gitSpec(repo, f.Fixed), fl))
+				add(judges, s, f.Short())
+			}
 		}
 	}
 	return units(PhaseReleases, builds, judges, trials)
@@ -63,24 +66,15 @@ func PlanCommits(b Board, repo string, trials int) []Unit {
 		if !r.Judged || !r.Observable || !r.Caught() || r.Status == Caught || r.Parent == "" {
 			continue
 		}
-		for _, s := range suitesOf(r.Catch) {
-			add(builds, s, gitSpec(repo, r.Parent), gitSpec(repo, r.Fix.Commit))
-			add(judges, s, r.Fix.Short())
+		for _, sig := range strings.Split(r.Catch, ",") {
+			base, fl := splitFlavor(sig)
+			if s := findings.SuiteOf(base); s != "" {
+				add(builds, s, flavored(gitSpec(repo, r.Parent), fl), flavored(gitSpec(repo, r.Fix.Commit), fl))
+				add(judges, s, r.Fix.Short())
+			}
 		}
 	}
 	return units(PhaseCommits, builds, judges, trials)
-}
-
-// suitesOf are the suites a catch's signatures name (crash signatures name
-// none: the crash watch runs beside every suite).
-func suitesOf(catch string) []string {
-	var out []string
-	for _, sig := range strings.Split(catch, ",") {
-		if s := findings.SuiteOf(strings.TrimSpace(sig)); s != "" && !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func gitSpec(repo, ref string) string { return "git:" + repo + "@" + ref }

@@ -81,3 +81,44 @@ func TestNotRun(t *testing.T) {
 		}
 	}
 }
+
+// A catch that names a flavour is planned on builds of that flavour, and
+// its cells read only those builds' results; a plain catch reads only
+// plain builds, whatever the sanitized ones said of its check.
+func TestFlavoredCatch(t *testing.T) {
+	fixes := []Fix{
+		{Commit: "1111111111111111", Bad: "v3.2.0", Fixed: "v3.3.0", Parent: "1111111000000000"},
+		{Commit: "2222222222222222", Bad: "v3.2.0", Fixed: "v3.3.0", Parent: "2222222000000000"},
+	}
+	js := map[string]Judgement{
+		"1111111": {Observable: true, Catch: "upstream-fixes-cli/cli-a@asan"},
+		"2222222": {Observable: true, Catch: "upstream-fixes-cli/cli-b"},
+	}
+	us := PlanReleases(fixes, js, "/h", 1)
+	want := []string{"git:/h@v3.2.0", "git:/h@v3.2.0,flavor=asan", "git:/h@v3.3.0", "git:/h@v3.3.0,flavor=asan"}
+	if len(us) != 1 || !reflect.DeepEqual(us[0].Builds, want) {
+		t.Fatalf("releases: %+v, want builds %v", us, want)
+	}
+	res := func(build, tag string, v verdict.Verdict, id string) report.Result {
+		return report.Result{Suite: "upstream-fixes-cli", Verdict: v, Build: build, Checks: []verdict.Tally{{ID: id, Held: map[bool]int{true: 0, false: 1}[v == verdict.Reproduced], Failed: map[bool]int{true: 1, false: 0}[v == verdict.Reproduced]}},
+			Origin: "git /h commit 0123456789abcdef (" + tag + "): x"}
+	}
+	runs := []findings.Scanned{{Dir: "r", Run: report.Run{Results: []report.Result{
+		// The plain builds hold cli-a (the overflow goes unseen), the
+		// sanitized bad one aborts on it; cli-b fails on the sanitized
+		// fixed build only (another bug's abort): not its cell.
+		res("git:/h@v3.2.0", "v3.2.0", verdict.Pass, "cli-a"), res("git:/h@v3.3.0", "v3.3.0", verdict.Pass, "cli-a"),
+		res("git:/h@v3.2.0,flavor=asan", "v3.2.0", verdict.Reproduced, "cli-a"), res("git:/h@v3.3.0,flavor=asan", "v3.3.0", verdict.Pass, "cli-a"),
+		res("git:/h@v3.2.0", "v3.2.0", verdict.Reproduced, "cli-b"), res("git:/h@v3.3.0", "v3.3.0", verdict.Pass, "cli-b"),
+		res("git:/h@v3.3.0,flavor=asan", "v3.3.0", verdict.Reproduced, "cli-b"),
+	}}}}
+	b := Make(fixes, js, runs)
+	for i, want := range []Status{Caught, Caught} {
+		if b.Rows[i].Status != want {
+			t.Errorf("%s: %s (bad %v, fixed %v), want %s", b.Rows[i].Fix.Short(), b.Rows[i].Status, b.Rows[i].OnBad, b.Rows[i].OnFixed, want)
+		}
+	}
+	if b.Rows[0].OnBad != "REPRODUCED" || b.Rows[1].OnFixed != "PASS" {
+		t.Errorf("cells: cli-a bad %q, cli-b fixed %q", b.Rows[0].OnBad, b.Rows[1].OnFixed)
+	}
+}

@@ -46,6 +46,8 @@ var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 		"mcli-show-proc-newest-old-worker-first":   oldWorkersOrder,
 		"mcli-uptimes-sane-after-reload":           uptimeAfterLateReload,
 		"worker-fds-flat-with-lingering-workers":   workerFDsWithLingering,
+		"master-wait-mode-nofile-default-maxconn":  nofileAfterReload,
+		"master-reexec-sf-lists-no-program":        programAfterReloads,
 	},
 }))
 
@@ -657,4 +659,174 @@ func uptimeAfterLateReload(ctx context.Context, n *node.Node) (string, error) {
 		return "", fmt.Errorf("show proc: %w", err)
 	}
 	return fmt.Sprintf("new worker %d; master up %s before the reload\n%s", r.NewPID, before, out), nil
+}
+
+// nofileAfterReload reloads the node once (the master then runs
+// re-executed, in wait mode, without the config) and reads the open-files
+// soft limit of the master and of its new worker (/proc/<pid>/limits):
+// HAProxy sets it from the maxconn it runs with.
+func nofileAfterReload(ctx context.Context, n *node.Node) (string, error) {
+	dir, err := n.MasterProc(ctx)
+	if err != nil {
+		return "", err
+	}
+	mpid := strings.TrimPrefix(dir, "/proc/")
+	worker, err := reloadedWorker(ctx, n, mpid)
+	if err != nil {
+		return "", err
+	}
+	m, err := nofile(mpid)
+	if err != nil {
+		return "", err
+	}
+	w, err := nofile(worker)
+	if err != nil {
+		return "", err
+	}
+	_, hard, err := nofileLimits(mpid)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("max open files after a reload: master %d, worker %d (hard limit %d)", m, w, hard), nil
+}
+
+// nofile is the soft limit of a process's open files (/proc/<pid>/limits).
+func nofile(pid string) (int, error) {
+	soft, _, err := nofileLimits(pid)
+	return soft, err
+}
+
+// nofileLimits are the soft and hard limits of a process's open files.
+func nofileLimits(pid string) (soft, hard int, err error) {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "limits"))
+	if err != nil {
+		return 0, 0, fmt.Errorf("reading /proc/%s/limits (harp must run on the Docker host, as root): %w", pid, err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "Max open files"); ok {
+			if f := strings.Fields(rest); len(f) > 1 {
+				s, err1 := strconv.Atoi(f[0])
+				h, err2 := strconv.Atoi(f[1])
+				if err1 == nil && err2 == nil {
+					return s, h, nil
+				}
+			}
+		}
+	}
+	return 0, 0, fmt.Errorf("/proc/%s/limits has no open-files limit: %q", pid, text.OneLine(string(b), 300))
+}
+
+// progConfig is the config of the program the node's master runs: a
+// haproxy in the foreground, the only long-lived program the image has.
+const progConfig = `global
+    nbthread 1
+
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 10s
+    timeout server 10s
+
+frontend prog
+    bind 127.0.0.1:18095
+    http-request return status 200
+`
+
+// progPath is where progConfig is written in the node.
+const progPath = "/etc/harp/prog.cfg"
+
+// programSection is the program the case adds to the node's config: a
+// haproxy in the foreground on progConfig (the only long-lived program
+// the image has).
+const programSection = "\nprogram harp-prog\n    command /usr/sbin/haproxy -db -f " + progPath + "\n"
+
+// programAfterReloads writes the program's config, adds the program to
+// the node's config and reloads (the master starts it), finds the program
+// among the master's children, reloads again, and gives the pids the
+// re-executed master's command line (/proc/<pid>/cmdline) lists after
+// -sf, with the program's pid: the old processes the new master is to
+// stop. The node starts without the program: a program that cannot start
+// ends some masters.
+func programAfterReloads(ctx context.Context, n *node.Node) (string, error) {
+	if err := n.WriteFile(ctx, progPath, []byte(progConfig)); err != nil {
+		return "", fmt.Errorf("writing the program's config: %w", err)
+	}
+	cfg, err := nodeConfig(ctx, n)
+	if err != nil {
+		return "", err
+	}
+	if err := n.WriteFile(ctx, node.ConfigPath, []byte(cfg+programSection)); err != nil {
+		return "", fmt.Errorf("adding the program to the node's config: %w", err)
+	}
+	dir, err := n.MasterProc(ctx)
+	if err != nil {
+		return "", err
+	}
+	mpid := strings.TrimPrefix(dir, "/proc/")
+	if _, err := n.Reload(ctx, 20*time.Second); err != nil {
+		return "", fmt.Errorf("the first reload: %w", err)
+	}
+	var prog string
+	err = node.Poll(ctx, 10*time.Second, 50*time.Millisecond, func() (bool, error) {
+		kids, err := masterChildren(mpid)
+		if err != nil {
+			return false, err
+		}
+		for pid := range kids {
+			if b, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline")); err == nil && strings.Contains(string(b), progPath) {
+				prog = pid
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("the program among the master's children after the first reload: %w", err)
+	}
+	// The program's own pid, as the master (in the container's pid
+	// namespace) writes it in its command line.
+	inner, err := nsPID(prog)
+	if err != nil {
+		return "", err
+	}
+	if _, err := n.Reload(ctx, 20*time.Second); err != nil {
+		return "", fmt.Errorf("the second reload: %w", err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+	if err != nil {
+		return "", fmt.Errorf("reading the master's command line: %w", err)
+	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	var sf []string
+	for i, a := range args {
+		if a == "-sf" || a == "-st" {
+			for _, p := range args[i+1:] {
+				if _, err := strconv.Atoi(p); err != nil {
+					break
+				}
+				sf = append(sf, p)
+			}
+		}
+	}
+	if len(sf) == 0 {
+		return "", fmt.Errorf("the re-executed master's command line lists no old process after -sf: %q", strings.Join(args, " "))
+	}
+	return fmt.Sprintf("program %s; -sf after the second reload: %s", inner, strings.Join(sf, " ")), nil
+}
+
+// nsPID is a process's pid in its innermost pid namespace (the last
+// NSpid field of /proc/<pid>/status, read from the Docker host).
+func nsPID(pid string) (string, error) {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "status"))
+	if err != nil {
+		return "", err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "NSpid:"); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
+				return f[len(f)-1], nil
+			}
+		}
+	}
+	return "", fmt.Errorf("/proc/%s/status has no NSpid", pid)
 }

@@ -29,6 +29,8 @@ var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 	Sessions: map[string]fixrun.Session{
 		"peer-unknown-table-traffic-keeps-session": unknownTableOnly,
 		"peer-truncated-varint-then-close":         truncatedThenClose,
+		"peer-table-key-type-out-of-range-asan":    keyTypeOutOfRange,
+		"peer-dict-id-out-of-range-refused":        dictIDOutOfRange,
 	},
 }))
 
@@ -109,6 +111,68 @@ func unknownTableOnly(ctx context.Context, c *peers.Conn, _ *net.TCPConn, remote
 		return "", fmt.Errorf("harp sent nothing for %s: the session's fate says nothing of the messages", gap.Round(100*time.Millisecond))
 	}
 	return fmt.Sprintf("open after %s", time.Since(t0).Round(100*time.Millisecond)), nil
+}
+
+// keyTypeOutOfRange defines the node's table tkt with key type 8, one
+// past the last the protocol knows, then again with its real type, and
+// sends one update of it. The answer is HAProxy acknowledging that update:
+// the worker read the bad definition, ignored it (a fixed build, or a plain
+// one whose read past the key-type table went unseen) and went on; an
+// asan build without the fix aborts on the read.
+func keyTypeOutOfRange(ctx context.Context, c *peers.Conn, _ *net.TCPConn, _ fixrun.Remote) (string, error) {
+	bad := peerwire.TableDef{ID: 1, Name: "tkt", KeyType: 8, KeyLen: 4, Types: []int{2}, Expire: 3600000}
+	good := peerwire.TableDef{ID: 2, Name: "tkt", KeyType: peerwire.KeyIPv4, KeyLen: 4, Types: []int{2}, Expire: 3600000}
+	u := peerwire.Update{HasID: true, ID: 1, Key: []byte{10, 0, 0, 1}, Values: map[int]peerwire.Value{2: {Ints: []uint64{7}}}}.MustEncode(good)
+	if err := c.Send(bad.Encode(), good.Encode(), u); err != nil {
+		return "", err
+	}
+	return ackOrClose(ctx, c, 1)
+}
+
+// dictIDOutOfRange sends an update of the node's table tks whose
+// server_key carries a dictionary entry with a value and id 129, one past
+// the 128 entries of the receiver's cache, then a well-formed update. A
+// fixed build refuses the first as malformed and closes the session; a
+// build without the fix writes past its cache (an asan build aborts, a
+// plain one may die or go on) and acknowledges the second.
+func dictIDOutOfRange(ctx context.Context, c *peers.Conn, _ *net.TCPConn, _ fixrun.Remote) (string, error) {
+	def := peerwire.TableDef{ID: 1, Name: "tks", KeyType: peerwire.KeyString, KeyLen: 32, Types: []int{2, 19}, Expire: 3600000}
+	entry := func(id uint64, val string) []byte {
+		b := peerwire.AppendVarint(nil, id)
+		b = peerwire.AppendVarint(b, uint64(len(val)))
+		return append(b, val...)
+	}
+	bad := peerwire.Update{HasID: true, ID: 1, Key: []byte("k1"), Values: map[int]peerwire.Value{2: {Ints: []uint64{1}}, 19: {Dict: entry(129, "harp-srv")}}}.MustEncode(def)
+	next := peerwire.Update{HasID: true, ID: 2, Key: []byte("k2"), Values: map[int]peerwire.Value{2: {Ints: []uint64{2}}, 19: {Dict: entry(1, "harp-srv")}}}.MustEncode(def)
+	if err := c.Send(def.Encode(), bad, next); err != nil {
+		return "", err
+	}
+	return ackOrClose(ctx, c, 2)
+}
+
+// ackOrClose is HAProxy's answer to harp's updates: it acknowledged the
+// update id (or a later one), or it closed the session first. Neither
+// within AnswerWait is harp's failure to observe; a worker that died
+// under it is the fixrun's to see.
+func ackOrClose(ctx context.Context, c *peers.Conn, id uint32) (string, error) {
+	wctx, cancel := context.WithTimeout(ctx, fixrun.AnswerWait)
+	defer cancel()
+	_, err := c.WaitFor(wctx, func(e peers.Event) bool { return e.Ack != nil && e.Ack.UpdateID >= id })
+	switch {
+	case err == nil:
+		return fmt.Sprintf("acknowledged update %d", id), nil
+	case ctx.Err() != nil:
+		return "", ctx.Err()
+	}
+	select {
+	case <-c.Closed():
+		if byPeer, why := c.Ended(); !byPeer {
+			return "", fmt.Errorf("harp's client ended the session itself: %v", why)
+		}
+		return "closed by haproxy", nil
+	default:
+	}
+	return "", fmt.Errorf("HAProxy neither acknowledged update %d nor closed the session within %s", id, fixrun.AnswerWait)
 }
 
 // checkPoll: how often show peers is read for a passed check.

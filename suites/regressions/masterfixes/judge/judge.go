@@ -6,6 +6,7 @@ package judge
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +25,26 @@ var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/maste
 			return false, "", fmt.Errorf("show proc: %w", err) // unreadable is unknown, never a wrong uptime
 		}
 		return p.Master.Uptime >= 0 && p.Master.Uptime < time.Hour, fmt.Sprintf("the master's uptime is not that of a node up for less than an hour (%v)", p.Master.Uptime), nil
+	},
+	"master-wait-mode-nofile-default-maxconn": func(a string) (bool, string, error) {
+		var m, w, hard int
+		if _, err := fmt.Sscanf(a, "max open files after a reload: master %d, worker %d (hard limit %d)", &m, &w, &hard); err != nil {
+			return false, "", fmt.Errorf("no limits in %q", text.OneLine(a, 200))
+		}
+		if w >= hard {
+			// 2.7 and later leave the limit as they find it: the master's
+			// then says nothing of the maxconn it runs with.
+			return false, "", fmt.Errorf("the worker (maxconn 1000) runs with the node's whole limit (%d of %d): this build does not size its open-files limit from its maxconn", w, hard)
+		}
+		return m <= w, fmt.Sprintf("the master in wait mode may open %d files, its worker %d: it sized itself from the system's limit, not the default maxconn", m, w), nil
+	},
+	"master-reexec-sf-lists-no-program": func(a string) (bool, string, error) {
+		var prog string
+		head, sf, ok := strings.Cut(a, "; -sf after the second reload: ")
+		if _, err := fmt.Sscanf(head, "program %s", &prog); err != nil || !ok {
+			return false, "", fmt.Errorf("no program or -sf list in %q", text.OneLine(a, 200))
+		}
+		return !slices.Contains(strings.Fields(sf), prog), fmt.Sprintf("the re-executed master's -sf lists the program's pid %s (%s): a program is no old worker to stop", prog, sf), nil
 	},
 	"master-devnull-fd-kept-across-reloads": func(a string) (bool, string, error) {
 		var before, after, reloads int
