@@ -48,6 +48,8 @@ var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 		"worker-fds-flat-with-lingering-workers":   workerFDsWithLingering,
 		"master-wait-mode-nofile-default-maxconn":  nofileAfterReload,
 		"master-reexec-sf-lists-no-program":        programAfterReloads,
+		"master-x-devnull-no-socket-transfer":      socketsSharedAcrossReload,
+		"exec-daemon-master-sf-stops-old-master":   daemonReplaced,
 	},
 }))
 
@@ -829,4 +831,151 @@ func nsPID(pid string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("/proc/%s/status has no NSpid", pid)
+}
+
+// socketsSharedAcrossReload reads the socket inodes of the current worker,
+// reloads (quickReload, the new worker found among the master's
+// children), and counts the new worker's sockets that are the old one's
+// too: listeners it was passed rather than bound itself.
+func socketsSharedAcrossReload(ctx context.Context, n *node.Node) (string, error) {
+	dir, err := n.MasterProc(ctx)
+	if err != nil {
+		return "", err
+	}
+	mpid := strings.TrimPrefix(dir, "/proc/")
+	kids, err := masterChildren(mpid)
+	if err != nil {
+		return "", err
+	}
+	if len(kids) != 1 {
+		return "", fmt.Errorf("the master has %d haproxy children before the reload, not one worker", len(kids))
+	}
+	var old string
+	for pid := range kids {
+		old = pid
+	}
+	before, err := socketInodes(old)
+	if err != nil {
+		return "", err
+	}
+	if len(before) == 0 {
+		return "", fmt.Errorf("the worker %s holds no socket", old)
+	}
+	fresh, err := reloadedWorker(ctx, n, mpid)
+	if err != nil {
+		return "", err
+	}
+	after, err := socketInodes(fresh)
+	if err != nil {
+		return "", err
+	}
+	shared := 0
+	for s := range after {
+		if before[s] {
+			shared++
+		}
+	}
+	return fmt.Sprintf("sockets of the new worker that the old one held: %d of %d (the old one held %d)", shared, len(after), len(before)), nil
+}
+
+// socketInodes are a process's sockets ("socket:[inode]" targets of its
+// /proc/<pid>/fd).
+func socketInodes(pid string) (map[string]bool, error) {
+	targets, err := fdTargets(filepath.Join("/proc", pid, "fd"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, t := range targets {
+		if strings.HasPrefix(t, "socket:") {
+			out[t] = true
+		}
+	}
+	return out, nil
+}
+
+// daemonConfig is the config of the master-worker daemons
+// daemonReplaced starts beside the node: a listener of its own, so the
+// node's reach is untouched.
+const daemonConfig = `global
+    nbthread 1
+
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 10s
+    timeout server 10s
+
+frontend daemon
+    bind 127.0.0.1:18096
+    http-request return status 200
+`
+
+// Where the daemons' config and pidfile are, in the node.
+const (
+	daemonPath    = "/etc/harp/daemon.cfg"
+	daemonPidfile = "/tmp/harp-daemon.pid"
+)
+
+// oldMasterWait bounds the old master's exit once the new one wrote its
+// pid: a fixed build stops it as soon as its new worker is ready, within
+// a second.
+const oldMasterWait = 10 * time.Second
+
+// daemonReplaced starts a master-worker daemon (-W -D -p) beside the
+// node, then a second one told to replace it (-sf with the first's pid,
+// read from the pidfile), as an init script does, and gives whether the
+// first master is gone (polled in the node's /proc, through the node's
+// master's root, for oldMasterWait after the second one wrote its pid).
+func daemonReplaced(ctx context.Context, n *node.Node) (string, error) {
+	if err := n.WriteFile(ctx, daemonPath, []byte(daemonConfig)); err != nil {
+		return "", fmt.Errorf("writing the daemon's config: %w", err)
+	}
+	dir, err := n.MasterProc(ctx)
+	if err != nil {
+		return "", err
+	}
+	root := filepath.Join(dir, "root")
+	start := func(extra ...string) (string, error) {
+		before, _ := os.ReadFile(filepath.Join(root, daemonPidfile))
+		args := append([]string{"-W", "-D", "-p", daemonPidfile, "-f", daemonPath}, extra...)
+		code, out, err := n.RunBinary(ctx, args...)
+		if err != nil {
+			return "", err
+		}
+		if code != 0 {
+			return "", fmt.Errorf("haproxy %s exited %d: %s", strings.Join(args, " "), code, text.OneLine(out, 300))
+		}
+		var pid string
+		err = node.Poll(ctx, 10*time.Second, 50*time.Millisecond, func() (bool, error) {
+			b, err := os.ReadFile(filepath.Join(root, daemonPidfile))
+			pid = strings.TrimSpace(string(b))
+			_, num := strconv.Atoi(pid)
+			return err == nil && num == nil && string(b) != string(before), nil
+		})
+		if err != nil {
+			return "", fmt.Errorf("no new pid in %s after haproxy %s: %w", daemonPidfile, strings.Join(args, " "), err)
+		}
+		return pid, nil
+	}
+	first, err := start()
+	if err != nil {
+		return "", fmt.Errorf("the first daemon: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "proc", first)); err != nil {
+		return "", fmt.Errorf("the first daemon's master %s is not in the node's /proc: %w", first, err)
+	}
+	second, err := start("-sf", first)
+	if err != nil {
+		return "", fmt.Errorf("the second daemon: %w", err)
+	}
+	t0 := time.Now()
+	err = node.Poll(ctx, oldMasterWait, 50*time.Millisecond, func() (bool, error) {
+		_, err := os.Stat(filepath.Join(root, "proc", first))
+		return os.IsNotExist(err), nil
+	})
+	if err != nil {
+		return fmt.Sprintf("first master %s alive %s after the second (%s) wrote its pid", first, oldMasterWait, second), nil
+	}
+	return fmt.Sprintf("first master %s gone %s after the second (%s) wrote its pid", first, time.Since(t0).Round(100*time.Millisecond), second), nil
 }

@@ -119,14 +119,14 @@ func unknownTableOnly(ctx context.Context, c *peers.Conn, _ *net.TCPConn, remote
 // the worker read the bad definition, ignored it (a fixed build, or a plain
 // one whose read past the key-type table went unseen) and went on; an
 // asan build without the fix aborts on the read.
-func keyTypeOutOfRange(ctx context.Context, c *peers.Conn, _ *net.TCPConn, _ fixrun.Remote) (string, error) {
+func keyTypeOutOfRange(ctx context.Context, c *peers.Conn, _ *net.TCPConn, remote fixrun.Remote) (string, error) {
 	bad := peerwire.TableDef{ID: 1, Name: "tkt", KeyType: 8, KeyLen: 4, Types: []int{2}, Expire: 3600000}
 	good := peerwire.TableDef{ID: 2, Name: "tkt", KeyType: peerwire.KeyIPv4, KeyLen: 4, Types: []int{2}, Expire: 3600000}
 	u := peerwire.Update{HasID: true, ID: 1, Key: []byte{10, 0, 0, 1}, Values: map[int]peerwire.Value{2: {Ints: []uint64{7}}}}.MustEncode(good)
 	if err := c.Send(bad.Encode(), good.Encode(), u); err != nil {
 		return "", err
 	}
-	return ackOrClose(ctx, c, 1)
+	return learntOrClosed(ctx, c, remote, "p3/tkt", 1)
 }
 
 // dictIDOutOfRange sends an update of the node's table tks whose
@@ -134,8 +134,8 @@ func keyTypeOutOfRange(ctx context.Context, c *peers.Conn, _ *net.TCPConn, _ fix
 // the 128 entries of the receiver's cache, then a well-formed update. A
 // fixed build refuses the first as malformed and closes the session; a
 // build without the fix writes past its cache (an asan build aborts, a
-// plain one may die or go on) and acknowledges the second.
-func dictIDOutOfRange(ctx context.Context, c *peers.Conn, _ *net.TCPConn, _ fixrun.Remote) (string, error) {
+// plain one may die or go on) and takes the second in.
+func dictIDOutOfRange(ctx context.Context, c *peers.Conn, _ *net.TCPConn, remote fixrun.Remote) (string, error) {
 	def := peerwire.TableDef{ID: 1, Name: "tks", KeyType: peerwire.KeyString, KeyLen: 32, Types: []int{2, 19}, Expire: 3600000}
 	entry := func(id uint64, val string) []byte {
 		b := peerwire.AppendVarint(nil, id)
@@ -147,32 +147,44 @@ func dictIDOutOfRange(ctx context.Context, c *peers.Conn, _ *net.TCPConn, _ fixr
 	if err := c.Send(def.Encode(), bad, next); err != nil {
 		return "", err
 	}
-	return ackOrClose(ctx, c, 2)
+	return learntOrClosed(ctx, c, remote, "p4/tks", 2)
 }
 
-// ackOrClose is HAProxy's answer to harp's updates: it acknowledged the
-// update id (or a later one), or it closed the session first. Neither
-// within AnswerWait is harp's failure to observe; a worker that died
-// under it is the fixrun's to see.
-func ackOrClose(ctx context.Context, c *peers.Conn, id uint32) (string, error) {
-	wctx, cancel := context.WithTimeout(ctx, fixrun.AnswerWait)
-	defer cancel()
-	_, err := c.WaitFor(wctx, func(e peers.Event) bool { return e.Ack != nil && e.Ack.UpdateID >= id })
-	switch {
-	case err == nil:
-		return fmt.Sprintf("acknowledged update %d", id), nil
-	case ctx.Err() != nil:
-		return "", ctx.Err()
-	}
-	select {
-	case <-c.Closed():
-		if byPeer, why := c.Ended(); !byPeer {
-			return "", fmt.Errorf("harp's client ended the session itself: %v", why)
+// learntOrClosed is HAProxy's answer to harp's updates of table (its
+// section/name in show peers): the remote peer's last_get for it reached
+// id (HAProxy took that update in), or HAProxy closed the session first.
+// Neither within AnswerWait is harp's failure to observe; a worker that
+// died under it is the fixrun's to see.
+func learntOrClosed(ctx context.Context, c *peers.Conn, remote fixrun.Remote, table string, id uint64) (string, error) {
+	deadline := time.After(fixrun.AnswerWait)
+	last := "no reading"
+	for {
+		select {
+		case <-c.Closed():
+			if byPeer, why := c.Ended(); !byPeer {
+				return "", fmt.Errorf("harp's client ended the session itself: %v", why)
+			}
+			return "closed by haproxy", nil
+		case <-deadline:
+			return "", fmt.Errorf("HAProxy neither took update %d of %s in nor closed the session within %s (last reading: %s)", id, table, fixrun.AnswerWait, last)
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(checkPoll):
 		}
-		return "closed by haproxy", nil
-	default:
+		r, err := remote(ctx)
+		if err != nil {
+			last = err.Error()
+			continue
+		}
+		for _, t := range r.Tables {
+			if t.Name == table {
+				last = fmt.Sprintf("last_get=%d", t.LastGet)
+				if t.LastGet >= id {
+					return fmt.Sprintf("update %d taken in (last_get %d), session open", id, t.LastGet), nil
+				}
+			}
+		}
 	}
-	return "", fmt.Errorf("HAProxy neither acknowledged update %d nor closed the session within %s", id, fixrun.AnswerWait)
 }
 
 // checkPoll: how often show peers is read for a passed check.

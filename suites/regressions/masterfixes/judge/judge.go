@@ -46,6 +46,22 @@ var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/maste
 		}
 		return !slices.Contains(strings.Fields(sf), prog), fmt.Sprintf("the re-executed master's -sf lists the program's pid %s (%s): a program is no old worker to stop", prog, sf), nil
 	},
+	"master-x-devnull-no-socket-transfer": func(a string) (bool, string, error) {
+		var shared, total, old int
+		if _, err := fmt.Sscanf(a, "sockets of the new worker that the old one held: %d of %d (the old one held %d)", &shared, &total, &old); err != nil {
+			return false, "", fmt.Errorf("no counts in %q", text.OneLine(a, 200))
+		}
+		return shared == 0, fmt.Sprintf("with -x /dev/null the new worker still holds %d of the old worker's sockets (of its %d): its listeners were passed on, not bound again", shared, total), nil
+	},
+	"exec-daemon-master-sf-stops-old-master": func(a string) (bool, string, error) {
+		switch {
+		case strings.HasPrefix(a, "first master ") && strings.Contains(a, " gone "):
+			return true, "", nil
+		case strings.HasPrefix(a, "first master ") && strings.Contains(a, " alive "):
+			return false, "a master-worker daemon started with -sf <old master> left the old master running: " + a, nil
+		}
+		return false, "", fmt.Errorf("no fate of the first master in %q", text.OneLine(a, 200))
+	},
 	"master-devnull-fd-kept-across-reloads": func(a string) (bool, string, error) {
 		var before, after, reloads int
 		if _, err := fmt.Sscanf(a, "/dev/null descriptors of the master: %d before, %d after %d reloads", &before, &after, &reloads); err != nil {
