@@ -14,6 +14,7 @@ import (
 	"github.com/harp-project/harp/harness/core/spec"
 	"github.com/harp-project/harp/harness/core/suite"
 	"github.com/harp-project/harp/harness/core/verdict"
+	"github.com/harp-project/harp/harness/live/fixrun"
 	"github.com/harp-project/harp/harness/ops/bisect"
 	"github.com/harp-project/harp/harness/ops/findings"
 	"github.com/harp-project/harp/harness/ops/report"
@@ -147,6 +148,17 @@ func parseBisect(args []string) (a bisectArgs, code int) {
 	}
 	if a.params, err = pf.values(suites); err != nil {
 		return a, fail("%v", err)
+	}
+	// A finding that is one case of an upstream-fixes suite: each step
+	// runs that case alone (unless CASES was given).
+	if _, check, ok := strings.Cut(a.finding, "/"); ok && findings.SuiteOf(a.finding) != "" && hasParam(a.suite, fixrun.CasesParam) {
+		if _, given := a.params[fixrun.CasesParam]; !given {
+			if a.params == nil {
+				a.params = map[string]string{}
+			}
+			a.params[fixrun.CasesParam] = check
+			progress.Printf("bisect: each step runs case %s alone (%s=%s)", check, fixrun.CasesParam, check)
+		}
 	}
 	a.old, a.new = *good, *bad
 	if a.findFix {
@@ -284,4 +296,14 @@ func bisectTitle(a bisectArgs) (id, title string) {
 		return a.suite.ID, fmt.Sprintf("%s, finding %s %s (its own check was the oracle)", a.suite.Title, findings.ID(a.finding), a.finding)
 	}
 	return a.suite.ID, a.suite.Title
+}
+
+// hasParam says whether a suite declares a parameter.
+func hasParam(s *suite.Suite, name string) bool {
+	for _, p := range s.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -74,6 +75,7 @@ func Suite(a Area) *suite.Suite {
 		Trials: len(a.Cases),
 		Cases:  len(a.Cases),
 		Noun:   "cases",
+		Params: []suite.Param{a.casesParam()},
 		StepsFor: func(suite.Values) []string {
 			s := []string{setup}
 			for _, c := range a.Cases {
@@ -97,6 +99,35 @@ func Suite(a Area) *suite.Suite {
 		},
 		Run: a.run,
 	}
+}
+
+// CasesParam names the cases a run is limited to: the others are not
+// applicable there. A bisect whose oracle is one case's check sets it to
+// that case, so that each step runs that case alone.
+const CasesParam = "CASES"
+
+func (a Area) casesParam() suite.Param {
+	return suite.Text(CasesParam, "", "only these cases (ids, comma-separated; empty: every case); the others are not applicable in the run", func(v string) error {
+		for _, id := range strings.Split(v, ",") {
+			if !slices.ContainsFunc(a.Cases, func(c fixcase.Judged) bool { return c.ID == strings.TrimSpace(id) }) {
+				return fmt.Errorf("%s is no case of %s", strings.TrimSpace(id), a.ID)
+			}
+		}
+		return nil
+	})
+}
+
+// selected says why a case is left out of the run ("" when it runs).
+func selected(env *suiteenv.Env, id string) string {
+	if !env.Params.Has(CasesParam) || env.Params.String(CasesParam) == "" {
+		return ""
+	}
+	for _, want := range strings.Split(env.Params.String(CasesParam), ",") {
+		if strings.TrimSpace(want) == id {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%s is not among %s=%s", id, CasesParam, env.Params.String(CasesParam))
 }
 
 // check: every steps case has its drive and every peer-session case its
@@ -235,6 +266,9 @@ func (a Area) trial(ctx context.Context, env *suiteenv.Env, n *node.Node, t *ver
 		t.Checks, t.Violation, t.Unmet = fixcase.Judge(a.Cases, *f)
 		t.NotApplicable = f.Skip
 	}()
+	if f.Skip = selected(env, c.ID); f.Skip != "" {
+		return nil
+	}
 	if f.Skip = c.NotApplicable(env.Image.Version, env.Image.VV); f.Skip != "" {
 		return nil
 	}

@@ -113,6 +113,10 @@ func unknownTableOnly(ctx context.Context, c *peers.Conn, _ *net.TCPConn, remote
 	return fmt.Sprintf("open after %s", time.Since(t0).Round(100*time.Millisecond)), nil
 }
 
+// The cases' tables are backends' stick-tables that name their peers
+// section: on the wire, their names are the backends' from 2.6 to 3.4
+// (a table declared in a peers section is "/<name>" on 3.4).
+
 // keyTypeOutOfRange defines the node's table tkt with key type 8, one
 // past the last the protocol knows, then again with its real type, and
 // sends one update of it. The answer is HAProxy acknowledging that update:
@@ -126,17 +130,18 @@ func keyTypeOutOfRange(ctx context.Context, c *peers.Conn, _ *net.TCPConn, remot
 	if err := c.Send(bad.Encode(), good.Encode(), u); err != nil {
 		return "", err
 	}
-	return learntOrClosed(ctx, c, remote, "p3/tkt", 1)
+	return learntOrClosed(ctx, c, remote, "tkt", 1)
 }
 
-// dictIDOutOfRange sends an update of the node's table tks whose
+// dictIDOutOfRange sends an update of the node's table tks (a string
+// key of 32 bytes, 33 on the wire with its terminating NUL) whose
 // server_key carries a dictionary entry with a value and id 129, one past
 // the 128 entries of the receiver's cache, then a well-formed update. A
 // fixed build refuses the first as malformed and closes the session; a
 // build without the fix writes past its cache (an asan build aborts, a
 // plain one may die or go on) and takes the second in.
 func dictIDOutOfRange(ctx context.Context, c *peers.Conn, _ *net.TCPConn, remote fixrun.Remote) (string, error) {
-	def := peerwire.TableDef{ID: 1, Name: "tks", KeyType: peerwire.KeyString, KeyLen: 32, Types: []int{2, 19}, Expire: 3600000}
+	def := peerwire.TableDef{ID: 1, Name: "tks", KeyType: peerwire.KeyString, KeyLen: 33, Types: []int{2, 19}, Expire: 3600000}
 	entry := func(id uint64, val string) []byte {
 		b := peerwire.AppendVarint(nil, id)
 		b = peerwire.AppendVarint(b, uint64(len(val)))
@@ -147,7 +152,7 @@ func dictIDOutOfRange(ctx context.Context, c *peers.Conn, _ *net.TCPConn, remote
 	if err := c.Send(def.Encode(), bad, next); err != nil {
 		return "", err
 	}
-	return learntOrClosed(ctx, c, remote, "p4/tks", 2)
+	return learntOrClosed(ctx, c, remote, "tks", 2)
 }
 
 // learntOrClosed is HAProxy's answer to harp's updates of table (its
@@ -158,11 +163,18 @@ func dictIDOutOfRange(ctx context.Context, c *peers.Conn, _ *net.TCPConn, remote
 func learntOrClosed(ctx context.Context, c *peers.Conn, remote fixrun.Remote, table string, id uint64) (string, error) {
 	deadline := time.After(fixrun.AnswerWait)
 	last := "no reading"
+	t0 := time.Now()
 	for {
 		select {
 		case <-c.Closed():
 			if byPeer, why := c.Ended(); !byPeer {
 				return "", fmt.Errorf("harp's client ended the session itself: %v", why)
+			}
+			// HAProxy drops a peer it heard nothing from after 5 s (harp
+			// sends no heartbeat here): a close that late may be that
+			// drop, which says nothing of the messages.
+			if after := time.Since(t0); after >= silentDrop {
+				return "", fmt.Errorf("HAProxy closed the session %s after harp's messages, late enough to be a silent peer's drop", after.Round(100*time.Millisecond))
 			}
 			return "closed by haproxy", nil
 		case <-deadline:
@@ -186,6 +198,10 @@ func learntOrClosed(ctx context.Context, c *peers.Conn, remote fixrun.Remote, ta
 		}
 	}
 }
+
+// silentDrop: a close this long after harp's messages may be HAProxy
+// dropping a peer it heard nothing from (5 s), not its answer to them.
+const silentDrop = 4 * time.Second
 
 // checkPoll: how often show peers is read for a passed check.
 const checkPoll = 200 * time.Millisecond
