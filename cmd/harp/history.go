@@ -52,7 +52,7 @@ func cmdHistory(ctx context.Context, args []string) int {
 // boardFlags are what the scoreboard's commands (history, scoreboard)
 // share: the clone and range of fixes, the judgements, where the doc goes.
 type boardFlags struct {
-	repo, since, head, judged, techniques, out *string
+	repo, since, head, judged, techniques, out, bisects *string
 }
 
 func newBoardFlags(fs *flag.FlagSet, repoHelp string) *boardFlags {
@@ -63,6 +63,7 @@ func newBoardFlags(fs *flag.FlagSet, repoHelp string) *boardFlags {
 		judged:     fs.String("judgements", "fixtures/upstream-bugs/judgements.tsv", "what each fix is judged (observable, why, the finding that catches it)"),
 		techniques: fs.String("techniques", "fixtures/upstream-bugs/techniques.tsv", "fixes judged again against harp's techniques (none: the judgements alone)"),
 		out:        fs.String("out", "docs/upstream-bugs.md", "where the scoreboard goes (- for stdout)"),
+		bisects:    fs.String("bisects", "fixtures/upstream-bugs/bisects", "the bisects of caught fixes (<fix>.json: a harp bisect's bisect.json), for the bisect column"),
 	}
 }
 
@@ -92,6 +93,11 @@ func (bf *boardFlags) write(ctx context.Context, b *history.Board, cmd string, a
 	if c, err := gitsrc.Resolve(ctx, *bf.repo, *bf.head); err == nil {
 		b.Head = c.Describe + " (" + c.Short() + ")"
 	}
+	bs, err := history.ReadBisects(*bf.bisects)
+	if err != nil {
+		return err
+	}
+	b.WithBisects(bs)
 	var text string
 	if asJSON {
 		data, _ := json.MarshalIndent(b, "", "  ")

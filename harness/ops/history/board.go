@@ -50,6 +50,10 @@ type Row struct {
 	// (they ran no cell, or had no bug to show: it came and went between them).
 	AtCommit bool   `json:"at_commit,omitempty"`
 	Status   Status `json:"status"`
+	// Bisect: what a bisect of the fix's check answered (WithBisects),
+	// and whether that is a commit the fix's message names.
+	Bisect       *Bisected `json:"bisect,omitempty"`
+	BisectAgrees bool      `json:"bisect_agrees,omitempty"`
 }
 
 // Board is the scoreboard: every fix, and the counts a closing note gives.
@@ -393,6 +397,18 @@ func (b Board) Markdown(command string) string {
 		}
 		s.WriteString(".\n")
 	}
+	if bs := b.Bisectable(); len(bs) > 0 {
+		ran, agree := 0, 0
+		for _, r := range bs {
+			if r.Bisect != nil {
+				ran++
+				if r.BisectAgrees {
+					agree++
+				}
+			}
+		}
+		fmt.Fprintf(&s, "Bisected to the origin: %d of the %d caught fixes whose message names a commit after %s (their check the oracle, `harp bisect --finding`, between the last release without that commit and the bad release, or the fix's parent where the bug came after it); %d of them name a commit the fix names (the bisect column).\n", ran, len(bs), "v2.6.0", agree)
+	}
 	if len(b.Runs) > 0 {
 		fmt.Fprintf(&s, "Verdicts from the runs: %s.\n", strings.Join(b.Runs, ", "))
 	}
@@ -413,7 +429,7 @@ func (b Board) Markdown(command string) string {
 	}
 	sort.Strings(sevs)
 	fmt.Fprintf(&s, "By severity: %s.\n\n", strings.Join(sevs, ", "))
-	s.WriteString("| fix | subject | first tag | bad → fixed | names | observable | caught by | on bad | on fixed | on parent → fix | status |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	s.WriteString("| fix | subject | first tag | bad → fixed | names | bisect | observable | caught by | on bad | on fixed | on parent → fix | status |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range b.Rows {
 		obs := "?"
 		if r.Judged {
@@ -449,8 +465,8 @@ func (b Board) Markdown(command string) string {
 		if r.AtCommit {
 			st += " (at the commit)"
 		}
-		fmt.Fprintf(&s, "| `%s` | %s | %s | %s → %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Short(), cell(r.Subject), r.FirstTag, orDash(r.Bad), fixed,
-			names(r.Names), cell(obs), cell(catch), orDash(r.OnBad), orDash(r.OnFixed), pair, st)
+		fmt.Fprintf(&s, "| `%s` | %s | %s | %s → %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Short(), cell(r.Subject), r.FirstTag, orDash(r.Bad), fixed,
+			names(r.Names), bisectCell(r), cell(obs), cell(catch), orDash(r.OnBad), orDash(r.OnFixed), pair, st)
 	}
 	return s.String()
 }

@@ -122,3 +122,35 @@ func TestFlavoredCatch(t *testing.T) {
 		t.Errorf("cells: cli-a bad %q, cli-b fixed %q", b.Rows[0].OnBad, b.Rows[1].OnFixed)
 	}
 }
+
+// A bisect's answer goes on its fix's row, agreeing when it is a commit
+// the fix's message names; the real bisect of 2776e775eccc's check named
+// 28360dc53, the commit its message blames.
+func TestBisects(t *testing.T) {
+	bs, err := ReadBisects("../../../fixtures/upstream-bugs/bisects")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := bs["2776e775eccc"]
+	if !ok || got.First != "28360dc53f71" || got.Finding != "upstream-fixes-master/mcli-master-uptime-sane" || got.Good != "437fd289f2e3" {
+		t.Fatalf("2776e775eccc's bisect: %+v", got)
+	}
+	b := Board{Rows: []Row{
+		{Fix: Fix{Commit: "2776e775eccc0000", Names: []Named{{Commit: "28360dc53f71", After: true}}}, Status: Caught},
+		{Fix: Fix{Commit: "1111111111110000", Names: []Named{{Commit: "222222222222", After: true}}}, Status: Caught},
+		{Fix: Fix{Commit: "3333333333330000", Names: []Named{{Commit: "444444444444", After: false}}}, Status: Caught},
+	}}
+	b.WithBisects(map[string]Bisected{
+		"2776e775eccc": got,
+		"111111111111": {Good: "a", Bad: "b", First: "555555555555"},
+	})
+	if !b.Rows[0].BisectAgrees || b.Rows[1].BisectAgrees || b.Rows[2].Bisect != nil {
+		t.Errorf("agreement: %v %v %v", b.Rows[0].BisectAgrees, b.Rows[1].BisectAgrees, b.Rows[2].Bisect)
+	}
+	if n := len(b.Bisectable()); n != 2 {
+		t.Errorf("bisectable: %d, want 2 (a named commit before the first release is out of reach)", n)
+	}
+	if c := bisectCell(b.Rows[1]); c != "`555555555555`, no named commit (a..b)" {
+		t.Errorf("cell %q", c)
+	}
+}

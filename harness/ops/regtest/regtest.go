@@ -108,6 +108,8 @@ func exportable(c fixcase.Case) error {
 		return refuse("the client closes without reading: VTest's CLI always reads the answer")
 	case c.Silent:
 		return refuse("the answer may be no byte while HAProxy keeps the connection open: VTest's CLI reads until HAProxy closes")
+	case c.Leaks:
+		return refuse("run once with LeakSanitizer on (ASAN_OPTIONS for that run only): VTest sets no environment per run")
 	case c.Times > 1:
 		return refuse("%d connections one after another: not written yet", c.Times)
 	case c.Port != "":
@@ -160,6 +162,9 @@ func features(c fixcase.Case) []string {
 			cc("feature(LUA)")
 		case "pcre":
 			cc("feature(PCRE2) || feature(PCRE)")
+		case "asan":
+			// No -cc predicate names the sanitizer: -vv's CFLAGS line does.
+			fs = append(fs, "$HAPROXY_PROGRAM -vv | grep -q -- -fsanitize=address")
 		}
 	}
 	return fs
