@@ -27,8 +27,9 @@ import (
 type Case = fixcase.Case
 
 // do runs one case: HAProxy's answer, or harp's failure to get it
-// (unknown, never an answer).
-func (a Area) do(ctx context.Context, n *node.Node, c fixcase.Judged) obs.Of[string] {
+// (unknown, never an answer), or why the case is not applicable to the
+// build after all (a drive's NotApplicable).
+func (a Area) do(ctx context.Context, n *node.Node, c fixcase.Judged) (obs.Of[string], string) {
 	reach := map[fixcase.Kind]func(context.Context, *node.Node, Case) (string, error){
 		fixcase.Stats: stats, fixcase.Master: master, fixcase.Check: check, fixcase.Exec: execute,
 		fixcase.Connect: connect, fixcase.HTTP: request, fixcase.Peer: halfClosedPeer,
@@ -38,11 +39,15 @@ func (a Area) do(ctx context.Context, n *node.Node, c fixcase.Judged) obs.Of[str
 		fixcase.Steps: func(ctx context.Context, n *node.Node, c Case) (string, error) { return a.Drives[c.ID](ctx, n) },
 	}[c.Kind]
 	if reach == nil {
-		return obs.Failure[string]("case %s: no kind %q", c.ID, c.Kind)
+		return obs.Failure[string]("case %s: no kind %q", c.ID, c.Kind), ""
 	}
 	answer, err := reach(ctx, n, c.Case)
+	var na NotApplicable
+	if errors.As(err, &na) {
+		return obs.Of[string]{}, string(na)
+	}
 	if err != nil {
-		return obs.Failure[string]("%v", err)
+		return obs.Failure[string]("%v", err), ""
 	}
 	if c.Then != "" {
 		// The state after, polled until the case's expectation holds (an
@@ -64,12 +69,20 @@ func (a Area) do(ctx context.Context, n *node.Node, c fixcase.Judged) obs.Of[str
 			return err == nil && (ok || c.ThenFinal || final), nil
 		})
 		if err != nil {
-			return obs.Failure[string]("reading the state after (%s): %v", c.Then, err)
+			return obs.Failure[string]("reading the state after (%s): %v", c.Then, err), ""
 		}
 		answer += fixcase.ThenMark + then
 	}
-	return obs.Value(answer)
+	return obs.Value(answer), ""
 }
+
+// NotApplicable is a drive's word that the build cannot show what its
+// case looks at, found only by running it (a build that leaves the
+// open-files limit as it finds it says nothing of the maxconn it runs
+// with): the case is not applicable there, never held and never failed.
+type NotApplicable string
+
+func (n NotApplicable) Error() string { return string(n) }
 
 // stats sends Send on a stats socket, Times connections one after another,
 // Apart apart ({try} in Send: the connection's number, from 1), the last

@@ -689,6 +689,11 @@ func nofileAfterReload(ctx context.Context, n *node.Node) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if w >= hard {
+		// 2.7 and later leave the limit as they find it: the master's
+		// then says nothing of the maxconn it runs with.
+		return "", fixrun.NotApplicable(fmt.Sprintf("the worker (maxconn 1000) runs with the node's whole open-files limit (%d of %d): this build does not size its limit from its maxconn", w, hard))
+	}
 	return fmt.Sprintf("max open files after a reload: master %d, worker %d (hard limit %d)", m, w, hard), nil
 }
 
