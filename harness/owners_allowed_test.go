@@ -36,6 +36,7 @@ var singleUserAllowed = map[string]string{
 	"harness/live/chaosdrive.Run":                 "the chaos history runner, shared by the chaos suite and harp chaos",
 	"harness/live/chaosdrive.Tables":              "the chaos history runner, shared by the chaos suite and harp chaos",
 	"harness/live/cli.Timeout":                    "the runtime CLI's connections",
+	"harness/live/fixrun.NotApplicable":           "how any area's drive says its case cannot apply to a build, found only by running it: the fixrun's word, like its Drive and Session",
 	"harness/live/cluster.ByFlag":                 "a primitive of a cluster, general to any cluster suite",
 	"harness/live/cluster.ByHostname":             "a primitive of a cluster, general to any cluster suite",
 	"harness/live/cluster.ByLocalpeer":            "a primitive of a cluster, general to any cluster suite",
