@@ -98,6 +98,11 @@ func (bf *boardFlags) write(ctx context.Context, b *history.Board, cmd string, a
 		return err
 	}
 	b.WithBisects(bs)
+	rel, err := history.ReadRelated(*bf.bisects)
+	if err != nil {
+		return err
+	}
+	b.WithRelated(rel)
 	var text string
 	if asJSON {
 		data, _ := json.MarshalIndent(b, "", "  ")

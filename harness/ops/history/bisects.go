@@ -68,6 +68,42 @@ func ReadBisects(dir string) (map[string]Bisected, error) {
 	return out, nil
 }
 
+// ReadRelated reads related.tsv of dir: fix, the commit its message
+// names, and why that commit is related to the bug rather than its cause
+// (an earlier, incomplete fix; a commit that made it reachable). A missing
+// file is none.
+func ReadRelated(dir string) (map[string]string, error) {
+	f, err := os.Open(filepath.Join(dir, "related.tsv"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]string{}
+	err = readRows(f, func(n int, id string, fields []string) error {
+		if len(fields) != 3 || fields[2] == "" {
+			return fmt.Errorf("related.tsv line %d: want fix, named commit, why", n)
+		}
+		out[id] = fmt.Sprintf("`%s` is related, not the cause: %s", fields[1], fields[2])
+		return nil
+	})
+	return out, err
+}
+
+// WithRelated marks the fixes whose named commit is not their bug's cause:
+// no bisect is owed for them.
+func (b *Board) WithRelated(rel map[string]string) {
+	for i := range b.Rows {
+		for fix, why := range rel {
+			if sameCommit(fix, b.Rows[i].Fix.Commit) {
+				b.Rows[i].Related = why
+			}
+		}
+	}
+}
+
 // WithBisects puts each fix's bisect on its row, and says whether its
 // answer is a commit the fix's message names.
 func (b *Board) WithBisects(bs map[string]Bisected) {
@@ -93,7 +129,7 @@ func (b *Board) WithBisects(bs map[string]Bisected) {
 func (b Board) Bisectable() []Row {
 	var out []Row
 	for _, r := range b.Rows {
-		if r.Status != Caught {
+		if r.Status != Caught || r.Related != "" {
 			continue
 		}
 		for _, n := range r.Names {
@@ -110,6 +146,8 @@ func (b Board) Bisectable() []Row {
 func bisectCell(r Row) string {
 	bi := r.Bisect
 	switch {
+	case r.Related != "" && bi == nil:
+		return cell(r.Related)
 	case bi == nil:
 		return "–"
 	case bi.First != "" && r.BisectAgrees:

@@ -54,6 +54,9 @@ type Row struct {
 	// and whether that is a commit the fix's message names.
 	Bisect       *Bisected `json:"bisect,omitempty"`
 	BisectAgrees bool      `json:"bisect_agrees,omitempty"`
+	// Related: why the commit the fix names is not its bug's cause (no
+	// bisect is owed).
+	Related string `json:"related,omitempty"`
 }
 
 // Board is the scoreboard: every fix, and the counts a closing note gives.
@@ -407,7 +410,7 @@ func (b Board) Markdown(command string) string {
 				}
 			}
 		}
-		fmt.Fprintf(&s, "Bisected to the origin: %d of the %d caught fixes whose message names a commit after %s (their check the oracle, `harp bisect --finding`, between the last release without that commit and the bad release, or the fix's parent where the bug came after it); %d of them name a commit the fix names (the bisect column).\n", ran, len(bs), "v2.6.0", agree)
+		fmt.Fprintf(&s, "Bisected to the origin: %d of the %d caught fixes whose message names a commit after %s as the bug's cause (their check the oracle, `harp bisect --finding`, between the last release without that commit and the bad release, or the fix's parent where the bug came after it); %d of them name a commit the fix names (the bisect column).\n", ran, len(bs), "v2.6.0", agree)
 	}
 	if len(b.Runs) > 0 {
 		fmt.Fprintf(&s, "Verdicts from the runs: %s.\n", strings.Join(b.Runs, ", "))

@@ -2,6 +2,7 @@ package history
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/harp-project/harp/harness/core/verdict"
@@ -152,5 +153,19 @@ func TestBisects(t *testing.T) {
 	}
 	if c := bisectCell(b.Rows[1]); c != "`555555555555`, no named commit (a..b)" {
 		t.Errorf("cell %q", c)
+	}
+}
+
+// A fix whose named commit is related, not the cause, owes no bisect and
+// says why.
+func TestRelated(t *testing.T) {
+	rel, err := ReadRelated("../../../fixtures/upstream-bugs/bisects")
+	if err != nil || rel["a053512a7f48"] == "" {
+		t.Fatalf("related.tsv: %v %v", rel, err)
+	}
+	b := Board{Rows: []Row{{Fix: Fix{Commit: "a053512a7f480000", Names: []Named{{Commit: "13fb7170b", After: true}}}, Status: Caught}}}
+	b.WithRelated(rel)
+	if len(b.Bisectable()) != 0 || !strings.Contains(bisectCell(b.Rows[0]), "related, not the cause") {
+		t.Errorf("%+v: %q", b.Rows[0], bisectCell(b.Rows[0]))
 	}
 }
