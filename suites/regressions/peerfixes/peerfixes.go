@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/harp-project/harp/harness/core/cliout"
@@ -31,6 +32,7 @@ var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 		"peer-truncated-varint-then-close":         truncatedThenClose,
 		"peer-table-key-type-out-of-range-asan":    keyTypeOutOfRange,
 		"peer-dict-id-out-of-range-refused":        dictIDOutOfRange,
+		"peer-oversized-server-key-taught-asan":    oversizedServerKeyTaught,
 	},
 }))
 
@@ -153,6 +155,56 @@ func dictIDOutOfRange(ctx context.Context, c *peers.Conn, _ *net.TCPConn, remote
 		return "", err
 	}
 	return learntOrClosed(ctx, c, remote, "tks", 2)
+}
+
+// oversizedServerKeyTaught plants an entry of the node's table tko whose
+// server_key is a 16360-byte dictionary value (HAProxy takes values up to
+// its buffer's size), proven taken in (show peers' last_get), then asks
+// for a resync: HAProxy teaches harp its table, that entry included. A
+// fixed build finds the value too big to encode and gives up (it closes
+// the session); a build without the fix copies it past the end of its
+// 16 KB buffer, which an asan build aborts on. The answer is what the
+// session became; the worker's death is the case's failure.
+func oversizedServerKeyTaught(ctx context.Context, c *peers.Conn, _ *net.TCPConn, remote fixrun.Remote) (string, error) {
+	def := peerwire.TableDef{ID: 1, Name: "tko", KeyType: peerwire.KeyString, KeyLen: 33, Types: []int{2, 19}, Expire: 3600000}
+	val := strings.Repeat("s", 16360)
+	entry := peerwire.AppendVarint(nil, 1)
+	entry = peerwire.AppendVarint(entry, uint64(len(val)))
+	entry = append(entry, val...)
+	u := peerwire.Update{HasID: true, ID: 1, Key: []byte("k-big"), Values: map[int]peerwire.Value{2: {Ints: []uint64{1}}, 19: {Dict: entry}}}.MustEncode(def)
+	if err := c.Send(def.Encode(), u); err != nil {
+		return "", err
+	}
+	planted, err := learntOrClosed(ctx, c, remote, "tko", 1)
+	if err != nil {
+		return "", err
+	}
+	if !strings.HasPrefix(planted, "update 1 taken in") {
+		return "", fmt.Errorf("the oversized entry was not planted: %s", planted)
+	}
+	if err := c.Send(peerwire.Control(peerwire.CtrlResyncRequest)); err != nil {
+		return "", err
+	}
+	wctx, cancel := context.WithTimeout(ctx, fixrun.AnswerWait)
+	defer cancel()
+	ev, err := c.WaitFor(wctx, func(e peers.Event) bool {
+		return e.Msg.Class == peerwire.ClassControl && (e.Msg.Type == peerwire.CtrlResyncFinished || e.Msg.Type == peerwire.CtrlResyncPartial)
+	})
+	switch {
+	case err == nil:
+		return fmt.Sprintf("planted; the resync asked for ended (%v)", ev.Msg), nil
+	case ctx.Err() != nil:
+		return "", ctx.Err()
+	}
+	select {
+	case <-c.Closed():
+		if byPeer, why := c.Ended(); !byPeer {
+			return "", fmt.Errorf("harp's client ended the session itself: %v", why)
+		}
+		return "planted; HAProxy closed the session while teaching", nil
+	default:
+	}
+	return "", fmt.Errorf("the resync asked for neither ended nor closed the session within %s", fixrun.AnswerWait)
 }
 
 // learntOrClosed is HAProxy's answer to harp's updates of table (its
