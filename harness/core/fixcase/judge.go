@@ -179,7 +179,8 @@ func Judge(cases []Judged, f Facts) (cs verdict.Checks, violation, unmet string)
 	case f.Skip != "":
 		return nil, "", ""
 	case f.Dead():
-		text := fmt.Sprintf("%s (upstream %s): the worker died on %s", c.ID, c.Fix, c.Does)
+		e, _ := f.Died.Get()
+		text := fmt.Sprintf("%s (upstream %s): the %s died on %s", c.ID, c.Fix, e.Process, c.Does)
 		cs.Fail(c.ID, text)
 		return cs, text, ""
 	case !f.Answer.Known():
