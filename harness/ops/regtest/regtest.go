@@ -108,6 +108,8 @@ func exportable(c fixcase.Case) error {
 		return refuse("the client closes without reading: VTest's CLI always reads the answer")
 	case c.Silent:
 		return refuse("the answer may be no byte while HAProxy keeps the connection open: VTest's CLI reads until HAProxy closes")
+	case (c.Kind == fixcase.Stats || c.Kind == fixcase.Master) && strings.HasPrefix(c.Send, "prompt\n"):
+		return refuse("interactive (prompt) mode: varnishtest's CLI timed out reading such a session on every build tried, where harp reads HAProxy's whole answer")
 	case c.Leaks:
 		return refuse("run once with LeakSanitizer on (ASAN_OPTIONS for that run only): VTest sets no environment per run")
 	case c.Times > 1:
