@@ -303,9 +303,10 @@ func (a Area) trial(ctx context.Context, env *suiteenv.Env, n *node.Node, t *ver
 	died := n.DiedSince(ctx, exits, 10*time.Second)
 	if died {
 		f.Died = obs.Opt(obs.Value(obs.Exit{Process: "worker"}))
-	} else if me, ok := n.MasterExit(ctx).Get(); ok && me.Process == "master" && me.Code > 128 {
-		// The master itself died on a signal (a master CLI command it
-		// parses; an asan build aborts): its death is the answer.
+	} else if me, ok := n.MasterExit(ctx).Get(); ok && me.Process == "master" {
+		// The master itself is gone (a master CLI command it parses; an
+		// asan build aborts it, as PID 1 with exit code 1): nothing in a
+		// case stops it, so its end is the answer.
 		f.Died, died = obs.Opt(obs.Value(me)), true
 	} else if f.Answer.Known() {
 		f.Answer = obs.Failure[string]("the worker answered no show info within 10s after the case (its answer was %q), and no worker exit was logged", OneLine(f.Answer.Value))
