@@ -91,7 +91,6 @@ func mutant(patch, id string) fails {
 	return fails{build: selftest.Build{Spec: "src:deb:3.0.11,patch=" + selftest.Mutant(patch), Want: verdict.Reproduced, Why: patch + " reverts the fix " + id + " checks"}, failed: []string{id}, exact: true}
 }
 
-
 var _ = fixes(clifixes.Suite, predates("cli-empty-line-ignored", "cli-env-without-sockpairs", "cli-set-table-invalid-ip-refused",
 	"cli-too-big-command-reported", "cli-too-many-args-refused", "cli-error-ends-with-empty-line"))
 

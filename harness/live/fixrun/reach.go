@@ -354,7 +354,9 @@ func peerSession(ctx context.Context, n *node.Node, c Case, run Session) (string
 	if err != nil {
 		return "", err
 	}
-	p := &remotepeer.Probe{Node: n, Addr: addr, Section: section, Local: "harp", Remote: "remote"}
+	// The shared node holds every peer case's section, each with a remote
+	// peer HAProxy keeps trying to reach.
+	p := &remotepeer.Probe{Node: n, Addr: addr, Section: section, Local: "harp", Remote: "remote", OtherSections: true}
 	return p.Session(ctx, peers.Options{}, collisionTries, func(pc *peers.Conn, tcp *net.TCPConn) (string, error) {
 		return run(ctx, pc, tcp, p.State)
 	})

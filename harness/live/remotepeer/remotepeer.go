@@ -22,6 +22,11 @@ type Probe struct {
 	Node                   *node.Node
 	Addr                   string // the local peer's address, as reached from here
 	Section, Local, Remote string
+	// OtherSections: the node has other peers sections with remote peers
+	// of their own, whose attempts to connect show sess lists like this
+	// one's (nothing there names the section): Settled then reads this
+	// peer's own state alone (an attempt of its own has an applet).
+	OtherSections bool
 }
 
 // Dial completes a handshake as the remote peer (the status is HAProxy's
@@ -216,7 +221,7 @@ func (p *Probe) Settled(ctx context.Context, quiet, timeout time.Duration, keepA
 		}
 		in, out, err := p.Streams(ctx)
 		attempts = out
-		return err == nil && len(in) == 0 && (keepAttempts || len(out) == 0), nil
+		return err == nil && len(in) == 0 && (keepAttempts || p.OtherSections || len(out) == 0), nil
 	})
 	return attempts, err
 }

@@ -115,11 +115,9 @@ func unknownTableOnly(ctx context.Context, c *peers.Conn, _ *net.TCPConn, remote
 	return fmt.Sprintf("open after %s", time.Since(t0).Round(100*time.Millisecond)), nil
 }
 
-// The cases' tables are backends' stick-tables that name the peers
-// section p2 (the one section whose remote peer harp plays: another's
-// attempts to connect would read as HAProxy's own to harp's): on the wire,
-// their names are the backends' from 2.6 to 3.4 (a table declared in a
-// peers section is "/<name>" on 3.4).
+// The cases' tables are backends' stick-tables that name their peers
+// section: on the wire, their names are the backends' from 2.6 to 3.4
+// (a table declared in a peers section is "/<name>" on 3.4).
 
 // keyTypeOutOfRange defines the node's table tkt with key type 8, one
 // past the last the protocol knows, then again with its real type, and
