@@ -294,6 +294,20 @@ func (a Area) trial(ctx context.Context, env *suiteenv.Env, n *node.Node, t *ver
 		return nil
 	}
 	t.Notef("%s: %s", c.ID, obs.Text(f.Answer, OneLine))
+	if !f.Answer.Known() && masterGone(ctx, n) {
+		// HAProxy ended the exchange without an answer because its master
+		// was dying (an asan build's master prints its report, then exits,
+		// while the worker still answers for a moment).
+		me, _ := n.MasterExit(ctx).Get()
+		f.Died = obs.Opt(obs.Value(me))
+		t.Notef("%s: the master is gone (exit %d)", c.ID, me.Code)
+		if c.Node == "" {
+			if err := n.Restart(ctx, 30*time.Second); err != nil {
+				return fmt.Errorf("restarting the node after %s: %w", c.ID, err)
+			}
+		}
+		return nil
+	}
 	if n.Alive(ctx, 10*time.Second) {
 		return nil
 	}
@@ -320,6 +334,19 @@ func (a Area) trial(ctx context.Context, env *suiteenv.Env, n *node.Node, t *ver
 		return fmt.Errorf("restarting the node after %s: %w", c.ID, err)
 	}
 	return nil
+}
+
+// masterGone polls, for at most 5 s, whether the node's master has
+// exited: asked only when a case got no answer, so that a master that
+// died under it is its answer and not an unknown.
+func masterGone(ctx context.Context, n *node.Node) bool {
+	gone := false
+	node.Poll(ctx, 5*time.Second, 200*time.Millisecond, func() (bool, error) {
+		me, ok := n.MasterExit(ctx).Get()
+		gone = ok && me.Process == "master"
+		return gone, nil
+	})
+	return gone
 }
 
 // ownNode starts the case's own node. A config this build refuses is
