@@ -155,6 +155,13 @@ func bisectCell(r Row) string {
 	case bi.First != "":
 		return fmt.Sprintf("`%s`, no named commit (%s..%s)", bi.First, bi.Good, bi.Bad)
 	case len(bi.Suspects) > 0:
+		for _, sus := range bi.Suspects {
+			for _, n := range r.Names {
+				if sameCommit(sus, n.Commit) {
+					return fmt.Sprintf("one of %d commits, the named `%s` among them (%s..%s)", len(bi.Suspects), sus, bi.Good, bi.Bad)
+				}
+			}
+		}
 		return fmt.Sprintf("one of %d commits (%s..%s)", len(bi.Suspects), bi.Good, bi.Bad)
 	}
 	return "no answer: " + cell(bi.Unmet)
