@@ -12,6 +12,7 @@ import (
 	"github.com/harp-project/harp/harness/core/fixcase"
 	"github.com/harp-project/harp/harness/core/progress"
 	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/live/fixrun"
 	"github.com/harp-project/harp/harness/ops/capture"
 	"github.com/harp-project/harp/harness/ops/history"
 	"github.com/harp-project/harp/harness/ops/report"
@@ -104,7 +105,7 @@ func captureFacts(runDir, out string) int {
 				continue
 			}
 			var f fixcase.Facts
-			if json.Unmarshal(raw, &f) == nil && f.Case != "" {
+			if json.Unmarshal(raw, &f) == nil && f.Case != "" && !fixrun.Unselected(f.Skip) {
 				facts = append(facts, f)
 			}
 		}

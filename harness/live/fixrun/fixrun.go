@@ -130,6 +130,10 @@ func selected(env *suiteenv.Env, id string) string {
 	return fmt.Sprintf("%s is not among %s=%s", id, CasesParam, env.Params.String(CasesParam))
 }
 
+// Unselected says whether a case's not-applicable reason is only that
+// the run left it out (CASES): nothing about the build, so no capture.
+func Unselected(skip string) bool { return strings.Contains(skip, " is not among "+CasesParam+"=") }
+
 // check: every steps case has its drive and every peer-session case its
 // session, and each drive and session has its case.
 func (a Area) check() error {

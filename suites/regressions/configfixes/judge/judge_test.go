@@ -20,6 +20,8 @@ func TestJudgeOnCaptures(t *testing.T) {
 		"facts-3.2.0-e134140d2.json": {"cfg-stick-counters-index"},
 		"facts-3.3.0-7832fb21f.json": {},
 		"facts-3.4.0-64a335366.json": {},
+		"facts-2.8.0-fdd8154ed-asan.json": {"cfg-max-reloads-negative-refused", "cfg-stick-counters-index", "cfg-stick-table-peers-twice-no-leak", "cfg-tcp-connection-sc-add-gpc", "cfg-tcp-connection-sc-set-gpt"},
+		"facts-2.9.0-fddb8c13b-asan.json": {"cfg-max-reloads-negative-refused", "cfg-stick-counters-index"},
 	})
 	if err != nil {
 		t.Error(err)
