@@ -11,15 +11,15 @@ import (
 // (or whose bug it alone had).
 func TestJudgeOnCaptures(t *testing.T) {
 	err := fixcase.DiffCaptured("../../../../fixtures/upstream-fixes/captures", Cases, map[string][]string{
-		"facts-2.6.0-a1efc048b.json": {"master-env-processes-intact-after-reload", "master-failed-reloads-no-socket-leak", "master-wait-mode-nofile-default-maxconn", "mcli-relative-pid-checked", "mcli-severity-output-applies"},
-		"facts-2.7.0-437fd289f.json": {"master-env-processes-intact-after-reload", "master-failed-reloads-no-socket-leak", "mcli-severity-output-applies"},
-		"facts-2.8.0-fdd8154ed.json": {"exec-thread-groups-master-cli", "master-env-processes-no-null-version", "master-failed-reloads-no-socket-leak", "mcli-severity-output-applies"},
-		"facts-2.9.0-fddb8c13b.json": {"master-env-processes-no-null-version", "mcli-severity-output-applies"},
-		"facts-3.0.0-5590ada47.json": {"master-env-processes-no-null-version", "mcli-pipelined-after-expert-mode", "mcli-severity-output-applies", "mcli-show-proc-lists-every-worker"},
-		"facts-3.1.0-f2b97918e.json": {"exec-daemon-failure-reported", "exec-daemon-master-failure-reported", "exec-pidfile-not-left-by-failed-start", "master-env-processes-no-null-version", "master-failed-worker-load-logged", "mcli-show-proc-lists-every-worker", "mcli-show-proc-newest-old-worker-first", "worker-keeps-master-session"},
-		"facts-3.2.0-e134140d2.json": {"master-env-processes-no-null-version", "master-failed-worker-load-logged", "mcli-show-proc-lists-every-worker", "mcli-show-proc-newest-old-worker-first", "mcli-user-level-kept-through-pid-prefix"},
-		"facts-3.3.0-7832fb21f.json": {"master-env-processes-no-null-version", "mcli-show-proc-lists-every-worker", "mcli-show-proc-newest-old-worker-first", "mcli-user-level-kept-through-pid-prefix"},
-		"facts-3.4.0-64a335366.json": {},
+		"facts-2.6.0-a1efc048b.json":      {"master-env-processes-intact-after-reload", "master-failed-reloads-no-socket-leak", "master-wait-mode-nofile-default-maxconn", "mcli-relative-pid-checked", "mcli-severity-output-applies"},
+		"facts-2.7.0-437fd289f.json":      {"master-env-processes-intact-after-reload", "master-failed-reloads-no-socket-leak", "mcli-severity-output-applies"},
+		"facts-2.8.0-fdd8154ed.json":      {"exec-thread-groups-master-cli", "master-env-processes-no-null-version", "master-failed-reloads-no-socket-leak", "mcli-severity-output-applies"},
+		"facts-2.9.0-fddb8c13b.json":      {"master-env-processes-no-null-version", "mcli-severity-output-applies"},
+		"facts-3.0.0-5590ada47.json":      {"master-env-processes-no-null-version", "mcli-pipelined-after-expert-mode", "mcli-severity-output-applies", "mcli-show-proc-lists-every-worker"},
+		"facts-3.1.0-f2b97918e.json":      {"exec-daemon-failure-reported", "exec-daemon-master-failure-reported", "exec-pidfile-not-left-by-failed-start", "master-env-processes-no-null-version", "master-failed-worker-load-logged", "mcli-show-proc-lists-every-worker", "mcli-show-proc-newest-old-worker-first", "worker-keeps-master-session"},
+		"facts-3.2.0-e134140d2.json":      {"master-env-processes-no-null-version", "master-failed-worker-load-logged", "mcli-show-proc-lists-every-worker", "mcli-show-proc-newest-old-worker-first", "mcli-user-level-kept-through-pid-prefix"},
+		"facts-3.3.0-7832fb21f.json":      {"master-env-processes-no-null-version", "mcli-show-proc-lists-every-worker", "mcli-show-proc-newest-old-worker-first", "mcli-user-level-kept-through-pid-prefix"},
+		"facts-3.4.0-64a335366.json":      {},
 		"facts-3.0.0-5590ada47-asan.json": {"master-env-processes-no-null-version", "mcli-pipelined-after-expert-mode", "mcli-severity-output-applies", "mcli-show-proc-lists-every-worker"},
 		"facts-3.1.0-f2b97918e-asan.json": {"exec-daemon-failure-reported", "exec-daemon-master-failure-reported", "exec-daemon-master-sf-stops-old-master", "exec-pidfile-not-left-by-failed-start", "master-env-processes-no-null-version", "master-failed-worker-load-logged", "master-reexec-sf-lists-no-program", "mcli-show-proc-lists-every-worker", "mcli-show-proc-newest-old-worker-first", "worker-keeps-master-session"},
 	})
