@@ -303,8 +303,12 @@ func (a Area) trial(ctx context.Context, env *suiteenv.Env, n *node.Node, t *ver
 		// was dying (an asan build's master prints its report, then exits,
 		// while the worker still answers for a moment).
 		me, _ := n.MasterExit(ctx).Get()
+		if n.DiedSince(ctx, exits, time.Second) {
+			// A master ends when its worker dies: the worker's death it is.
+			me = obs.Exit{Process: "worker"}
+		}
 		f.Died = obs.Opt(obs.Value(me))
-		t.Notef("%s: the master is gone (exit %d)", c.ID, me.Code)
+		t.Notef("%s: the master is gone (exit %d; the %s died)", c.ID, me.Code, me.Process)
 		if c.Node == "" {
 			if err := n.Restart(ctx, 30*time.Second); err != nil {
 				return fmt.Errorf("restarting the node after %s: %w", c.ID, err)
