@@ -11,15 +11,15 @@ import (
 // (or whose bug it alone had).
 func TestJudgeOnCaptures(t *testing.T) {
 	err := fixcase.DiffCaptured("../../../../fixtures/upstream-fixes/captures", Cases, map[string][]string{
-		"facts-2.6.0-a1efc048b.json":      {"peer-unknown-table-traffic-keeps-session"},
-		"facts-2.7.0-437fd289f.json":      {},
-		"facts-2.8.0-fdd8154ed.json":      {"peer-truncated-varint-then-close"},
-		"facts-2.9.0-fddb8c13b.json":      {},
-		"facts-3.0.0-5590ada47.json":      {},
-		"facts-3.1.0-f2b97918e.json":      {},
-		"facts-3.2.0-e134140d2.json":      {},
-		"facts-3.3.0-7832fb21f.json":      {"peer-dict-id-out-of-range-refused", "peer-half-closed-connection-closed"},
-		"facts-3.4.0-64a335366.json":      {},
+		"facts-2.6.0-a1efc048b.json": {"peer-unknown-table-traffic-keeps-session"},
+		"facts-2.7.0-437fd289f.json": {},
+		"facts-2.8.0-fdd8154ed.json": {"peer-truncated-varint-then-close"},
+		"facts-2.9.0-fddb8c13b.json": {},
+		"facts-3.0.0-5590ada47.json": {},
+		"facts-3.1.0-f2b97918e.json": {},
+		"facts-3.2.0-e134140d2.json": {},
+		"facts-3.3.0-7832fb21f.json": {"peer-dict-id-out-of-range-refused", "peer-half-closed-connection-closed"},
+		"facts-3.4.0-64a335366.json": {},
 		// The asan flavour; 3.3.0 never took the oversized server_key in (its
 		// case unknown there, its fact left out): the fix's cells are 3.4.0's and its pair's.
 		"facts-3.3.0-7832fb21f-asan.json": {"peer-dict-id-out-of-range-refused", "peer-table-key-type-out-of-range-asan"},
