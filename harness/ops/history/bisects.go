@@ -146,7 +146,7 @@ func (b Board) Bisectable() []Row {
 func bisectCell(r Row) string {
 	bi := r.Bisect
 	switch {
-	case r.Related != "" && bi == nil:
+	case r.Related != "":
 		return cell(r.Related)
 	case bi == nil:
 		return "–"
