@@ -9,15 +9,7 @@ import (
 // Every supported Debian build has the library dump and threads; a musl
 // build and one made with USE_DL= lack the dump, and say why.
 func TestParseBuildOnCaptures(t *testing.T) {
-	for v, dir := range captures(t) {
-		vv, err := os.ReadFile(filepath.Join(dir, "haproxy-vv.txt"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := ParseBuild(string(vv))
-		if err != nil {
-			t.Fatalf("%s: %v", v, err)
-		}
+	for v, b := range capturedBuilds(t) {
 		for _, c := range []string{"dump-libs", "threads", "openssl", "lua", "pcre"} {
 			if ok, why := b.Has(c); !ok {
 				t.Errorf("%s: no %s: %s", v, c, why)
@@ -60,6 +52,16 @@ func TestBuildASan(t *testing.T) {
 	if ok, why := b.Has("asan"); !ok {
 		t.Errorf("the asan build: no asan: %s", why)
 	}
+	for v, b := range capturedBuilds(t) {
+		if ok, _ := b.Has("asan"); ok {
+			t.Errorf("%s: a Debian build read as sanitized", v)
+		}
+	}
+}
+
+// capturedBuilds are the builds of every supported Debian capture's -vv.
+func capturedBuilds(t *testing.T) map[string]Build {
+	out := map[string]Build{}
 	for v, dir := range captures(t) {
 		vv, err := os.ReadFile(filepath.Join(dir, "haproxy-vv.txt"))
 		if err != nil {
@@ -67,10 +69,9 @@ func TestBuildASan(t *testing.T) {
 		}
 		b, err := ParseBuild(string(vv))
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", v, err)
 		}
-		if ok, _ := b.Has("asan"); ok {
-			t.Errorf("%s: a Debian build read as sanitized", v)
-		}
+		out[v] = b
 	}
+	return out
 }

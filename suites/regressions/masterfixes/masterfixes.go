@@ -677,15 +677,11 @@ func nofileAfterReload(ctx context.Context, n *node.Node) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	m, err := nofile(mpid)
+	m, hard, err := nofileLimits(mpid)
 	if err != nil {
 		return "", err
 	}
-	w, err := nofile(worker)
-	if err != nil {
-		return "", err
-	}
-	_, hard, err := nofileLimits(mpid)
+	w, _, err := nofileLimits(worker)
 	if err != nil {
 		return "", err
 	}
@@ -695,12 +691,6 @@ func nofileAfterReload(ctx context.Context, n *node.Node) (string, error) {
 		return "", fixrun.NotApplicable(fmt.Sprintf("the worker (maxconn 1000) runs with the node's whole open-files limit (%d of %d): this build does not size its limit from its maxconn", w, hard))
 	}
 	return fmt.Sprintf("max open files after a reload: master %d, worker %d (hard limit %d)", m, w, hard), nil
-}
-
-// nofile is the soft limit of a process's open files (/proc/<pid>/limits).
-func nofile(pid string) (int, error) {
-	soft, _, err := nofileLimits(pid)
-	return soft, err
 }
 
 // nofileLimits are the soft and hard limits of a process's open files.
