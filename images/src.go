@@ -92,6 +92,8 @@ func FlavorMake(f spec.Flavor) []string {
 	case spec.ASan:
 		// As HAProxy's CI builds its ASan jobs (.github/matrix.py).
 		return []string{"USE_OBSOLETE_LINKER=1", "ARCH_FLAGS=-g -fsanitize=address", "OPT_CFLAGS=-O1", "DEBUG=-DDEBUG_STRICT=2"}
+	case spec.NoThreads:
+		return []string{"USE_THREAD="}
 	}
 	return nil
 }

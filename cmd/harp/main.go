@@ -88,7 +88,7 @@ const usage = `harp: regression and conformance harness for real HAProxy builds
 
 SPECS: one or more of (separated by spaces or ';')
   deb:latest  deb:<release>  deb:<debian-version>  deb:<upstream-version>
-  src:<dir|tarball|URL|deb:VERSION>[,patch=FILE]...[,make=VAR=VALUE]...[,flavor=minimal|full|asan]
+  src:<dir|tarball|URL|deb:VERSION>[,patch=FILE]...[,make=VAR=VALUE]...[,flavor=minimal|full|asan|nothreads]
   git:<clone>@<ref>[,patch=...][,flavor=...]   git:<clone>@vA.B.C..vX.Y.Z (matrix)
   image:<reference>[,bin=/path]   bin:<path>
 `

@@ -192,11 +192,15 @@ func releasePairs(file string) (map[string][2]string, error) {
 // runScript runs every .vtc of the folder it lies in with the runner the
 // image has: vtest when harp copied one in, else Debian's varnishtest;
 // four at a time, each bounded at 10 s as upstream's are. It prints the
-// runner's name and version first.
-const runScript = `#!/bin/sh
+// runner's name and version first. An AddressSanitizer build runs as in
+// harp's nodes (images.ASanOptions): its first error aborts the process,
+// a death the master logs and the runner's log shows.
+var runScript = fmt.Sprintf(`#!/bin/sh
 cd "$(dirname "$0")"
 HAPROXY_PROGRAM=${HAPROXY_PROGRAM:-$(command -v haproxy || echo /usr/sbin/haproxy)}
 export HAPROXY_PROGRAM
+ASAN_OPTIONS=${ASAN_OPTIONS:-%s}
+export ASAN_OPTIONS
 if [ -x ./vtest ]; then
 	echo "runner: vtest (VTest2, from the user's machine)"
 	exec ./vtest -k -j 4 -t 10 *.vtc
@@ -205,7 +209,7 @@ for p in varnish vinyl-cache; do
 	v=$(dpkg-query -W -f '${Version}' "$p" 2>/dev/null) && [ -n "$v" ] && echo "runner: varnishtest ($p $v)" && break
 done
 exec varnishtest -k -j 4 -t 10 *.vtc
-`
+`, images.ASanOptions)
 
 // regTestsRun runs the reg-tests against builds, in each build's image
 // with the runner added, and compares every result with the manifest's

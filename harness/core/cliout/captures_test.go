@@ -386,12 +386,23 @@ func TestCapturedShowPoolsAndActivity(t *testing.T) {
 			if l, err := Loops(read(t, dir, "show-activity.txt")); err != nil || l <= 0 {
 				t.Errorf("loops = %d, %v", l, err)
 			}
+			// Every build counts the events of fds it no longer knows (an
+			// idle worker: none yet).
+			if d, err := Activity(read(t, dir, "show-activity.txt"), "poll_drop_fd"); err != nil || d != 0 {
+				t.Errorf("poll_drop_fd = %d, %v", d, err)
+			}
 		})
 	}
 	for out, want := range map[string]int64{"loops: 12\nwake_tasks: 0\n": 12, "loops: 30 [ 10 20 ]\n": 30, "thread_id: 1\nloops: [ 10 20 ]\n": 30} {
 		if l, err := Loops(out); err != nil || l != want {
 			t.Errorf("Loops(%q) = %d, %v; want %d", out, l, err, want)
 		}
+	}
+	if d, err := Activity("loops: 9\npoll_drop_fd: 12 [ 5 7 ]\n", "poll_drop_fd"); err != nil || d != 12 {
+		t.Errorf("poll_drop_fd = %d, %v", d, err)
+	}
+	if _, err := Activity("loops: 9\npoll_drop: 3\n", "poll_drop_fd"); err == nil {
+		t.Error("a missing counter read")
 	}
 	if _, err := ParsePools("Unknown command\n"); err == nil {
 		t.Error("an answer without pools parsed")

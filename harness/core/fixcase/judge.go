@@ -298,3 +298,30 @@ func DiffCaptured(dir string, cases []Judged, want map[string][]string) error {
 	}
 	return nil
 }
+
+// Answer is one case's answer on one build (a commit build, whose run is
+// kept under fixtures/upstream-bugs/runs) and whether the case held.
+type Answer struct {
+	ID, Build, Text string
+	Held            bool
+}
+
+// DiffAnswers judges each answer with its case: an error names each one
+// judged otherwise than its Held, unreadable, or of no case.
+func DiffAnswers(cases []Judged, answers []Answer) error {
+	var errs []string
+	for _, a := range answers {
+		i := slices.IndexFunc(cases, func(c Judged) bool { return c.ID == a.ID })
+		if i < 0 {
+			errs = append(errs, "no case "+a.ID)
+			continue
+		}
+		if held, why, err := cases[i].Want(a.Text); err != nil || held != a.Held {
+			errs = append(errs, fmt.Sprintf("%s on %s: held %v (%s, %v), want %v", a.ID, a.Build, held, why, err, a.Held))
+		}
+	}
+	if errs != nil {
+		return errors.New(strings.Join(errs, "\n"))
+	}
+	return nil
+}

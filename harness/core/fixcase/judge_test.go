@@ -257,3 +257,15 @@ func TestEveryCaseCaptured(t *testing.T) {
 		}
 	}
 }
+
+// DiffAnswers names an answer judged otherwise and one of no case.
+func TestDiffAnswers(t *testing.T) {
+	cases := []Judged{{Case: Case{ID: "c"}, Want: func(a string) (bool, string, error) { return a == "good", "bad answer", nil }}}
+	if err := DiffAnswers(cases, []Answer{{ID: "c", Build: "b1", Text: "good", Held: true}, {ID: "c", Build: "b2", Text: "bad", Held: false}}); err != nil {
+		t.Error(err)
+	}
+	err := DiffAnswers(cases, []Answer{{ID: "c", Build: "b1", Text: "bad", Held: true}, {ID: "nosuch", Build: "b1", Text: "", Held: true}})
+	if err == nil || !strings.Contains(err.Error(), "c on b1: held false") || !strings.Contains(err.Error(), "no case nosuch") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -60,10 +60,14 @@ const (
 	// HAProxy's own CI builds it (-O1, DEBUG_STRICT=2), on the minimal
 	// features.
 	ASan Flavor = "asan"
+	// NoThreads: the minimal features without thread support (USE_THREAD=),
+	// the build some embedded users run and whose single-threaded paths
+	// (#ifndef USE_THREAD) no threaded build takes.
+	NoThreads Flavor = "nothreads"
 )
 
 // Flavors are the flavours a src: or git: spec may ask for.
-var Flavors = []Flavor{Minimal, Full, ASan}
+var Flavors = []Flavor{Minimal, Full, ASan, NoThreads}
 
 // FlavorOrDefault is the spec's flavour, minimal when none was given.
 func (s Spec) FlavorOrDefault() Flavor {
@@ -124,7 +128,7 @@ func (s Spec) IsRelease() bool {
 // Parse reads one spec. Forms:
 //
 //	deb:latest | deb:<release> | deb:<debian-version> | deb:<upstream-version>
-//	src:<dir|tarball|deb:VERSION>[,patch=FILE]...[,make=VAR=VALUE]...[,flavor=minimal|full|asan]
+//	src:<dir|tarball|deb:VERSION>[,patch=FILE]...[,make=VAR=VALUE]...[,flavor=minimal|full|asan|nothreads]
 //	src:<http(s) URL of a tarball>[,sha256=HEX][,patch=FILE]...[,make=VAR=VALUE]...[,flavor=...]
 //	git:<clone>@<ref>[,patch=FILE]...[,make=VAR=VALUE]...[,flavor=...]  (~ is $HOME)
 //	git:<clone>@<vX.Y.Z>..<vX.Y.Z>  (the release tags between, for matrix)
@@ -173,7 +177,7 @@ func Parse(raw string) (Spec, error) {
 				s.Make = append(s.Make, v)
 			case k == "flavor" || k == "flavour":
 				if !slices.Contains(Flavors, Flavor(v)) {
-					return Spec{}, fmt.Errorf("build spec %q: flavor=%s: want minimal, full or asan", raw, v)
+					return Spec{}, fmt.Errorf("build spec %q: flavor=%s: want minimal, full, asan or nothreads", raw, v)
 				}
 				if Flavor(v) != Minimal { // the default: the same build, the same name
 					s.Flavor = Flavor(v)
@@ -184,7 +188,7 @@ func Parse(raw string) (Spec, error) {
 				}
 				s.SHA256 = strings.ToLower(v)
 			default:
-				want := "patch=FILE, make=VAR=VALUE or flavor=minimal|full|asan"
+				want := "patch=FILE, make=VAR=VALUE or flavor=minimal|full|asan|nothreads"
 				if s.IsURL() {
 					want += " or sha256=HEX"
 				}

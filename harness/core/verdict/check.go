@@ -109,3 +109,17 @@ func (cs Checks) Qualified(part string) Checks {
 	}
 	return cs
 }
+
+// KindCheck is the one check a trial of a kind decides, where a suite
+// checks one property kind by kind (each kind a variant a bug may break
+// alone): the kind's slug, held when the trial saw no violation, failed
+// with its violation, and not listed when a precondition was unmet.
+func KindCheck(kind, violation, unmet string) Checks {
+	switch {
+	case unmet != "":
+		return nil
+	case violation != "":
+		return Checks{{ID: Slug(kind), Text: violation}}
+	}
+	return Checks{{ID: Slug(kind), Held: true}}
+}

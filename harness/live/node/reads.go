@@ -104,3 +104,18 @@ func (n *Node) Sessions(ctx context.Context, pid int) ([]cliout.Stream, error) {
 	}
 	return cliout.ParseSess(raw), nil
 }
+
+// FrontendSessions is a frontend's current sessions (show stat's scur on
+// the stats socket): a connection HAProxy has taken in, not only Docker's
+// port proxy.
+func (n *Node) FrontendSessions(ctx context.Context, frontend string) (int64, error) {
+	rows, err := n.Stat(ctx, StatsSocket)
+	if err != nil {
+		return 0, err
+	}
+	fe, ok := cliout.FindStat(rows, frontend, "FRONTEND")
+	if !ok {
+		return 0, fmt.Errorf("no frontend %s in show stat", frontend)
+	}
+	return fe.Int("scur"), nil
+}

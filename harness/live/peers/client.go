@@ -55,6 +55,10 @@ type Options struct {
 	// (it has nothing to teach), confirm HAProxy's resync-finished or
 	// partial, and ack updates. On by default through Dial.
 	Answer bool
+	// NoAcks: with Answer, updates go unacknowledged (each ack wakes
+	// HAProxy's applet, which would hide an applet that fails to wake
+	// itself).
+	NoAcks bool
 }
 
 // DefaultOptions behave like a quiet, up-to-date peer.
@@ -408,7 +412,9 @@ func (c *Conn) handle(m peerwire.Message) {
 			c.lastID[def.ID] = u.ID
 			c.mu.Unlock()
 			ev.Update = &u
-			reply = append(reply, peerwire.Ack{TableID: def.ID, UpdateID: u.ID}.Encode())
+			if !c.opts.NoAcks {
+				reply = append(reply, peerwire.Ack{TableID: def.ID, UpdateID: u.ID}.Encode())
+			}
 		}
 	}
 	c.record(ev)

@@ -153,6 +153,32 @@ func TestAnswers(t *testing.T) {
 	}
 }
 
+// NoAcks: the client still answers a resync request but acks no update
+// (an ack would wake HAProxy's applet behind a case's back).
+func TestNoAcks(t *testing.T) {
+	s, c, _, err := dial(t, Options{Answer: true, NoAcks: true}, "200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := peerwire.TableDef{ID: 3, Name: "sync/marker", KeyType: peerwire.KeyIPv4, KeyLen: 4, Types: []int{2}, Expire: 3600000}
+	s.send(def.Encode())
+	u := peerwire.Update{HasID: true, ID: 7, Key: []byte{192, 0, 2, 1}, Values: map[int]peerwire.Value{2: {Ints: []uint64{5}}}}
+	um, err := u.Encode(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.send(um)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if _, err := c.WaitFor(ctx, func(e Event) bool { return e.Update != nil }); err != nil {
+		t.Fatal(err)
+	}
+	s.send(peerwire.Control(peerwire.CtrlResyncRequest))
+	if m := s.next(); m.Class != peerwire.ClassControl || m.Type != peerwire.CtrlResyncFinished {
+		t.Errorf("the first message after an update: %s, want the resync answer (no ack)", m)
+	}
+}
+
 // Without Answer the client stays silent: it must not refresh HAProxy's
 // view of it behind a suite's back.
 func TestSilentClient(t *testing.T) {

@@ -21,7 +21,8 @@ type Kind[S any] struct {
 // named by its kind; begin makes what the check runs on, or records in f
 // why it cannot (false: the check does not run). What held and what was
 // violated become the trial's note, and judge decides the trial from its
-// facts whatever the check returned. It is the trial loop that the suites
+// facts whatever the check returned, as the one check named by its kind
+// (verdict.KindCheck). It is the trial loop that the suites
 // checking one property kind by kind had each written.
 func RunKinds[S any](ctx context.Context, env *Env, kinds []Kind[S], judge func(obs.KindRecord) (violation, unmet string), begin func(ctx context.Context, f *obs.KindRecord) (S, bool)) verdict.Outcome {
 	return env.RunTrials(ctx, func(ctx context.Context, t *verdict.Trial) error {
@@ -37,6 +38,7 @@ func RunKinds[S any](ctx context.Context, env *Env, kinds []Kind[S], judge func(
 			t.Notef("%s", strings.Join(seen, "; "))
 		}
 		t.Violation, t.Unmet = judge(*f)
+		t.Checks = verdict.KindCheck(k.Name, t.Violation, t.Unmet)
 		return err
 	})
 }

@@ -69,9 +69,13 @@ func ReadBisects(dir string) (map[string]Bisected, error) {
 }
 
 // ReadRelated reads related.tsv of dir: fix, the commit its message
-// names, and why that commit is related to the bug rather than its cause
-// (an earlier, incomplete fix; a commit that made it reachable). A missing
-// file is none.
+// names, what that commit is to the bug, and why. "related": it is related
+// to the bug rather than its cause (an earlier, incomplete fix; a commit
+// that made it reachable). "out of reach": it is the cause, but no build
+// before it can be a bisect's good end for the fix's check (the commit
+// brought the bug with the very form the check uses, which older builds
+// refuse as the bug does). Either way no bisect is owed. A missing file
+// is none.
 func ReadRelated(dir string) (map[string]string, error) {
 	f, err := os.Open(filepath.Join(dir, "related.tsv"))
 	if os.IsNotExist(err) {
@@ -83,17 +87,24 @@ func ReadRelated(dir string) (map[string]string, error) {
 	defer f.Close()
 	out := map[string]string{}
 	err = readRows(f, func(n int, id string, fields []string) error {
-		if len(fields) != 3 || fields[2] == "" {
-			return fmt.Errorf("related.tsv line %d: want fix, named commit, why", n)
+		if len(fields) != 4 || fields[3] == "" {
+			return fmt.Errorf("related.tsv line %d: want fix, named commit, related or out of reach, why", n)
 		}
-		out[id] = fmt.Sprintf("`%s` is related, not the cause: %s", fields[1], fields[2])
+		switch fields[2] {
+		case "related":
+			out[id] = fmt.Sprintf("`%s` is related, not the cause: %s", fields[1], fields[3])
+		case "out of reach":
+			out[id] = fmt.Sprintf("`%s` is the cause, out of a bisect's reach: %s", fields[1], fields[3])
+		default:
+			return fmt.Errorf("related.tsv line %d: %q is neither related nor out of reach", n, fields[2])
+		}
 		return nil
 	})
 	return out, err
 }
 
-// WithRelated marks the fixes whose named commit is not their bug's cause:
-// no bisect is owed for them.
+// WithRelated marks the fixes whose named commit is not their bug's cause,
+// or is out of a bisect's reach: no bisect is owed for them.
 func (b *Board) WithRelated(rel map[string]string) {
 	for i := range b.Rows {
 		for fix, why := range rel {

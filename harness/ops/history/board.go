@@ -321,7 +321,7 @@ func on(runs []findings.Scanned, used []bool, catch string, build func(report.Re
 				if s := findings.SuiteOf(sig); s != "" && !report.Answers(r.Suite, s) {
 					continue
 				}
-				if notRun(r, sig) {
+				if notRun(r, sig) || notInRun(run.Run, r.Suite, sig) {
 					continue
 				}
 				v, why := findings.Verdict(r, sig)
@@ -355,15 +355,55 @@ func on(runs []findings.Scanned, used []bool, catch string, build func(report.Re
 	return t, ""
 }
 
-// notRun says whether a result holds no trial of a check at all: its
-// suite counts checks, this one is not among them, and every trial of the
-// result decided (PASS, or REPRODUCED without an inconclusive trial), so
-// the check was not run there (a harp without it) or did not apply to the
-// build. A check missing where some trial was inconclusive may be that
-// trial's: it stays an INCONCLUSIVE trial.
+// owesNoBisect counts the caught fixes whose named commit related.tsv
+// takes out of the bisects owed.
+func (b Board) owesNoBisect() int {
+	n := 0
+	for _, r := range b.Rows {
+		if r.Status == Caught && r.Related != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// notRun says whether a result holds no trial of a check at all: this
+// check is not among those it counts, and every trial of the result
+// decided (PASS, or REPRODUCED without an inconclusive trial), so the
+// check was not run there (a harp without it, or one whose judge of that
+// suite named no checks yet: its whole-suite verdict is no answer of the
+// check's) or did not apply to the build. A check missing where some trial
+// was inconclusive may be that trial's: it stays an INCONCLUSIVE trial.
+// notInRun says whether a run on several builds counted a check on none
+// of them, while it counted others of that suite: its harp had no such
+// check (a case added since), so a result there with an inconclusive
+// trial holds no trial of it either. A run on one build gives no such
+// evidence, and a check inconclusive on every build of a run would read
+// as not run: a trial lost, never one gained.
+func notInRun(run report.Run, suite, sig string) bool {
+	_, check, ok := strings.Cut(sig, "/")
+	if !ok || strings.HasPrefix(sig, "crash/") {
+		return false
+	}
+	results, counted := 0, false
+	for _, r := range run.Results {
+		if r.Suite != suite {
+			continue
+		}
+		results++
+		for _, c := range r.Checks {
+			if c.ID == check {
+				return false
+			}
+			counted = true
+		}
+	}
+	return results > 1 && counted
+}
+
 func notRun(r report.Result, sig string) bool {
 	_, check, ok := strings.Cut(sig, "/")
-	if !ok || strings.HasPrefix(sig, "crash/") || len(r.Checks) == 0 {
+	if !ok || strings.HasPrefix(sig, "crash/") {
 		return false
 	}
 	for _, c := range r.Checks {
@@ -410,7 +450,11 @@ func (b Board) Markdown(command string) string {
 				}
 			}
 		}
-		fmt.Fprintf(&s, "Bisected to the origin: %d of the %d caught fixes whose message names a commit after %s as the bug's cause (their check the oracle, `harp bisect --finding`, between the last release without that commit and the bad release, or the fix's parent where the bug came after it); %d of them name a commit the fix names (the bisect column).\n", ran, len(bs), "v2.6.0", agree)
+		fmt.Fprintf(&s, "Bisected to the origin: %d of the %d caught fixes whose message names a commit after %s as the bug's cause (their check the oracle, `harp bisect --finding`, between the last release without that commit and the bad release, or the fix's parent where the bug came after it); %d of them name a commit the fix names (the bisect column).", ran, len(bs), "v2.6.0", agree)
+		if n := b.owesNoBisect(); n > 0 {
+			fmt.Fprintf(&s, " %d more caught fixes owe none: the commit their message names is related to the bug, not its cause, or the cause out of a bisect's reach (the bisect column says why).", n)
+		}
+		s.WriteString("\n")
 	}
 	if len(b.Runs) > 0 {
 		fmt.Fprintf(&s, "Verdicts from the runs: %s.\n", strings.Join(b.Runs, ", "))

@@ -7,38 +7,61 @@ import (
 	"github.com/harp-project/harp/harness/ops/report"
 )
 
-// A catch's signature may name the build flavour its check shows the bug
-// on: "upstream-fixes-cli/cli-empty-lines-survived@asan". Such a bug is an
-// out-of-bounds access or a use after free that a plain build survives
-// without a sign, so its cells are read from builds of that flavour only,
-// and the plan builds the fix's releases (or commits) in it. A signature
-// without one is read from plain builds only: a sanitizer's abort on a
-// check that does not ask for it is another bug, never this fix's answer.
+// A catch's signature may name the build variant its check shows the bug
+// on: a flavour ("upstream-fixes-cli/cli-empty-lines-survived@asan") or a
+// make option ("...@make=DEFINE=-DSYSTEM_MAXCONN=100000", for a bug that
+// only a build-time define exposes). An ASan bug is an out-of-bounds
+// access or a use after free that a plain build survives without a sign;
+// a define's bug is not in the default build at all. Such a catch's cells
+// are read from builds of that variant only, and the plan builds the
+// fix's releases (or commits) in it. A signature without one is read
+// from plain builds only: a sanitizer's abort on a check that does not
+// ask for it is another bug, never this fix's answer.
 
-// splitFlavor is a signature without its flavour, and the flavour ("" for
-// the plain build).
-func splitFlavor(sig string) (string, spec.Flavor) {
-	base, fl, ok := strings.Cut(strings.TrimSpace(sig), "@")
+// variant is how a build differs from the plain one: its flavour's name,
+// or make=VAR=VALUE options, comma-separated ("" for the plain build).
+type variant string
+
+// splitFlavor is a signature without its variant, and the variant.
+func splitFlavor(sig string) (string, variant) {
+	base, v, ok := strings.Cut(strings.TrimSpace(sig), "@")
 	if !ok {
 		return base, ""
 	}
-	return base, spec.Flavor(fl)
+	return base, variant(v)
 }
 
-// flavorOf is the flavour a result's build was made in ("" for the plain
+// flavorOf is the variant a result's build was made in ("" for the plain
 // one, and for a spec harp cannot read back).
-func flavorOf(r report.Result) spec.Flavor {
+func flavorOf(r report.Result) variant {
 	s, err := spec.Parse(r.Build)
 	if err != nil {
 		return ""
 	}
-	return s.Flavor
+	var parts []string
+	if s.Flavor != "" && s.Flavor != spec.Minimal {
+		parts = append(parts, string(s.Flavor))
+	}
+	for _, m := range s.Make {
+		parts = append(parts, "make="+m)
+	}
+	return variant(strings.Join(parts, ","))
 }
 
-// flavored is a build spec in a flavour ("" leaves it plain).
-func flavored(build string, fl spec.Flavor) string {
-	if fl == "" {
+// flavored is a build spec in a variant ("" leaves it plain).
+func flavored(build string, v variant) string {
+	var parts []string
+	for _, p := range strings.Split(string(v), ",") {
+		switch {
+		case p == "":
+		case strings.Contains(p, "="):
+			parts = append(parts, p)
+		default:
+			parts = append(parts, "flavor="+p)
+		}
+	}
+	if len(parts) == 0 {
 		return build
 	}
-	return build + ",flavor=" + string(fl)
+	return build + "," + strings.Join(parts, ",")
 }

@@ -203,7 +203,14 @@ func TestCollect(t *testing.T) {
 	feature, first := rev("v2.7.0"), rev("v2.6.0")
 	os.WriteFile(filepath.Join(dir, "src/cli.c"), []byte("named\n"), 0o644)
 	git("add", "-A")
-	git("commit", "-q", "-m", "BUG/MINOR: cli: names its cause", "-m", "Since commit "+feature[:9]+" (and 1234567 is a number, deadbeef0 no commit); the same bug as "+first[:12]+".")
+	// An id of digits alone reads as a number: the message names each
+	// commit by its shortest prefix of n or more with a letter in it.
+	prefix := func(id string, n int) string {
+		for ; !strings.ContainsAny(id[:n], "abcdef") && n < len(id); n++ {
+		}
+		return id[:n]
+	}
+	git("commit", "-q", "-m", "BUG/MINOR: cli: names its cause", "-m", "Since commit "+prefix(feature, 9)+" (and 1234567 is a number, deadbeef0 no commit); the same bug as "+prefix(first, 12)+".")
 	fixes, err := Collect(context.Background(), dir, "v2.6.0", "HEAD")
 	if err != nil {
 		t.Fatal(err)

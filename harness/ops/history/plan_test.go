@@ -59,8 +59,10 @@ func TestPlan(t *testing.T) {
 	}
 }
 
-// A check a decided result does not count was not run there: no trial.
-// Where a trial was inconclusive it may be that one: an INCONCLUSIVE trial.
+// A check a decided result does not count was not run there: no trial,
+// also where the result counts no checks at all (a harp whose judge of
+// the suite named none yet). Where a trial was inconclusive it may be
+// that one: an INCONCLUSIVE trial.
 func TestNotRun(t *testing.T) {
 	checked := []verdict.Tally{{ID: "other", Held: 1}}
 	for _, c := range []struct {
@@ -73,12 +75,39 @@ func TestNotRun(t *testing.T) {
 		{report.Result{Verdict: verdict.Reproduced, Reason: "x in 1 of 14 cases; 1 cases inconclusive", Checks: checked}, "s/new", false},
 		{report.Result{Verdict: verdict.Inconclusive, Checks: checked}, "s/new", false},
 		{report.Result{Verdict: verdict.Pass, Checks: checked}, "s/other", false},
-		{report.Result{Verdict: verdict.Pass}, "s/new", false},              // a suite that counts no checks
+		{report.Result{Verdict: verdict.Pass}, "s/new", true},                                      // a harp whose judge named no checks of the suite yet
+		{report.Result{Verdict: verdict.Reproduced, Reason: "x in 1 of 4 updates"}, "s/new", true}, // its whole-suite verdict is no answer of the check's
+		{report.Result{Verdict: verdict.Inconclusive}, "s/new", false},
 		{report.Result{Verdict: verdict.Pass, Checks: checked}, "s", false}, // a suite-level catch
 		{report.Result{Verdict: verdict.Pass, Checks: checked}, "crash/x", false},
 	} {
 		if got := notRun(c.r, c.sig); got != c.want {
 			t.Errorf("%s on %s %q: not run %v, want %v", c.sig, c.r.Verdict, c.r.Reason, got, c.want)
+		}
+	}
+}
+
+// A run on several builds none of whose results counts a check had no
+// such check: a result of it with an inconclusive trial holds none of it.
+func TestNotInRun(t *testing.T) {
+	other := []verdict.Tally{{ID: "other", Held: 1}}
+	inconclusive := report.Result{Suite: "s", Verdict: verdict.Reproduced, Reason: "x in 1 of 14 cases; 1 cases inconclusive", Checks: other}
+	decided := report.Result{Suite: "s", Verdict: verdict.Pass, Checks: other}
+	withNew := report.Result{Suite: "s", Verdict: verdict.Pass, Checks: append([]verdict.Tally{{ID: "new", Held: 1}}, other...)}
+	for _, c := range []struct {
+		name string
+		run  report.Run
+		sig  string
+		want bool
+	}{
+		{"no build counted it", report.Run{Results: []report.Result{inconclusive, decided}}, "s/new", true},
+		{"another build counted it", report.Run{Results: []report.Result{inconclusive, withNew}}, "s/new", false},
+		{"one build only", report.Run{Results: []report.Result{inconclusive}}, "s/new", false},
+		{"no checks named", report.Run{Results: []report.Result{{Suite: "s", Verdict: verdict.Inconclusive}, {Suite: "s", Verdict: verdict.Pass}}}, "s/new", false},
+		{"a suite-level catch", report.Run{Results: []report.Result{inconclusive, decided}}, "s", false},
+	} {
+		if got := notInRun(c.run, "s", c.sig); got != c.want {
+			t.Errorf("%s: not in run %v, want %v", c.name, got, c.want)
 		}
 	}
 }
@@ -156,8 +185,8 @@ func TestBisects(t *testing.T) {
 	}
 }
 
-// A fix whose named commit is related, not the cause, owes no bisect and
-// says why.
+// A fix whose named commit is related, not the cause, or out of a
+// bisect's reach, owes no bisect and says why.
 func TestRelated(t *testing.T) {
 	rel, err := ReadRelated("../../../fixtures/upstream-bugs/bisects")
 	if err != nil || rel["a053512a7f48"] == "" {
@@ -167,5 +196,42 @@ func TestRelated(t *testing.T) {
 	b.WithRelated(rel)
 	if len(b.Bisectable()) != 0 || !strings.Contains(bisectCell(b.Rows[0]), "related, not the cause") {
 		t.Errorf("%+v: %q", b.Rows[0], bisectCell(b.Rows[0]))
+	}
+	// The cause, out of reach: the commit brought the very form the check
+	// uses, so no earlier build can be the good end.
+	b = Board{Rows: []Row{{Fix: Fix{Commit: "2b7f1cb2fe120000", Names: []Named{{Commit: "da554b7ef", After: true}}}, Status: Caught}}}
+	b.WithRelated(rel)
+	if len(b.Bisectable()) != 0 || !strings.Contains(bisectCell(b.Rows[0]), "`da554b7ef` is the cause, out of a bisect's reach: ") {
+		t.Errorf("%+v: %q", b.Rows[0], bisectCell(b.Rows[0]))
+	}
+	if _, err := ReadRelated(t.TempDir()); err != nil {
+		t.Errorf("no related.tsv: %v", err)
+	}
+}
+
+// A make option is a variant as a flavour is: the plan builds it, and a
+// result reads as it only when its build had that option.
+func TestMakeVariant(t *testing.T) {
+	base, v := splitFlavor("upstream-fixes-master/x@make=DEFINE=-DSYSTEM_MAXCONN=100000")
+	if base != "upstream-fixes-master/x" || v != "make=DEFINE=-DSYSTEM_MAXCONN=100000" {
+		t.Fatalf("split: %q %q", base, v)
+	}
+	build := flavored("git:/r@v2.7.0", v)
+	if build != "git:/r@v2.7.0,make=DEFINE=-DSYSTEM_MAXCONN=100000" {
+		t.Errorf("planned %q", build)
+	}
+	for spec, want := range map[string]variant{
+		build:                                 v,
+		"git:/r@v2.7.0":                       "",
+		"git:/r@v2.7.0,flavor=minimal":        "",
+		"git:/r@v2.7.0,flavor=asan":           "asan",
+		"git:/r@v2.7.0,make=DEFINE=-DOTHER=1": "make=DEFINE=-DOTHER=1",
+	} {
+		if got := flavorOf(report.Result{Build: spec}); got != want {
+			t.Errorf("%s reads as %q, want %q", spec, got, want)
+		}
+	}
+	if got := flavored("git:/r@v2.7.0", "asan"); got != "git:/r@v2.7.0,flavor=asan" {
+		t.Errorf("asan planned %q", got)
 	}
 }

@@ -237,9 +237,17 @@ func TestLearnedExpiry(t *testing.T) {
 	}
 	r := report.Result{Suite: craftedjudge.SuiteID, Title: craftedupdatesobeyreceiver.Suite.Title, Build: "deb:bookworm", Name: "2.6.12-1+deb12u4", Verdict: verdict.Reproduced,
 		Config: node, Evidence: "01-x", Trials: roundTrip(t, ts)}
-	sig := craftedjudge.SuiteID
-	f := findings.Finding{ID: findings.ID(sig), Signature: sig, Kind: findings.KindProperty, Suite: sig, Title: r.Title}
+	// The suite names a check per kind; results recorded before it did
+	// make a finding of the whole property.
+	sig := craftedjudge.SuiteID + "/huge-expiry"
+	f := findings.Finding{ID: findings.ID(sig), Signature: sig, Kind: findings.KindCheck, Suite: craftedjudge.SuiteID, Check: "huge-expiry", Title: r.Title}
 	learnedScript(t, f, r)
+	old := findings.Finding{ID: findings.ID(craftedjudge.SuiteID), Signature: craftedjudge.SuiteID, Kind: findings.KindProperty, Suite: craftedjudge.SuiteID, Title: r.Title}
+	learnedScript(t, old, r)
+	other := findings.Finding{Signature: craftedjudge.SuiteID + "/unknown-table", Kind: findings.KindCheck, Suite: craftedjudge.SuiteID, Check: "unknown-table"}
+	if repro.Has(other) {
+		t.Errorf("the script reproduces the huge expiry only, not %s", other.Signature)
+	}
 	// Only a result where the huge-expiry trial was violated makes it.
 	r.Trials = r.Trials[1:]
 	if _, err := repro.For(f, r); err == nil || !strings.Contains(err.Error(), `"huge expiry"`) {

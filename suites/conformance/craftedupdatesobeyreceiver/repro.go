@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/ops/findings"
 	"github.com/harp-project/harp/harness/ops/report"
 	"github.com/harp-project/harp/harness/ops/repro"
@@ -33,8 +34,16 @@ const (
 	legacyPrefix = "crafted: "
 )
 
+// matchLearned: the huge-expiry check's finding, or the whole property's
+// from results recorded before the suite named a check per kind.
 func matchLearned(f findings.Finding) bool {
-	return f.Kind == findings.KindProperty && (f.Suite == craftedjudge.SuiteID || f.Suite == legacySuite)
+	switch f.Kind {
+	case findings.KindCheck:
+		return f.Suite == craftedjudge.SuiteID && f.Check == verdict.Slug(learnedKind)
+	case findings.KindProperty:
+		return f.Suite == craftedjudge.SuiteID || f.Suite == legacySuite
+	}
+	return false
 }
 
 var (
@@ -42,8 +51,7 @@ var (
 	tableLine = regexp.MustCompile(`(?m)^\s*table\s+(\S+)\s.*\bexpire\s+(\d+)(ms|s|m)\b`)
 )
 
-// learnedExpiry: the suite names no checks, so its finding is the whole
-// property; the script reproduces the violation that needs raw
+// learnedExpiry: the script reproduces the violation that needs raw
 // peers-protocol bytes (a timed update with a 2^31-1 ms expiry), and only
 // from a result where that trial was the one violated.
 func learnedExpiry(f findings.Finding, r report.Result) (repro.Repro, error) {
@@ -118,5 +126,5 @@ func learnedExpiry(f findings.Finding, r report.Result) (repro.Repro, error) {
 
 // The suite's reproducer, for harp findings repro.
 func init() {
-	repro.Register(repro.Generator{Pattern: "conf-crafted-updates-obey-receiver (and conf-learned-entries-obey-receiver recorded before it)", What: "a crafted peers timed update with a huge expiry (Python 3, raw peers protocol)", Match: matchLearned, Make: learnedExpiry})
+	repro.Register(repro.Generator{Pattern: "conf-crafted-updates-obey-receiver/huge-expiry (and the whole suite, or conf-learned-entries-obey-receiver, recorded before it named checks)", What: "a crafted peers timed update with a huge expiry (Python 3, raw peers protocol)", Match: matchLearned, Make: learnedExpiry})
 }

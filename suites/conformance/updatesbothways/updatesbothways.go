@@ -42,6 +42,7 @@ var Suite = suite.Register(&suite.Suite{
 
 // Kind is one variant of the update.
 type Kind struct {
+	ID      string // its checks' qualifier: pushed-back.reload
 	Name    string
 	Traffic bool   // write and update by HTTP requests, not the CLI
 	Before  string // what happens to B before its update: "", "reload", "restart"
@@ -49,10 +50,10 @@ type Kind struct {
 
 // Kinds in trial order.
 var Kinds = []Kind{
-	{Name: "updated by the CLI"},
-	{Name: "updated by traffic", Traffic: true},
-	{Name: "updated after B was reloaded", Before: "reload"},
-	{Name: "updated after B resynced from A", Before: "restart"},
+	{ID: "cli", Name: "updated by the CLI"},
+	{ID: "traffic", Name: "updated by traffic", Traffic: true},
+	{ID: "reload", Name: "updated after B was reloaded", Before: "reload"},
+	{ID: "restart", Name: "updated after B resynced from A", Before: "restart"},
 }
 
 // Evidence is what one update recorded.
@@ -73,10 +74,10 @@ func run(ctx context.Context, env *suiteenv.Env) verdict.Outcome {
 
 func trial(ctx context.Context, c *cluster.Cluster, t *verdict.Trial, k Kind, bound time.Duration) error {
 	a, b := c.Members[0], c.Members[1]
-	ev := &Evidence{Kind: k.Name, Facts: judge.Facts{Kind: k.Name, Bound: bound, Before: k.Before}}
+	ev := &Evidence{Kind: k.Name, Facts: judge.Facts{Kind: k.Name, KindID: k.ID, Bound: bound, Before: k.Before}}
 	t.Evidence = ev
 	f := &ev.Facts
-	defer func() { t.Violation, t.Unmet = judge.Update(*f) }()
+	defer func() { t.Checks, t.Violation, t.Unmet = judge.Update(*f) }()
 	key := fmt.Sprintf("both-%03d", t.N)
 	if f.MeshBefore = c.WaitMesh(ctx, cluster.MeshTimeout); f.MeshBefore != "" {
 		return nil

@@ -53,6 +53,7 @@ var stringFields = map[string]string{
 	"suites/conformance/reloadkeepsentries/judge.Kind": chosen,
 	"suites/conformance/runtimelimits/judge.Kind":      chosen,
 	"suites/conformance/updatesbothways/judge.Kind":    chosen,
+	"suites/conformance/updatesbothways/judge.KindID":  chosen,
 	"suites/conformance/updatesbothways/judge.Before":  chosen,
 
 	"suites/listenerlivelock/judge.Undrained":                  unmetOnly,

@@ -29,12 +29,15 @@ var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 	Labels:   []string{"area:regressions", "area:cli"},
 	Cases:    judge.Cases,
 	Drives: map[string]fixrun.Drive{
-		"cli-quit-releases-its-buffer":      quitLeak,
-		"cli-idle-prompt-closed-on-timeout": idleClose,
-		"show-fd-type-then-number":          showFD("l ", ""),
-		"show-fd-any-group-form":            showFD("", "/"),
-		"cli-batch-over-buffer-all-run":     overBuffer,
-		"cli-httpclient-wait-no-spin":       httpclientWait,
+		"cli-quit-releases-its-buffer":            quitLeak,
+		"cli-idle-prompt-closed-on-timeout":       idleClose,
+		"show-fd-type-then-number":                showFD("l ", ""),
+		"show-fd-any-group-form":                  showFD("", "/"),
+		"cli-batch-over-buffer-all-run":           overBuffer,
+		"cli-httpclient-wait-no-spin":             httpclientWait,
+		"cli-old-worker-idle-after-reload":        oldWorkerAfterReload,
+		"del-server-with-retrying-stream-refused": delServerRetrying,
+		"cli-newline-chained-commands-warned":     chainedWarning,
 	},
 	Settles: map[string]fixrun.Settle{
 		"cli-pipelined-then-close-all-run": {
@@ -279,17 +282,7 @@ func httpclientWait(ctx context.Context, n *node.Node) (string, error) {
 	if err := c.CloseWrite(); err != nil {
 		return "", err
 	}
-	held := func() (int64, error) {
-		rows, err := n.Stat(ctx, node.StatsSocket)
-		if err != nil {
-			return 0, err
-		}
-		fe, ok := cliout.FindStat(rows, "clisilent", "FRONTEND")
-		if !ok {
-			return 0, fmt.Errorf("no frontend clisilent in show stat")
-		}
-		return fe.Int("scur"), nil
-	}
+	held := func() (int64, error) { return n.FrontendSessions(ctx, "clisilent") }
 	if _, err := node.UntilErr(ctx, 5*time.Second, 50*time.Millisecond, held, func(c int64) bool { return c >= 1 }); err != nil {
 		return "", fmt.Errorf("the HTTP client's request never reached the silent frontend (this build may have no httpclient command): %w", err)
 	}
@@ -332,4 +325,136 @@ func endSilent(ctx context.Context, n *node.Node) error {
 		}
 	}
 	return nil
+}
+
+// oldWorkerAfterReload holds a connection on frontend hold (it waits a
+// minute for a request that never comes), so that the old worker stays
+// after a reload, then measures the old worker's loops per second over
+// 1 s: an old worker with nothing to do but wait for that session is idle.
+// One that died meanwhile is fixrun's to see.
+func oldWorkerAfterReload(ctx context.Context, n *node.Node) (string, error) {
+	r, done, err := fixrun.ReloadHoldingOld(ctx, n)
+	defer done()
+	if died := (*fixrun.OldWorkerDied)(nil); errors.As(err, &died) {
+		return died.Error(), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	rate, err := n.LoopsPerSecond(ctx, r.OldPID, time.Second)
+	if err != nil {
+		return "", fmt.Errorf("the old worker %d: %w", r.OldPID, err)
+	}
+	return fmt.Sprintf("the old worker looped %d times a second after the reload", rate), nil
+}
+
+// delServerRetrying sends a request to frontend delsrv, whose server
+// refuses connections, and once show stat counts a retry to that server
+// and no error yet (the stream waits a second between two attempts, still
+// targeting it), puts the server in maintenance and deletes it.
+// The answer is del server's; the request is left to end on its own.
+func delServerRetrying(ctx context.Context, n *node.Node) (string, error) {
+	port := fixrun.Port("delsrv")
+	addr, err := n.DirectAddr(ctx, port)
+	if err != nil {
+		return "", err
+	}
+	c, err := cli.Dial(ctx, addr, port)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("GET / HTTP/1.1\r\nhost: harp\r\n\r\n")); err != nil {
+		return "", fmt.Errorf("the request: %w", err)
+	}
+	// wretr counts each retry; econ only the attempt that gives up: a
+	// retry counted with no error yet is a stream waiting to try again.
+	type counts struct{ retries, errors int64 }
+	read := func() (counts, error) {
+		rows, err := n.Stat(ctx, node.StatsSocket)
+		if err != nil {
+			return counts{}, err
+		}
+		sv, ok := cliout.FindStat(rows, "bdelsrv", "s1")
+		if !ok {
+			return counts{}, fmt.Errorf("no server bdelsrv/s1 in show stat")
+		}
+		return counts{sv.Int("wretr"), sv.Int("econ")}, nil
+	}
+	c0, err := node.UntilErr(ctx, 5*time.Second, 20*time.Millisecond, read, func(c counts) bool { return c.retries >= 1 })
+	if err != nil {
+		return "", fmt.Errorf("no retry of a connection to bdelsrv/s1 counted: %w", err)
+	}
+	if c0.errors > 0 {
+		return "", fmt.Errorf("the request gave up on bdelsrv/s1 (econ %d) before it could be deleted under it", c0.errors)
+	}
+	out, err := n.Stats(ctx, "set server bdelsrv/s1 state maint; del server bdelsrv/s1")
+	if err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+// chainedWarning sends two commands on two lines in one non-interactive
+// session, then puts server bmark/s1 in maintenance: the worker prints
+// that server's warning after any warning the chained commands caused
+// (one process, one stderr, in order), so once that line shows, the
+// output before it says whether the build warned. The warning comes once
+// per process: the whole output counts, not only this trial's.
+func chainedWarning(ctx context.Context, n *node.Node) (string, error) {
+	addr, err := n.Addr(ctx, node.StatsPort)
+	if err != nil {
+		return "", err
+	}
+	rep, err := cli.Raw(ctx, addr, "show version\nshow info\n", cli.RawOptions{Name: node.StatsPort, Wait: fixrun.AnswerWait})
+	if err != nil {
+		return "", fmt.Errorf("the chained commands: %w", err)
+	}
+	if !strings.Contains(rep.Text, "Name: HAProxy") {
+		return "", fixrun.NotApplicable(fmt.Sprintf("the build answered the first line only (%q): it runs no command chained with a new line, so it owes no warning", fixrun.OneLine(rep.Text)))
+	}
+	if _, err := n.Stats(ctx, "set server bmark/s1 state maint"); err != nil {
+		return "", err
+	}
+	var logs string
+	if err := node.Poll(ctx, 10*time.Second, 100*time.Millisecond, func() (bool, error) {
+		l, err := n.Logs(ctx)
+		logs = l
+		return err == nil && strings.Contains(l, "bmark/s1 is going DOWN"), nil
+	}); err != nil {
+		return "", fmt.Errorf("the worker never printed server bmark/s1's maintenance warning (10 s), so its output cannot tell a missing warning: %w", err)
+	}
+	if _, err := n.Stats(ctx, "set server bmark/s1 state ready"); err != nil {
+		return "", err
+	}
+	// Messages are cut at the marker, not at line ends: the chained
+	// commands' warning ends with no line feed, so Docker shows it on the
+	// marker's line.
+	before, _, _ := strings.Cut(logs, "Server bmark/s1 is going DOWN")
+	warned := warnings(before)
+	if len(warned) == 0 {
+		return "both commands answered; the worker warned of nothing before server bmark/s1's maintenance", nil
+	}
+	return "both commands answered; the worker's warnings before server bmark/s1's maintenance: " + strings.Join(warned, " | "), nil
+}
+
+// pidTag opens a message: "(9) : ".
+var pidTag = regexp.MustCompile(`^\s*\(\d+\)\s*:\s*`)
+
+// warnings are the texts of the [WARNING] messages in out, each up to the
+// next line feed or the next message's tag, without its process id.
+func warnings(out string) []string {
+	var ws []string
+	for _, part := range strings.Split(out, "[WARNING]")[1:] {
+		if i := strings.IndexAny(part, "\n"); i >= 0 {
+			part = part[:i]
+		}
+		for _, tag := range []string{"[NOTICE]", "[ALERT]"} {
+			part, _, _ = strings.Cut(part, tag)
+		}
+		if part = strings.TrimSpace(pidTag.ReplaceAllString(part, "")); part != "" {
+			ws = append(ws, part)
+		}
+	}
+	return ws
 }

@@ -7,6 +7,7 @@ package listenerfixes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -26,7 +27,11 @@ var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 	Summary:  "one node, and nodes of their own for sharded binds; each case (show stat of sharded listeners, a connection queued behind a full frontend) expects what its upstream fix made HAProxy do; cases a build is too old for are not applicable",
 	Labels:   []string{"area:regressions", "area:listeners"},
 	Cases:    judge.Cases,
-	Drives:   map[string]fixrun.Drive{"frontend-full-then-rate-limited-resumes": fullThenLimited},
+	Drives: map[string]fixrun.Drive{
+		"frontend-full-then-rate-limited-resumes": fullThenLimited,
+		"old-worker-no-accept-wakeups":            oldWorkerWakeups,
+		"single-shard-groups-keeps-accepting":     singleShardGroups,
+	},
 }))
 
 // fullThenLimited: A fills the frontend; B waits in the backlog; once the
@@ -45,17 +50,7 @@ func fullThenLimited(ctx context.Context, n *node.Node) (string, error) {
 		return "", fmt.Errorf("A: %w", err)
 	}
 	defer a.Close()
-	conns := func() (int64, error) {
-		rows, err := n.Stat(ctx, node.StatsSocket)
-		if err != nil {
-			return 0, err
-		}
-		fe, ok := cliout.FindStat(rows, "limited", "FRONTEND")
-		if !ok {
-			return 0, fmt.Errorf("no frontend limited in show stat")
-		}
-		return fe.Int("scur"), nil
-	}
+	conns := func() (int64, error) { return n.FrontendSessions(ctx, "limited") }
 	if _, err := node.UntilErr(ctx, 5*time.Second, 50*time.Millisecond, conns, func(c int64) bool { return c == 1 }); err != nil {
 		return "", fmt.Errorf("A was never accepted: %w", err)
 	}
@@ -111,4 +106,62 @@ func bFate(got []byte, err error) (answered bool, unknown error) {
 		return false, fmt.Errorf("B was %s without a response (%v, read %q): not the queued connection left unanswered", cli.FateOf(err), err, got)
 	}
 	return false, nil
+}
+
+// oldWorkerWakeups holds a connection on frontend hold (it waits a minute
+// for a request that never comes), so that the old worker stays after a
+// reload, then makes judge.WakeConnections requests to frontend wake on
+// fresh connections and reads the old worker's show activity before and
+// after them. Its accepted count must not move: a connection the old
+// worker took would make its wakeups no measure of the new worker's.
+func oldWorkerWakeups(ctx context.Context, n *node.Node) (string, error) {
+	r, done, err := fixrun.ReloadHoldingOld(ctx, n)
+	defer done()
+	if died := (*fixrun.OldWorkerDied)(nil); errors.As(err, &died) {
+		return died.Error(), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	type counts struct{ drops, accepted int64 }
+	read := func() (counts, error) {
+		out, err := n.Worker(ctx, r.OldPID, "show activity")
+		if err != nil {
+			return counts{}, fmt.Errorf("the old worker's show activity: %w", err)
+		}
+		d, err := cliout.Activity(out, "poll_drop_fd")
+		if err != nil {
+			return counts{}, err
+		}
+		a, err := cliout.Activity(out, "accepted")
+		return counts{d, a}, err
+	}
+	before, err := read()
+	if err != nil {
+		return "", err
+	}
+	wake := fixrun.Port("wake")
+	waddr, err := n.DirectAddr(ctx, wake)
+	if err != nil {
+		return "", err
+	}
+	for i := 1; i <= judge.WakeConnections; i++ {
+		rep, err := cli.Raw(ctx, waddr, "GET / HTTP/1.0\r\n\r\n", cli.RawOptions{Name: wake, KeepOpen: true, Wait: 5 * time.Second})
+		if err != nil {
+			return "", fmt.Errorf("request %d: %w", i, err)
+		}
+		if !strings.HasPrefix(rep.Text, "HTTP/1.1 200") && !strings.HasPrefix(rep.Text, "HTTP/1.0 200") {
+			return "", fmt.Errorf("request %d was answered %q: the new worker does not serve", i, fixrun.OneLine(rep.Text))
+		}
+	}
+	after, err := read()
+	if err != nil {
+		return "", err
+	}
+	// The second reading is itself one connection the old worker accepted
+	// (from the master, on its socketpair).
+	if took := after.accepted - before.accepted - 1; took > 0 {
+		return "", fmt.Errorf("the old worker accepted %d of the connections: it still listened, its wakeups measure nothing", took)
+	}
+	return fmt.Sprintf("poll_drop_fd of the old worker: +%d over %d connections served by the new worker (%d before)", after.drops-before.drops, judge.WakeConnections, before.drops), nil
 }

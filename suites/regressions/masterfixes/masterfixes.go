@@ -6,11 +6,13 @@ package masterfixes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,8 +52,57 @@ var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 		"master-reexec-sf-lists-no-program":        programAfterReloads,
 		"master-x-devnull-no-socket-transfer":      socketsSharedAcrossReload,
 		"exec-daemon-master-sf-stops-old-master":   daemonReplaced,
+		"master-sigusr2-during-parse-waits":        reloadDuringParse,
+		"mcli-worker-during-parse-skipped":         workerDuringParse,
+		"worker-old-leaves-after-reload":           oldWorkerLeaves,
+		"worker-old-leaves-after-reload-threads":   oldWorkersLeave,
+		"foreground-cpu-map-applied":               cpuMapForeground,
+		"foreground-expose-fd-keeps-listener":      xferForeground,
+		"worker-getsocks-error-no-leak":            getsocksLeak,
 	},
 }))
+
+// oldLeaveWait: an old worker with no connection leaves within
+// milliseconds; seconds more are the slack of a loaded machine.
+const oldLeaveWait = 10 * time.Second
+
+// oldWorkerLeaves reloads the node with nothing open and waits for the
+// old worker to leave show proc.
+func oldWorkerLeaves(ctx context.Context, n *node.Node) (string, error) {
+	r, err := n.Reload(ctx, oldLeaveWait)
+	if err != nil {
+		return "", fmt.Errorf("the reload: %w", err)
+	}
+	if !r.OldExited {
+		return fmt.Sprintf("old worker %d still listed by show proc %s after the signal", r.OldPID, oldLeaveWait), nil
+	}
+	return fmt.Sprintf("old worker %d left %s after the reload", r.OldPID, r.OldGone.Round(time.Millisecond)), nil
+}
+
+// threadReloads: soft stops enough for a race between a worker's threads
+// that loses most of the time to show.
+const threadReloads = 5
+
+// oldWorkersLeave is oldWorkerLeaves threadReloads times over: the first
+// old worker that stays ends it.
+func oldWorkersLeave(ctx context.Context, n *node.Node) (string, error) {
+	var gone []string
+	for i := range threadReloads {
+		r, err := n.Reload(ctx, oldLeaveWait)
+		if err != nil {
+			return "", fmt.Errorf("reload %d of %d: %w", i+1, threadReloads, err)
+		}
+		if !r.OldExited {
+			earlier := ""
+			if len(gone) > 0 {
+				earlier = "; the earlier ones left after " + strings.Join(gone, ", ")
+			}
+			return fmt.Sprintf("old worker %d still listed by show proc %s after the signal (reload %d of %d%s)", r.OldPID, oldLeaveWait, i+1, threadReloads, earlier), nil
+		}
+		gone = append(gone, r.OldGone.Round(time.Millisecond).String())
+	}
+	return fmt.Sprintf("old workers left %s after the reload", strings.Join(gone, ", ")), nil
+}
 
 // reloads: enough for a leak of one per re-execution to stand out.
 const reloads = 3
@@ -133,6 +184,143 @@ func workerSession(ctx context.Context, n *node.Node) (string, error) {
 		return "", fmt.Errorf("the master (pid %s on this host) has no haproxy child", mpid)
 	}
 	return fmt.Sprintf("master %s session %s; %s", mpid, msid, strings.Join(children, "; ")), nil
+}
+
+// bigMap: entries enough that a worker parses its config for seconds.
+const bigMap = 1500000
+
+// reloadDuringParse starts a slow reload (slowReload), sends a second
+// SIGUSR2 while the new worker has not logged its loading success yet,
+// then reads the master's reload events until a worker loaded after both
+// signals. A worker that loaded before the second signal could be sent
+// tests nothing: harp's failure (too fast a parse), never an answer.
+func reloadDuringParse(ctx context.Context, n *node.Node) (string, error) {
+	logs0, err := slowReload(ctx, n)
+	if err != nil {
+		return "", err
+	}
+	if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
+		return "", fmt.Errorf("the second SIGUSR2: %w", err)
+	}
+	sent, err := n.LogsAfter(ctx, logs0)
+	if err != nil {
+		return "", err
+	}
+	if strings.Contains(sent, "Loading success") {
+		return "", fmt.Errorf("the new worker had loaded its config before the second SIGUSR2 was sent: the parse was too fast to test")
+	}
+	var events []string
+	err = n.WaitLogsAfter(ctx, logs0, 60*time.Second, 200*time.Millisecond, func(fresh string) bool {
+		events = judge.ReloadEvents(fresh)
+		return len(events) > 0 && events[len(events)-1] == "loaded" && slices.Contains(events[1:], "reload")
+	})
+	if err != nil {
+		return "", fmt.Errorf("no worker loaded after both SIGUSR2 within 60s (master events: %s): %w", strings.Join(events, ", "), err)
+	}
+	return "master events: " + strings.Join(events, ", "), nil
+}
+
+// slowReload rewrites the node's config (read through the master's /proc
+// root) with a backend that loads a big map, sends SIGUSR2, and returns
+// once the new worker runs (a new haproxy child of the master), with the
+// node's output from before the signal: the worker parses for seconds.
+func slowReload(ctx context.Context, n *node.Node) (logs0 string, err error) {
+	dir, err := n.MasterProc(ctx)
+	if err != nil {
+		return "", err
+	}
+	root := filepath.Join(dir, "root")
+	cfg, err := os.ReadFile(filepath.Join(root, node.ConfigPath))
+	if err != nil {
+		return "", fmt.Errorf("reading the node's config: %w", err)
+	}
+	var m strings.Builder
+	for i := range bigMap {
+		fmt.Fprintf(&m, "key%d val%d\n", i, i)
+	}
+	if err := os.WriteFile(filepath.Join(root, "etc/harp/big.map"), []byte(m.String()), 0o644); err != nil {
+		return "", fmt.Errorf("writing the big map: %w", err)
+	}
+	big := string(cfg) + "\nbackend harpbig\n    mode http\n    http-request set-var(txn.m) req.hdr(host),map(/etc/harp/big.map)\n"
+	if err := os.WriteFile(filepath.Join(root, node.ConfigPath), []byte(big), 0o644); err != nil {
+		return "", fmt.Errorf("rewriting the node's config: %w", err)
+	}
+	mpid := strings.TrimPrefix(dir, "/proc/")
+	before, err := masterChildren(mpid)
+	if err != nil {
+		return "", err
+	}
+	if logs0, err = n.Logs(ctx); err != nil {
+		return "", err
+	}
+	if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
+		return "", fmt.Errorf("the first SIGUSR2: %w", err)
+	}
+	err = node.Poll(ctx, 10*time.Second, 20*time.Millisecond, func() (bool, error) {
+		kids, err := masterChildren(mpid)
+		if err != nil {
+			return false, nil
+		}
+		for k := range kids {
+			if !before[k] {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("no new worker of the master's after SIGUSR2: %w", err)
+	}
+	return logs0, nil
+}
+
+// workerDuringParse starts a slow reload (slowReload) and, while the new
+// worker has not logged its loading success yet, asks `@1 show info` on
+// the master CLI; the answer is whole when HAProxy closed the connection,
+// or went quiet after answering `show proc` on another one. Then, once a
+// worker loaded, the master's alerts about an fd it could not transfer.
+func workerDuringParse(ctx context.Context, n *node.Node) (string, error) {
+	logs0, err := slowReload(ctx, n)
+	if err != nil {
+		return "", err
+	}
+	addr, err := n.DirectAddr(ctx, node.MasterPort) // no port proxy between: its half-close is the client's
+	if err != nil {
+		return "", err
+	}
+	control := func(ctx context.Context) error { _, err := n.Master(ctx, "show proc"); return err }
+	// The re-executing master binds its CLI again: a refused connection
+	// then is no answer, and is tried again while the worker parses.
+	var r cli.Reply
+	err = node.Poll(ctx, 5*time.Second, 50*time.Millisecond, func() (bool, error) {
+		r, err = cli.Raw(ctx, addr, "@1 show info\n", cli.RawOptions{Name: "the master CLI", Wait: fixrun.AnswerWait, Control: control})
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return "", err
+	}
+	asked, err := n.LogsAfter(ctx, logs0)
+	if err != nil {
+		return "", err
+	}
+	if strings.Contains(asked, "Loading success") {
+		return "", fmt.Errorf("the new worker had loaded its config before the command was answered: the parse was too fast to test")
+	}
+	if err := n.WaitLogsAfter(ctx, logs0, 60*time.Second, 200*time.Millisecond, func(fresh string) bool { return strings.Contains(fresh, "Loading success") }); err != nil {
+		return "", fmt.Errorf("the new worker never loaded: %w", err)
+	}
+	after, err := n.LogsAfter(ctx, logs0)
+	if err != nil {
+		return "", err
+	}
+	answered := "no"
+	if strings.Contains(r.Text, "Pid:") {
+		answered = "yes"
+	}
+	return fmt.Sprintf("answered: %s (%q); transfer alerts: %d", answered, fixrun.OneLine(r.Text), strings.Count(after, "Cannot transfer the fd")), nil
 }
 
 // procStat reads a process's parent, command and session from its stat
@@ -435,8 +623,12 @@ func showProcManyWorkers(ctx context.Context, n *node.Node) (string, error) {
 		len(kids), len(rows), len(unique), len(out)), nil
 }
 
-// lingerWorkers holds a connection open on the current worker and
-// reloads, again and again, until the master has at least alive haproxy
+// holdTries: connections dialed, one after another, for the current
+// worker to hold before one reload.
+const holdTries = 3
+
+// lingerWorkers holds a connection open on the current worker (counted
+// by its frontend) and reloads, again and again, until the master has at least alive haproxy
 // children (in /proc: proof that the old workers lingered, whichever
 // worker each connection landed on), at most reloads times. release
 // closes the connections; it is never nil.
@@ -472,11 +664,27 @@ func lingerWorkers(ctx context.Context, n *node.Node, alive, reloads int) (mpid 
 		if i > 0 && i%50 == 0 {
 			progress.Printf("%d reloads, %d workers alive (%s)", i, len(kids), time.Since(start).Round(time.Second))
 		}
-		c, err := cli.Dial(ctx, addr, hold)
-		if err != nil {
-			return "", release, fmt.Errorf("holding a connection before reload %d: %w", i+1, err)
+		// A connection still in the listener's queue at the reload is the
+		// next worker's to accept, and the current one would leave: it is
+		// the current worker's once its frontend counts it. One that a
+		// worker leaving took instead (a loaded machine, just after the
+		// last reload) is closed, and another dialed.
+		var counted error
+		for try := 1; try <= holdTries; try++ {
+			c, err := cli.Dial(ctx, addr, hold)
+			if err != nil {
+				return "", release, fmt.Errorf("holding a connection before reload %d: %w", i+1, err)
+			}
+			if _, counted = node.UntilErr(ctx, 5*time.Second, 20*time.Millisecond, func() (int64, error) { return n.FrontendSessions(ctx, "hold") },
+				func(c int64) bool { return c >= 1 }); counted == nil {
+				held = append(held, c)
+				break
+			}
+			c.Close()
 		}
-		held = append(held, c)
+		if counted != nil {
+			return "", release, fmt.Errorf("none of %d connections held before reload %d was a session of the current worker's frontend hold: %w", holdTries, i+1, counted)
+		}
 		if err := quickReload(ctx, n); err != nil {
 			return "", release, fmt.Errorf("reload %d with %d workers alive: %w", i+1, len(kids), err)
 		}
@@ -524,6 +732,22 @@ func quickReload(ctx context.Context, n *node.Node) error {
 		w, err := n.CurrentWorker(ctx)
 		return err == nil && w != old, nil
 	})
+}
+
+// onlyWorker is the host pid of the master's one haproxy child: an error
+// when it has none or several (old workers still there).
+func onlyWorker(mpid string) (string, error) {
+	kids, err := masterChildren(mpid)
+	if err != nil {
+		return "", err
+	}
+	if len(kids) != 1 {
+		return "", fmt.Errorf("the master has %d haproxy children, not its one worker", len(kids))
+	}
+	for pid := range kids {
+		return pid, nil
+	}
+	return "", nil
 }
 
 // masterChildren are the master's haproxy children, by host pid.
@@ -838,16 +1062,9 @@ func socketsSharedAcrossReload(ctx context.Context, n *node.Node) (string, error
 		return "", err
 	}
 	mpid := strings.TrimPrefix(dir, "/proc/")
-	kids, err := masterChildren(mpid)
+	old, err := onlyWorker(mpid)
 	if err != nil {
-		return "", err
-	}
-	if len(kids) != 1 {
-		return "", fmt.Errorf("the master has %d haproxy children before the reload, not one worker", len(kids))
-	}
-	var old string
-	for pid := range kids {
-		old = pid
+		return "", fmt.Errorf("before the reload: %w", err)
 	}
 	before, err := socketInodes(old)
 	if err != nil {
@@ -964,13 +1181,48 @@ func daemonReplaced(ctx context.Context, n *node.Node) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("the second daemon: %w", err)
 	}
+	// The old master is told to stop once the new one's worker is up: the
+	// wait for it to go counts from there, not from the pidfile (a slow
+	// machine may write the pid long before the worker runs).
+	var worker string
+	err = node.Poll(ctx, 10*time.Second, 50*time.Millisecond, func() (bool, error) {
+		worker = childIn(filepath.Join(root, "proc"), second)
+		return worker != "", nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("the second daemon's master %s started no worker: %w", second, err)
+	}
 	t0 := time.Now()
 	err = node.Poll(ctx, oldMasterWait, 50*time.Millisecond, func() (bool, error) {
 		_, err := os.Stat(filepath.Join(root, "proc", first))
 		return os.IsNotExist(err), nil
 	})
 	if err != nil {
-		return fmt.Sprintf("first master %s alive %s after the second (%s) wrote its pid", first, oldMasterWait, second), nil
+		return fmt.Sprintf("first master %s alive %s after the second (%s) started its worker %s", first, oldMasterWait, second, worker), nil
 	}
-	return fmt.Sprintf("first master %s gone %s after the second (%s) wrote its pid", first, time.Since(t0).Round(100*time.Millisecond), second), nil
+	return fmt.Sprintf("first master %s gone %s after the second (%s) started its worker %s", first, time.Since(t0).Round(100*time.Millisecond), second, worker), nil
+}
+
+// childIn is a haproxy child of pid in procDir (a pid namespace's /proc,
+// seen from the Docker host), "" when there is none.
+func childIn(procDir, pid string) string {
+	entries, err := os.ReadDir(procDir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(procDir, e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		end := strings.LastIndexByte(s, ')')
+		if end < 0 || !strings.Contains(s[:end], "haproxy") {
+			continue
+		}
+		if f := strings.Fields(s[end+1:]); len(f) > 1 && f[1] == pid {
+			return e.Name()
+		}
+	}
+	return ""
 }

@@ -27,6 +27,12 @@ var Suite = suite.Register(fixrun.Suite(fixrun.Area{
 	Summary:  "one node; harp connects to its peers bind or completes a session as its remote peer, and each case expects what its upstream fix made HAProxy do; cases a build is too old for are not applicable",
 	Labels:   []string{"area:regressions", "area:peers"},
 	Cases:    judge.Cases,
+	Drives: map[string]fixrun.Drive{
+		"peer-stalled-reader-no-sync-storm":    stalledReader,
+		"peer-updates-past-empty-table-pushed": pushPastEmptyTable,
+		"peer-incoming-updates-obey-at-once":   incomingAtOnceCalls,
+		"peer-learnt-entry-keeps-its-shard":    learntShardRouting,
+	},
 	Sessions: map[string]fixrun.Session{
 		"peer-unknown-table-traffic-keeps-session": unknownTableOnly,
 		"peer-truncated-varint-then-close":         truncatedThenClose,

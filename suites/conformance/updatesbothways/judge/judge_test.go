@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -37,13 +38,48 @@ func TestJudge(t *testing.T) {
 		{"B's table unread after A's write: not a write that never arrived", Facts{Kind: "updated by the CLI", Bound: b, Learned: unread}, "", "", verdict.Inconclusive},
 		{"B's table unread after its restart: not a loss", Facts{Kind: "updated after B resynced from A", Before: "restart", Bound: b, Learned: v("1"), Kept: unread}, "", "", verdict.Inconclusive},
 	} {
-		v, u := Update(c.f)
+		_, v, u := Update(c.f)
 		if v != c.violation || u != c.unmet {
 			t.Errorf("%s:\n got  %q, %q\n want %q, %q", c.name, v, u, c.violation, c.unmet)
 		}
 		tr := verdict.Trial{N: 1, Violation: v, Unmet: u, Evidence: &c.f}
 		if got, _, reason := verdict.Decide(verdict.Outcome{Trials: []verdict.Trial{tr}}, "updates"); got != c.want {
 			t.Errorf("%s: %s (%s), want %s", c.name, got, reason, c.want)
+		}
+	}
+}
+
+// Each direction is its own check, qualified by the kind: a build that
+// never pushes a learnt entry back fails pushed-back alone, and an update
+// that never got that far lists no pushed-back at all.
+func TestChecks(t *testing.T) {
+	b := 5 * time.Second
+	v := func(s string) obs.Optional[string] { return obs.Opt(obs.Value(s)) }
+	ids := func(cs verdict.Checks) (out []string) {
+		for _, c := range cs {
+			s := "held"
+			if !c.Held {
+				s = "failed"
+			}
+			out = append(out, c.ID+" "+s)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		f    Facts
+		want []string
+	}{
+		{"both ways", Facts{Kind: "updated by the CLI", KindID: "cli", Bound: b, Learned: v("1"), OnA: v("2"), OnB: v("2")}, []string{"reaches-b.cli held", "pushed-back.cli held"}},
+		{"not pushed back after a reload", Facts{Kind: "updated after B was reloaded", KindID: "reload", Before: "reload", Bound: b, Learned: v("1"), Kept: v("1"), OnA: v("1"), OnB: v("2")},
+			[]string{"reaches-b.reload held", "pushed-back.reload failed"}},
+		{"never reached B", Facts{Kind: "updated by traffic", KindID: "traffic", Bound: b, Learned: v("")}, []string{"reaches-b.traffic failed"}},
+		{"B lost it on restart: no pushed-back", Facts{Kind: "updated after B resynced from A", KindID: "restart", Before: "restart", Learned: v("1"), Kept: v("")}, []string{"reaches-b.restart held"}},
+		{"no mesh: nothing", Facts{Kind: "updated by the CLI", KindID: "cli", MeshBefore: "node1->node2 (last_status=CONN)"}, nil},
+	} {
+		cs, _, _ := Update(c.f)
+		if got := ids(cs); strings.Join(got, ", ") != strings.Join(c.want, ", ") {
+			t.Errorf("%s: checks %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -25,6 +25,16 @@ var goWants = fixcase.GoWants{
 		}
 		return waiting <= max(10*idle, spinFloor), fmt.Sprintf("the worker looped %d times a second while the CLI's command waited after the client's half-close (%d idle): the CLI was woken in a loop", waiting, idle), nil
 	},
+	"cli-old-worker-idle-after-reload": func(a string) (bool, string, error) {
+		if strings.HasPrefix(a, "the old worker died") {
+			return false, a, nil
+		}
+		var rate int64
+		if _, err := fmt.Sscanf(a, "the old worker looped %d times a second after the reload", &rate); err != nil {
+			return false, "", fmt.Errorf("no loop rate in %q", text.OneLine(a, 200))
+		}
+		return rate <= spinFloor, fmt.Sprintf("the old worker looped %d times a second with nothing to do but wait for a held session: it was woken in a loop", rate), nil
+	},
 	"cli-immediate-abort-released": func(a string) (bool, string, error) {
 		// Only sessions born with the case count: one an earlier case
 		// left (2.7.0 kept a 30s-old one) is not this bug's.

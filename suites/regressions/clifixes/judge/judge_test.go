@@ -16,12 +16,15 @@ func TestJudgeOnCaptures(t *testing.T) {
 		"facts-2.6.0-a1efc048b.json":      {"cli-empty-line-ignored", "cli-env-without-sockpairs", "cli-error-ends-with-empty-line", "cli-help-show-table-argument-optional", "cli-httpclient-wait-no-spin", "cli-pipelined-after-pause", "cli-pipelined-then-close-all-run", "cli-set-table-invalid-ip-refused", "cli-too-big-command-reported", "cli-too-many-args-refused"},
 		"facts-2.7.0-437fd289f.json":      {"cli-anon-global-key", "cli-empty-line-ignored", "cli-env-without-sockpairs", "cli-error-ends-with-empty-line", "cli-help-show-table-argument-optional", "cli-pipelined-after-pause", "cli-pipelined-then-close-all-run", "cli-set-table-invalid-ip-refused", "cli-too-big-command-reported", "cli-too-many-args-refused"},
 		"facts-2.8.0-fdd8154ed.json":      {"cli-env-without-sockpairs", "cli-error-ends-with-empty-line", "cli-help-show-table-argument-optional", "cli-pipelined-after-pause", "cli-set-table-invalid-ip-refused", "cli-too-big-command-reported", "cli-too-many-args-refused", "show-fd-type-then-number"},
-		"facts-2.9.0-fddb8c13b.json":      {"cli-env-without-sockpairs", "cli-error-ends-with-empty-line", "cli-help-show-table-argument-optional", "cli-pipelined-after-pause", "cli-too-big-command-reported", "cli-too-many-args-refused", "show-fd-type-then-number"},
-		"facts-3.0.0-5590ada47.json":      {"cli-env-without-sockpairs", "cli-help-show-table-argument-optional", "cli-immediate-abort-released", "cli-map-payload-crlf", "cli-pipelined-then-close-all-run", "cli-too-many-args-refused", "cli-user-level-refusal-releases-entry", "show-fd-type-then-number"},
+		"facts-2.9.0-fddb8c13b.json":      {"cli-env-without-sockpairs", "cli-error-ends-with-empty-line", "cli-help-show-table-argument-optional", "cli-newline-chained-commands-warned", "cli-pipelined-after-pause", "cli-too-big-command-reported", "cli-too-many-args-refused", "show-fd-type-then-number"},
+		"facts-3.0.0-5590ada47.json":      {"cli-env-without-sockpairs", "cli-help-show-table-argument-optional", "cli-immediate-abort-released", "cli-map-payload-crlf", "cli-pipelined-then-close-all-run", "cli-too-many-args-refused", "cli-user-level-refusal-releases-entry", "del-server-with-retrying-stream-refused", "show-fd-type-then-number"},
 		"facts-3.1.0-f2b97918e.json":      {"cli-debug-counters-one-line-each", "cli-help-show-table-argument-optional", "cli-map-payload-crlf", "cli-pipelined-then-close-all-run", "cli-too-many-args-refused", "cli-user-level-refusal-releases-entry", "show-fd-type-then-number"},
 		"facts-3.2.0-e134140d2.json":      {"cli-batch-over-buffer-all-run", "cli-help-show-table-argument-optional", "cli-pipelined-then-close-all-run", "cli-quit-releases-its-buffer", "cli-user-level-refusal-releases-entry", "show-fd-type-then-number"},
-		"facts-3.3.0-7832fb21f.json":      {"cli-help-show-table-argument-optional", "show-fd-type-then-number"},
+		"facts-3.3.0-7832fb21f.json":      {"cli-help-show-table-argument-optional", "del-server-with-retrying-stream-refused", "show-fd-type-then-number"},
 		"facts-3.4.0-64a335366.json":      {"show-fd-any-group-form", "show-fd-type-then-number"},
+		"facts-2.6.0-a1efc048b-asan.json": {"trace-peers-event-list-asan"},
+		"facts-2.9.0-fddb8c13b-asan.json": {"trace-peers-event-list-asan"},
+		"facts-3.0.0-5590ada47-asan.json": {},
 		"facts-3.3.0-7832fb21f-asan.json": {},
 		"facts-3.4.0-64a335366-asan.json": {},
 	})
@@ -58,5 +61,36 @@ func TestPipelinedAttempts(t *testing.T) {
 func TestQuitCountsMissingIsUnknown(t *testing.T) {
 	if _, _, err := goWants["cli-quit-releases-its-buffer"]("trash used ? after 200 quit"); err == nil {
 		t.Error("no counts judged")
+	}
+}
+
+// The old worker's loop rate after a reload: an idle one holds, one woken
+// in a loop fails, and one that died of it (3.2-dev5's "bogus APPCTX"
+// abort) fails with its exit; no rate is unknown.
+func TestOldWorkerIdle(t *testing.T) {
+	judge := goWants["cli-old-worker-idle-after-reload"]
+	for a, want := range map[string]bool{
+		"the old worker looped 1 times a second after the reload":                                                             true,
+		"the old worker looped 120000 times a second after the reload":                                                        false,
+		"the old worker died after the reload: [WARNING]  (1) : Former worker (8) exited with code 132 (Illegal instruction)": false,
+	} {
+		if ok, _, err := judge(a); err != nil || ok != want {
+			t.Errorf("%q: %v, %v; want %v", a, ok, err, want)
+		}
+	}
+	if _, _, err := judge("Unknown command"); err == nil {
+		t.Error("no rate judged")
+	}
+}
+
+// The judge on answers from the commit builds where 598c7f164c11 came
+// (harp matrix runs of the fix's parent and the fix, 2026-12-06): no
+// release shows the warning (3.0.0 runs one line per session).
+func TestJudgeOnCommitAnswers(t *testing.T) {
+	if err := fixcase.DiffAnswers(Cases, []fixcase.Answer{
+		{ID: "cli-newline-chained-commands-warned", Build: "3.0-dev3-e018e8a41", Text: "both commands answered; the worker warned of nothing before server bmark/s1's maintenance", Held: false},
+		{ID: "cli-newline-chained-commands-warned", Build: "3.0-dev3-598c7f164", Text: "both commands answered; the worker's warnings before server bmark/s1's maintenance: Commands sent to the CLI were chained using a new line character while in non-interactive mode. This is not reliable, not officially supported and will not be supported anymore in future versions. Please use ';' to delimit commands instead.", Held: true},
+	}); err != nil {
+		t.Error(err)
 	}
 }

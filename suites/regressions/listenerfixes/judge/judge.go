@@ -6,7 +6,10 @@ package judge
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/harp-project/harp/fixtures"
 	"github.com/harp-project/harp/harness/core/cliout"
@@ -17,7 +20,50 @@ import (
 var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/listeners", fixcase.GoWants{
 	"listener-shards-distinct-ids":       distinctListeners("fe", 8),
 	"listener-shards-close-ids-distinct": distinctListeners("fe2", 9),
+	"old-worker-no-accept-wakeups":       fewWakeups,
+	"single-shard-groups-keeps-accepting": func(a string) (bool, string, error) {
+		var first, total, parallel, later, of int
+		var took string
+		if _, err := fmt.Sscanf(a, "answered: %d of %d requests %d at a time, then %d of %d one after another; show info answered in %s", &first, &total, &parallel, &later, &of, &took); err != nil {
+			return false, "", fmt.Errorf("no counts in %q", a)
+		}
+		stats, err := time.ParseDuration(took)
+		switch {
+		case err != nil:
+			return false, "", fmt.Errorf("show info's time in %q: %w", a, err)
+		case later == of:
+			return true, "", nil
+		case later > 0 || stats > time.Second:
+			// Some served, or a slow CLI: a loaded machine, not a
+			// listener that stopped accepting.
+			return false, "", fmt.Errorf("%s: neither all served nor a listener that stopped while the worker answered at once", a)
+		}
+		return false, fmt.Sprintf("a single-shard frontend across two thread groups stopped accepting: %s", a), nil
+	},
 })
+
+// WakeConnections: the new worker's connections the old worker must not
+// be woken for; enough that a wakeup for each stands out of the few events
+// an idle old worker may count.
+const WakeConnections = 200
+
+var wakeupsRe = regexp.MustCompile(`^poll_drop_fd of the old worker: \+(-?\d+) over (\d+) connections`)
+
+// fewWakeups: the old worker dropped events for fewer than a quarter of
+// the new worker's connections (a fixed build: none; without the fix, one
+// for each).
+func fewWakeups(a string) (bool, string, error) {
+	if strings.HasPrefix(a, "the old worker died") {
+		return false, a, nil
+	}
+	m := wakeupsRe.FindStringSubmatch(a)
+	if m == nil {
+		return false, "", fmt.Errorf("no poll_drop_fd count in %q", a)
+	}
+	drops, _ := strconv.Atoi(m[1])
+	conns, _ := strconv.Atoi(m[2])
+	return 4*drops < conns, fmt.Sprintf("%d dropped events for %d connections", drops, conns), nil
+}
 
 // distinctListeners: the proxy has want listener rows, no two sharing a
 // name or an id.

@@ -16,7 +16,7 @@ func TestJudgeOnCaptures(t *testing.T) {
 		"facts-2.8.0-fdd8154ed.json": {"frontend-full-then-rate-limited-resumes", "listener-shards-close-ids-distinct", "listener-shards-distinct-ids"},
 		"facts-2.9.0-fddb8c13b.json": {"frontend-full-then-rate-limited-resumes", "listener-shards-close-ids-distinct", "listener-shards-distinct-ids"},
 		"facts-3.0.0-5590ada47.json": {"listener-shards-close-ids-distinct"},
-		"facts-3.1.0-f2b97918e.json": {"listener-shards-close-ids-distinct"},
+		"facts-3.1.0-f2b97918e.json": {"listener-shards-close-ids-distinct", "old-worker-no-accept-wakeups", "single-shard-groups-keeps-accepting"},
 		"facts-3.2.0-e134140d2.json": {"listener-shards-close-ids-distinct"},
 		"facts-3.3.0-7832fb21f.json": {},
 		"facts-3.4.0-64a335366.json": {},
@@ -48,5 +48,24 @@ func TestStatWithoutTheProxyIsUnknown(t *testing.T) {
 				t.Errorf("judged: %v %q", ok, why)
 			}
 		}
+	}
+}
+
+// The old worker's dropped events against the new worker's connections:
+// none (a fixed build) holds, one for each fails, and an answer without
+// the count is unknown, never a pass.
+func TestFewWakeups(t *testing.T) {
+	for a, want := range map[string]bool{
+		"poll_drop_fd of the old worker: +0 over 200 connections served by the new worker (0 before)":                         true,
+		"poll_drop_fd of the old worker: +49 over 200 connections served by the new worker (3 before)":                        true,
+		"poll_drop_fd of the old worker: +200 over 200 connections served by the new worker (0 before)":                       false,
+		"the old worker died after the reload: [WARNING]  (1) : Former worker (8) exited with code 132 (Illegal instruction)": false,
+	} {
+		if ok, _, err := fewWakeups(a); err != nil || ok != want {
+			t.Errorf("%q: %v, %v; want %v", a, ok, err, want)
+		}
+	}
+	if _, _, err := fewWakeups("Unknown command"); err == nil {
+		t.Error("no count judged")
 	}
 }

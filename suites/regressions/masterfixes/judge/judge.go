@@ -6,6 +6,7 @@ package judge
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,8 +18,63 @@ import (
 	"github.com/harp-project/harp/harness/core/text"
 )
 
+// cpuLists: foreground-cpu-map-applied's answer.
+var cpuLists = regexp.MustCompile(`^haproxy -db with cpu-map 1/1 0 may run on CPUs (\S+) \(the node's master on (\S+)\)$`)
+
+// untrimmedPrefix: an error that quotes more than the '@@' it was sent.
+var untrimmedPrefix = regexp.MustCompile(`prefix '@@[^']`)
+
 // Cases in their files' order.
 var Cases = fixcase.MustLoadJudged(fixtures.UpstreamFixes, "upstream-fixes/master", fixcase.GoWants{
+	"foreground-cpu-map-applied": func(a string) (bool, string, error) {
+		m := cpuLists.FindStringSubmatch(a)
+		if m == nil {
+			return false, "", fmt.Errorf("no CPU lists in %q", text.OneLine(a, 200))
+		}
+		cpus := m[1]
+		return cpus == "0", fmt.Sprintf("a foreground process with cpu-map 1/1 0 may run on CPUs %s, not CPU 0 alone: the map was not applied", cpus), nil
+	},
+	"foreground-expose-fd-keeps-listener": func(a string) (bool, string, error) {
+		switch {
+		case strings.HasPrefix(a, "listening socket of frontend fe after shutdown frontend: kept"):
+			return true, "", nil
+		case strings.HasPrefix(a, "listening socket of frontend fe after shutdown frontend: closed"):
+			return false, "a foreground process whose stats socket exposes its listeners closed a stopped frontend's socket, which a new process could have taken over: " + a, nil
+		}
+		return false, "", fmt.Errorf("no fate of the listening socket in %q", text.OneLine(a, 200))
+	},
+	"worker-getsocks-error-no-leak": func(a string) (bool, string, error) {
+		var before, calls, after, announced int
+		if _, err := fmt.Sscanf(a, "worker VmSize: %d kB before %d _getsocks over TCP, %d kB after (sockets announced: %d)", &before, &calls, &after, &announced); err != nil {
+			return false, "", fmt.Errorf("no sizes in %q", text.OneLine(a, 200))
+		}
+		// A leaked transfer keeps about 1 MB (two buffers for 252 sockets).
+		return after-before < calls*256, fmt.Sprintf("the worker grew by %d kB over %d _getsocks whose transfer failed (%d kB a call): their buffers were never freed", after-before, calls, (after-before)/calls), nil
+	},
+	"mcli-at-at-error-names-prefix-only": func(a string) (bool, string, error) {
+		if m := untrimmedPrefix.FindString(a); m != "" {
+			return false, fmt.Sprintf("the error about the @@ prefix quoted the bytes past it: %q", text.OneLine(m, 120)), nil
+		}
+		return true, "", nil
+	},
+	"worker-old-leaves-after-reload-threads": func(a string) (bool, string, error) {
+		switch {
+		case strings.HasPrefix(a, "old workers left "):
+			return true, "", nil
+		case strings.HasPrefix(a, "old worker ") && strings.Contains(a, " still listed "):
+			return false, "an old worker of 4 threads never left after a reload with nothing open: " + a, nil
+		}
+		return false, "", fmt.Errorf("no fate of the old workers in %q", text.OneLine(a, 200))
+	},
+	"worker-old-leaves-after-reload": func(a string) (bool, string, error) {
+		switch {
+		case strings.HasPrefix(a, "old worker ") && strings.Contains(a, " left "):
+			return true, "", nil
+		case strings.HasPrefix(a, "old worker ") && strings.Contains(a, " still listed "):
+			return false, "the old worker never left after a reload with nothing open: " + a, nil
+		}
+		return false, "", fmt.Errorf("no fate of the old worker in %q", text.OneLine(a, 200))
+	},
 	"mcli-master-uptime-sane": func(a string) (bool, string, error) {
 		p, err := cliout.ParseProcs(a)
 		if err != nil {
