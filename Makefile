@@ -172,6 +172,8 @@ selftest:
 	$(if $(SELFTEST_TOGETHER),{ $(SELFTEST_RUN) -p 4 $(addprefix ./,$(SELFTEST_TOGETHER_ORDERED)) $(SELFTEST_FILTER) 2>&1 || touch $(SELFTEST_LOG).failed; } | tee -a $(SELFTEST_LOG))
 	@echo "== self-tests: packages, then failures (log: $(SELFTEST_LOG))"; \
 	grep -aE '^(ok |FAIL|--- FAIL|panic:)|\[FAIL\]' $(SELFTEST_LOG) | sed 's/^/  /'; \
+	if [ -e $(SELFTEST_LOG).failed ]; then echo "== what each failure said (up to 15 lines each)"; \
+	awk '/\[FAILED\]/ && !/\[FAILED\] \[/ {p=1; n=0} p {print "  " $$0; n++; if (/In \[/ || n >= 15) p=0}' $(SELFTEST_LOG) | head -120; fi; \
 	test ! -e $(SELFTEST_LOG).failed
 
 ## nemesis: every suite on builds whose verdict is known, under harness faults
