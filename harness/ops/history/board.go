@@ -67,11 +67,64 @@ type Board struct {
 	Observable int `json:"observable"`
 	// Runs are the run directories the verdicts came from.
 	Runs []string `json:"runs,omitempty"`
+	// Makers counts those runs by the harp that made them: a scoreboard
+	// whose runs came from many harp commits is not one rerun of today's
+	// code, and the doc says so.
+	Makers Makers `json:"makers"`
 	// Head is the newest commit looked at (git describe).
 	Head string `json:"head,omitempty"`
 	// Unused are the runs given that fill no column, with why: a run
 	// silently left out reads as a fix not run.
 	Unused []UnusedRun `json:"unused_runs,omitempty"`
+}
+
+// Makers counts runs by the harp that made them, from each run's record
+// of harp's version ("harp (devel) (commit 0123456789ab, go1.26)").
+type Makers struct {
+	Runs    int            `json:"runs"`
+	Commits map[string]int `json:"commits,omitempty"` // runs by harp's commit
+	Unknown int            `json:"unknown,omitempty"` // runs that record no commit
+	Changed int            `json:"changed,omitempty"` // made from a tree with uncommitted changes
+}
+
+var makerCommit = regexp.MustCompile(`commit ([0-9a-f]{7,40})(\+changes)?`)
+
+func (m *Makers) add(harp string) {
+	m.Runs++
+	c := makerCommit.FindStringSubmatch(harp)
+	if c == nil {
+		m.Unknown++
+		return
+	}
+	if m.Commits == nil {
+		m.Commits = map[string]int{}
+	}
+	m.Commits[c[1]]++
+	if c[2] != "" {
+		m.Changed++
+	}
+}
+
+// String: "148 runs of 43 harp commits; 3 record no commit; 9 from a
+// tree with uncommitted changes", or "3 runs of one harp commit, 0123…".
+func (m Makers) String() string {
+	s := fmt.Sprintf("%d runs", m.Runs)
+	switch len(m.Commits) {
+	case 0:
+	case 1:
+		for c := range m.Commits {
+			s += " of one harp commit, " + c
+		}
+	default:
+		s += fmt.Sprintf(" of %d harp commits (not one rerun of one harp's code)", len(m.Commits))
+	}
+	if m.Unknown > 0 {
+		s += fmt.Sprintf("; %d record no harp commit", m.Unknown)
+	}
+	if m.Changed > 0 {
+		s += fmt.Sprintf("; %d made from a tree with uncommitted changes", m.Changed)
+	}
+	return s
 }
 
 // UnusedRun is a run the board took no verdict from, and why.
@@ -138,6 +191,7 @@ func Make(fixes []Fix, js map[string]Judgement, runs []findings.Scanned) Board {
 	for i, r := range runs {
 		if used[i] {
 			b.Runs = append(b.Runs, r.Dir)
+			b.Makers.add(r.Run.Harp)
 		} else {
 			b.Unused = append(b.Unused, UnusedRun{Dir: r.Dir, Why: whyUnused(r.Run, b.Rows)})
 		}
@@ -458,6 +512,7 @@ func (b Board) Markdown(command string) string {
 	}
 	if len(b.Runs) > 0 {
 		fmt.Fprintf(&s, "Verdicts from the runs: %s.\n", strings.Join(b.Runs, ", "))
+		fmt.Fprintf(&s, "Made by: %s.\n", b.Makers)
 	}
 	if len(b.Unused) > 0 {
 		var us []string

@@ -396,3 +396,24 @@ func TestMakeSaysWhichRunsWereNotUsed(t *testing.T) {
 		t.Errorf("the board does not say which runs were not used:\n%s", md)
 	}
 }
+
+// The doc says which harp made the runs it used: one commit is a rerun of
+// one harp's code; several, or runs that record none, are not.
+func TestMakers(t *testing.T) {
+	for _, c := range []struct {
+		harps []string
+		want  string
+	}{
+		{[]string{"harp (devel) (commit 4295f51a1b2c, go1.26.8)", "harp (devel) (commit 4295f51a1b2c, go1.26.8)"}, "2 runs of one harp commit, 4295f51a1b2c"},
+		{[]string{"harp (devel) (commit 4295f51a1b2c, go1.26.8)", "harp (devel) (commit c787f95dbafd+changes, go1.26.8)", "harp (devel) (commit unknown, go1.26.8)", ""},
+			"4 runs of 2 harp commits (not one rerun of one harp's code); 2 record no harp commit; 1 made from a tree with uncommitted changes"},
+	} {
+		var m Makers
+		for _, h := range c.harps {
+			m.add(h)
+		}
+		if got := m.String(); got != c.want {
+			t.Errorf("%q:\n got %s\nwant %s", c.harps, got, c.want)
+		}
+	}
+}
