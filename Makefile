@@ -173,7 +173,7 @@ selftest:
 	@echo "== self-tests: packages, then failures (log: $(SELFTEST_LOG))"; \
 	grep -aE '^(ok |FAIL|--- FAIL|panic:)|\[FAIL\]' $(SELFTEST_LOG) | sed 's/^/  /'; \
 	if [ -e $(SELFTEST_LOG).failed ]; then echo "== what each failure said (up to 15 lines each)"; \
-	awk '/\[FAILED\]/ && !/\[FAILED\] \[/ {p=1; n=0} p {print "  " $$0; n++; if (/In \[/ || n >= 15) p=0}' $(SELFTEST_LOG) | head -120; fi; \
+	sed 's/\x1b\[[0-9;]*m//g' $(SELFTEST_LOG) | awk '/^ *\[FAILED\] / && !/\[FAILED\] in \[/ {p=1; n=0} p {print "  " $$0; n++; if (/^ *In \[/ || n >= 15) p=0}' | head -120; fi; \
 	test ! -e $(SELFTEST_LOG).failed
 
 ## nemesis: every suite on builds whose verdict is known, under harness faults
