@@ -63,6 +63,9 @@ func cmdScoreboard(ctx context.Context, args []string) int {
 		}
 	}
 	var failed []string
+	// What a plan costs: units and distinct builds still to run (builds
+	// dominate a cold scoreboard: minutes each).
+	toRun, builds := 0, map[string]bool{}
 	runPhase := func(units []history.Unit) {
 		units = report.Shard(units, si, sn)
 		for k, u := range units {
@@ -70,6 +73,12 @@ func cmdScoreboard(ctx context.Context, args []string) int {
 			done := ran(dir)
 			if *plan {
 				fmt.Printf("%-9s %-40s trial %d  %d builds  fixes %s  %s\n", u.Phase, u.Suite, u.Trial, len(u.Builds), strings.Join(u.Fixes, ","), map[bool]string{true: "ran", false: "to run"}[done])
+				if !done {
+					toRun++
+					for _, b := range u.Builds {
+						builds[b] = true
+					}
+				}
 				continue
 			}
 			if done {
@@ -86,13 +95,21 @@ func cmdScoreboard(ctx context.Context, args []string) int {
 		runPhase(history.PlanReleases(planned, js, abs, *trials))
 	}
 	if *phase == "all" || *phase == history.PhaseCommits {
-		runs, err := scanRuns([]string{filepath.Join(*reports, history.PhaseReleases)})
-		if err != nil {
-			return fail("scoreboard: %v", err)
+		rel := filepath.Join(*reports, history.PhaseReleases)
+		if _, err := os.Stat(rel); *plan && os.IsNotExist(err) {
+			// The commits phase runs the fixes the releases did not catch:
+			// it cannot be planned before them.
+			fmt.Printf("commits   (planned once the releases phase has run: none in %s yet)\n", rel)
+		} else {
+			runs, err := scanRuns([]string{rel})
+			if err != nil {
+				return fail("scoreboard: %v", err)
+			}
+			runPhase(history.PlanCommits(history.Make(planned, js, runs), abs, *trials))
 		}
-		runPhase(history.PlanCommits(history.Make(planned, js, runs), abs, *trials))
 	}
 	if *plan {
+		fmt.Printf("to run: %d units on %d distinct builds\n", toRun, len(builds))
 		return 0
 	}
 	if len(failed) > 0 {

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// scoreboard --plan on a fresh reports directory lists the releases
+// units, says the commits phase waits for them (it ran "no such file"
+// before), and sums up what is left to run: units and distinct builds.
+func TestScoreboardPlan(t *testing.T) {
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	commit := func(file, subject string) {
+		t.Helper()
+		p := filepath.Join(dir, file)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		f, _ := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		f.WriteString(subject + "\n")
+		f.Close()
+		git("add", "-A")
+		git("commit", "-q", "-m", subject)
+	}
+	git("init", "-q")
+	commit("src/peers.c", "MINOR: first")
+	git("tag", "v2.6.0")
+	commit("src/peers.c", "BUG/MEDIUM: peers: one")
+	commit("src/cli.c", "BUG/MINOR: cli: two")
+	git("tag", "v2.7.0")
+	out, err := exec.Command("git", "-C", dir, "log", "--format=%h %s", "v2.6.0..v2.7.0").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var judged strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		id, subject, _ := strings.Cut(l, " ")
+		check := "upstream-fixes-peers/one"
+		if strings.Contains(subject, "cli") {
+			check = "upstream-fixes-cli/two"
+		}
+		judged.WriteString(id + "\tyes\tseen from outside\t" + check + "\t-\t-\n")
+	}
+	js := filepath.Join(t.TempDir(), "judgements.tsv")
+	os.WriteFile(js, []byte(judged.String()), 0o644)
+
+	r, w, _ := os.Pipe()
+	saved, savedErr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = w, w
+	code := cmdScoreboard(context.Background(), []string{"--repo", dir, "--judgements", js, "--techniques", "none", "--reports", filepath.Join(t.TempDir(), "sb"), "--trials", "2", "--plan"})
+	os.Stdout, os.Stderr = saved, savedErr
+	w.Close()
+	got, _ := io.ReadAll(r)
+	text := string(got)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, text)
+	}
+	for _, want := range []string{
+		"upstream-fixes-peers", "upstream-fixes-cli", "trial 2",
+		"commits   (planned once the releases phase has run",
+		"to run: 4 units on 2 distinct builds", // 2 suites x 2 trials, on v2.6.0 and v2.7.0
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the plan lacks %q:\n%s", want, text)
+		}
+	}
+}
