@@ -48,6 +48,11 @@ func cmdScoreboard(ctx context.Context, args []string) int {
 	default:
 		return fail("scoreboard: --phase %q: want releases, commits, doc or all", *phase)
 	}
+	// The doc's worth is that its runs are of one harp's code: a harp that
+	// cannot name its commit would write runs nobody can trace.
+	if v := harpVersion(); !*plan && *phase != "doc" && !knownCommit(v) {
+		return fail("scoreboard: this harp records no commit of its own (%s): build it with make (-ldflags -X main.commit=...), or with VCS stamping on", v)
+	}
 	if sn > 1 && (*phase == "all" || *phase == "doc") {
 		return fail("scoreboard: --shard %s with --phase %s: a shard runs one phase (releases, then commits once every releases shard is in --reports); the doc is written unsharded", *shard, *phase)
 	}
@@ -124,6 +129,13 @@ func cmdScoreboard(ctx context.Context, args []string) int {
 		return fail("scoreboard: %v", err)
 	}
 	b := history.Make(fixes, js, runs)
+	if *only != "" {
+		picked := map[string]bool{}
+		for _, f := range planned {
+			picked[f.Commit] = true
+		}
+		b.Only(func(f history.Fix) bool { return picked[f.Commit] })
+	}
 	cmd := fmt.Sprintf("harp scoreboard --repo CLONE --trials %d", *trials)
 	if *only != "" {
 		cmd += " --fixes " + *only + " (the other fixes' checks were not run: their cells are empty)"
@@ -184,4 +196,10 @@ func runUnit(ctx context.Context, u history.Unit, dir string, jobs int) error {
 		err = errors.New("the matrix left no run")
 	}
 	return err
+}
+
+// knownCommit says whether a harp version line names the commit harp was
+// built from.
+func knownCommit(version string) bool {
+	return !strings.Contains(version, "commit unknown") && strings.Contains(version, "commit ")
 }

@@ -76,3 +76,35 @@ func TestScoreboardPlan(t *testing.T) {
 		}
 	}
 }
+
+// A scoreboard that would write runs whose harp names no commit refuses
+// to start, saying how to build a harp that does (this test binary is
+// built without the commit).
+func TestScoreboardNeedsHarpsCommit(t *testing.T) {
+	if knownCommit(harpVersion()) {
+		t.Skip("this test binary knows its commit")
+	}
+	r, w, _ := os.Pipe()
+	saved := os.Stderr
+	os.Stderr = w
+	code := cmdScoreboard(context.Background(), []string{"--repo", t.TempDir(), "--reports", t.TempDir()})
+	os.Stderr = saved
+	w.Close()
+	out, _ := io.ReadAll(r)
+	if code == 0 || !strings.Contains(string(out), "records no commit") || !strings.Contains(string(out), "make") {
+		t.Errorf("exit %d: %s", code, out)
+	}
+	for _, v := range []struct {
+		line string
+		want bool
+	}{
+		{"harp (devel) (commit 4295f51a1b2c, go1.26.8)", true},
+		{"harp (devel) (commit 4295f51a1b2c+changes, go1.26.8)", true},
+		{"harp (devel) (commit unknown, go1.26.8)", false},
+		{"harp (unknown build)", false},
+	} {
+		if knownCommit(v.line) != v.want {
+			t.Errorf("knownCommit(%q) = %v", v.line, !v.want)
+		}
+	}
+}

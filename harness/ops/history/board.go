@@ -613,3 +613,27 @@ func orDash(s string) string {
 func cell(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", `\|`)
 }
+
+// Only keeps the verdicts of the fixes picked (a scoreboard run with
+// --fixes) and makes every other run-judged row "not run". A unit runs a
+// whole suite, so its release cells judge fixes nobody picked as a
+// by-product, while their commit pairs were never planned: a release
+// miss would read as a miss of harp's that the pair may not confirm.
+func (b *Board) Only(picked func(Fix) bool) {
+	b.Counts = map[Status]int{}
+	for i := range b.Rows {
+		r := &b.Rows[i]
+		if !picked(r.Fix) {
+			switch r.Status {
+			case Caught, SuiteOnly, NotCleared, Flaky, Inconclusive, Unreleased, Missed:
+				if r.Status == Missed && r.Retired() {
+					break // the judgement's, not the runs'
+				}
+				r.Status = NotRun
+				r.OnBad, r.OnFixed, r.OnParent, r.OnCommit, r.AtCommit = "", "", "", "", false
+				r.BadWhy, r.FixedWhy = "not picked by --fixes", ""
+			}
+		}
+		b.Counts[r.Status]++
+	}
+}

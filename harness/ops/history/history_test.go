@@ -417,3 +417,45 @@ func TestMakers(t *testing.T) {
 		}
 	}
 }
+
+// A scoreboard run with --fixes judges only the fixes picked: a fix whose
+// release cells a shared unit filled as a by-product (and whose commit
+// pair nobody ran) is "not run", never missed or caught; a retired
+// check's miss is the judgement's and stays.
+func TestOnlyThePickedFixesAreJudged(t *testing.T) {
+	fixes := []Fix{
+		{Commit: "598c7f164c110000", Parent: "1", Subject: "BUG/MINOR: cli: picked", Bad: "v2.9.0", Fixed: "v3.0.0"},
+		{Commit: "70251a2aeb590000", Parent: "2", Subject: "BUG/MINOR: cli: beside it", Bad: "v2.9.0", Fixed: "v3.0.0"},
+		{Commit: "6219a58d28500000", Parent: "3", Subject: "BUG/MINOR: cli: caught beside it", Bad: "v2.9.0", Fixed: "v3.0.0"},
+		{Commit: "7777777777777777", Parent: "4", Subject: "BUG/MINOR: cli: retired", Bad: "v2.9.0", Fixed: "v3.0.0"},
+	}
+	js := map[string]Judgement{
+		"598c7f164c11": {Observable: true, Catch: "upstream-fixes-cli/picked"},
+		"70251a2aeb59": {Observable: true, Catch: "upstream-fixes-cli/beside"},
+		"6219a58d2850": {Observable: true, Catch: "upstream-fixes-cli/caught"},
+		"777777777777": {Observable: true, Catch: "retired:upstream-fixes-cli/old (held on the bad build)"},
+	}
+	held := func(id string) verdict.Tally { return verdict.Tally{ID: id, Held: 1} }
+	broke := func(id string) verdict.Tally { return verdict.Tally{ID: id, Failed: 1} }
+	runs := []findings.Scanned{{Dir: "r", Run: report.Run{Results: []report.Result{
+		result("upstream-fixes-cli", "v2.9.0", verdict.Reproduced, broke("picked"), held("beside"), broke("caught")),
+		result("upstream-fixes-cli", "v3.0.0", verdict.Pass, held("picked"), held("beside"), held("caught")),
+	}}}}
+	b := Make(fixes, js, runs)
+	if b.Counts[Missed] != 2 || b.Counts[Caught] != 2 {
+		t.Fatalf("before Only: %v", b.Counts)
+	}
+	b.Only(func(f Fix) bool { return f.Short() == "598c7f164c11" })
+	want := map[string]Status{"598c7f164c11": Caught, "70251a2aeb59": NotRun, "6219a58d2850": NotRun, "777777777777": Missed}
+	for _, r := range b.Rows {
+		if r.Status != want[r.Short()] {
+			t.Errorf("%s: %s, want %s", r.Short(), r.Status, want[r.Short()])
+		}
+		if r.Status == NotRun && (r.OnBad != "" || r.OnFixed != "") {
+			t.Errorf("%s: not run, yet cells %q %q", r.Short(), r.OnBad, r.OnFixed)
+		}
+	}
+	if b.Counts[Caught] != 1 || b.Counts[Missed] != 1 || b.Counts[NotRun] != 2 {
+		t.Errorf("counts after Only: %v", b.Counts)
+	}
+}
