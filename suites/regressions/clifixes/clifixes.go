@@ -333,13 +333,10 @@ func endSilent(ctx context.Context, n *node.Node) error {
 // 1 s: an old worker with nothing to do but wait for that session is idle.
 // One that died meanwhile is fixrun's to see.
 func oldWorkerAfterReload(ctx context.Context, n *node.Node) (string, error) {
-	r, done, err := fixrun.ReloadHoldingOld(ctx, n)
+	r, died, done, err := fixrun.ReloadHoldingOld(ctx, n)
 	defer done()
-	if died := (*fixrun.OldWorkerDied)(nil); errors.As(err, &died) {
-		return died.Error(), nil
-	}
-	if err != nil {
-		return "", err
+	if err != nil || died != "" {
+		return died, err
 	}
 	rate, err := n.LoopsPerSecond(ctx, r.OldPID, time.Second)
 	if err != nil {

@@ -7,7 +7,6 @@ package listenerfixes
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -115,13 +114,10 @@ func bFate(got []byte, err error) (answered bool, unknown error) {
 // after them. Its accepted count must not move: a connection the old
 // worker took would make its wakeups no measure of the new worker's.
 func oldWorkerWakeups(ctx context.Context, n *node.Node) (string, error) {
-	r, done, err := fixrun.ReloadHoldingOld(ctx, n)
+	r, died, done, err := fixrun.ReloadHoldingOld(ctx, n)
 	defer done()
-	if died := (*fixrun.OldWorkerDied)(nil); errors.As(err, &died) {
-		return died.Error(), nil
-	}
-	if err != nil {
-		return "", err
+	if err != nil || died != "" {
+		return died, err
 	}
 	type counts struct{ drops, accepted int64 }
 	read := func() (counts, error) {
