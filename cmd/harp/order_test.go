@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,15 +12,7 @@ import (
 // git: builds named in any order come back in history order, in the
 // places they held among the other builds.
 func TestOrderGit(t *testing.T) {
-	dir := t.TempDir()
-	git := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
-	git("init", "-q")
+	dir, git, _ := gitRepo(t)
 	for _, tag := range []string{"v3.0-dev2", "v3.0.0", "", "v3.0.1"} {
 		os.WriteFile(filepath.Join(dir, "VERSION"), []byte(tag+"x\n"), 0o644)
 		git("add", "-A")
