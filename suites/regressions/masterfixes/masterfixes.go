@@ -795,7 +795,43 @@ func reloadedWorker(ctx context.Context, n *node.Node, mpid string) (string, err
 	if err != nil {
 		return "", fmt.Errorf("the new worker among the master's children (new: %v): %w", fresh, err)
 	}
+	if err := untilStarted(ctx, fresh[0]); err != nil {
+		return "", err
+	}
 	return fresh[0], nil
+}
+
+// startWait: a worker starts (its listeners taken over, the master's
+// descriptors closed) in milliseconds; seconds more are the slack of a
+// loaded machine.
+const startWait = 10 * time.Second
+
+// untilStarted waits until a worker's main thread is seen waiting in its
+// event loop (its /proc/<pid>/wchan names epoll's wait). 3.1 and later
+// list a worker in show proc from its fork, before it has its listeners
+// or has closed what it inherited from the master, and a worker enters
+// the loop only once its start is over: what it holds is read after that.
+func untilStarted(ctx context.Context, pid string) error {
+	path := filepath.Join("/proc", pid, "wchan")
+	var last string
+	err := node.Poll(ctx, startWait, 5*time.Millisecond, func() (bool, error) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return false, fmt.Errorf("the new worker %s while it starts (harp must run on the Docker host, as root): %w", pid, err)
+		}
+		last = strings.TrimSpace(string(b))
+		return inEventLoop(last), nil
+	})
+	if errors.Is(err, node.ErrDeadline) {
+		return fmt.Errorf("the new worker %s was never seen waiting in its event loop (%s last read %q), so its start may not be over: %w", pid, path, last, err)
+	}
+	return err
+}
+
+// inEventLoop: a kernel wait channel that is epoll's wait ("do_epoll_wait"
+// on recent kernels, "ep_poll" on older ones).
+func inEventLoop(wchan string) bool {
+	return strings.Contains(wchan, "epoll_wait") || strings.Contains(wchan, "ep_poll")
 }
 
 // socketsOf counts a process's descriptors that are sockets.
