@@ -58,6 +58,11 @@ func TestJudgeOnCommitCaptures(t *testing.T) {
 		{ID: "mcli-uptimes-sane-after-reload", Build: "2.8-dev4-5a7f83af8", Text: "new worker 11; master up 5s before the reload\n#<PID>          <type>          <reloads>       <uptime>        <version>      \n1               master          1 [failed: 0]   0d00h00m05s     2.8-dev4-5a7f83af8\n# workers\n11              worker          0               0d00h00m00s     2.8-dev4-5a7f83af8\n# programs\n\n", Held: true},
 		{ID: "worker-fds-flat-with-lingering-workers", Build: "3.1-dev10-745a4c5e9", Text: "sockets of a new worker: 6 with no old worker held, 7 with 3 workers alive", Held: false},
 		{ID: "worker-fds-flat-with-lingering-workers", Build: "3.1-dev10-4931d1ca5", Text: "sockets of a new worker: 3 with no old worker held, 3 with 3 workers alive", Held: true},
+		// Counted once each worker waited in its event loop (2026-12-06): the
+		// bad commit's whole leak, and 3.4.7 counted mid-start before that
+		// wait was made (2 of its 3 sockets yet), which had read as the bug.
+		{ID: "worker-fds-flat-with-lingering-workers", Build: "3.1-dev10-745a4c5e9", Text: "sockets of a new worker: 6 with no old worker held, 8 with 3 workers alive", Held: false},
+		{ID: "worker-fds-flat-with-lingering-workers", Build: "3.4.7-1", Text: "sockets of a new worker: 2 with no old worker held, 3 with 4 workers alive", Held: false},
 		{ID: "mcli-at-at-error-names-prefix-only", Build: "3.2-dev11-29632bcab", Text: "Can't find the target PID matching the prefix '@@b[\xb6U'\n\n", Held: false},
 		{ID: "mcli-at-at-error-names-prefix-only", Build: "3.2-dev11-0e94339ea", Text: "Can't find the target PID matching the prefix '@@'\n\n", Held: true},
 		{ID: "worker-old-leaves-after-reload-threads", Build: "2.7-dev1-4c3d3d2a6", Text: "old worker 8 still listed by show proc 10s after the signal (reload 1 of 5)", Held: false},
