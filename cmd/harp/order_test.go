@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/harp-project/harp/harness/core/spec"
+	"github.com/harp-project/harp/harness/ops/history/testrepo"
 )
 
 // git: builds named in any order come back in history order, in the
 // places they held among the other builds.
 func TestOrderGit(t *testing.T) {
-	dir, git, _ := gitRepo(t)
+	dir, git, _ := testrepo.New(t)
 	for _, tag := range []string{"v3.0-dev2", "v3.0.0", "", "v3.0.1"} {
 		os.WriteFile(filepath.Join(dir, "VERSION"), []byte(tag+"x\n"), 0o644)
 		git("add", "-A")

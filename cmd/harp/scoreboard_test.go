@@ -8,13 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/harp-project/harp/harness/ops/history/testrepo"
 )
 
 // scoreboard --plan on a fresh reports directory lists the releases
 // units, says the commits phase waits for them (it ran "no such file"
 // before), and sums up what is left to run: units and distinct builds.
 func TestScoreboardPlan(t *testing.T) {
-	dir, git, commit := gitRepo(t)
+	dir, git, commit := testrepo.New(t)
 	commit("src/peers.c", "MINOR: first")
 	git("tag", "v2.6.0")
 	commit("src/peers.c", "BUG/MEDIUM: peers: one")
@@ -88,31 +90,4 @@ func TestScoreboardNeedsHarpsCommit(t *testing.T) {
 			t.Errorf("knownCommit(%q) = %v", v.line, !v.want)
 		}
 	}
-}
-
-// gitRepo makes an empty git repository for a test: git runs a command
-// in it, commit appends a line to a file and commits it with that subject.
-func gitRepo(t *testing.T) (dir string, git func(...string), commit func(file, subject string)) {
-	t.Helper()
-	dir = t.TempDir()
-	git = func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
-	commit = func(file, subject string) {
-		t.Helper()
-		p := filepath.Join(dir, file)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		f, _ := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		f.WriteString(subject + "\n")
-		f.Close()
-		git("add", "-A")
-		git("commit", "-q", "-m", subject)
-	}
-	git("init", "-q")
-	return dir, git, commit
 }

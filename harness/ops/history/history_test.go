@@ -10,6 +10,7 @@ import (
 
 	"github.com/harp-project/harp/harness/core/verdict"
 	"github.com/harp-project/harp/harness/ops/findings"
+	"github.com/harp-project/harp/harness/ops/history/testrepo"
 	"github.com/harp-project/harp/harness/ops/report"
 )
 
@@ -306,39 +307,11 @@ func TestMakeReadsRunsFromBeforeASplit(t *testing.T) {
 	}
 }
 
-// gitRepo makes a repository in a temporary directory and a git runner.
-func gitRepo(t *testing.T) (string, func(...string), func(file, subject string)) {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	commit := func(file, subject string) {
-		t.Helper()
-		p := filepath.Join(dir, file)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		f, _ := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		f.WriteString(subject + "\n")
-		f.Close()
-		git("add", "-A")
-		git("commit", "-q", "-m", subject)
-	}
-	git("init", "-q")
-	return dir, git, commit
-}
-
 // A --head older than --since, off its line, or equal to it made an
 // empty board, written over docs/upstream-bugs.md with exit 0: each is
 // an error naming both.
 func TestCollectRefusesAnEmptyOrBackwardRange(t *testing.T) {
-	dir, git, commit := gitRepo(t)
+	dir, git, commit := testrepo.New(t)
 	commit("src/peers.c", "MINOR: first")
 	git("tag", "v2.6.0")
 	git("branch", "side")
