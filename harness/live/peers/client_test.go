@@ -129,14 +129,7 @@ func TestAnswers(t *testing.T) {
 	if m := s.next(); m.Type != peerwire.CtrlResyncConfirm {
 		t.Errorf("answer to a partial resync: %s", m)
 	}
-	def := peerwire.TableDef{ID: 3, Name: "sync/marker", KeyType: peerwire.KeyIPv4, KeyLen: 4, Types: []int{2}, Expire: 3600000}
-	s.send(def.Encode())
-	u := peerwire.Update{HasID: true, ID: 7, Key: []byte{192, 0, 2, 1}, Values: map[int]peerwire.Value{2: {Ints: []uint64{5}}}}
-	um, err := u.Encode(def)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.send(um)
+	sendMarkerUpdate(t, s)
 	m := s.next()
 	a, err := peerwire.ParseAck(m.Body)
 	if m.Type != peerwire.StktAck || err != nil || a.TableID != 3 || a.UpdateID != 7 {
@@ -160,14 +153,7 @@ func TestNoAcks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def := peerwire.TableDef{ID: 3, Name: "sync/marker", KeyType: peerwire.KeyIPv4, KeyLen: 4, Types: []int{2}, Expire: 3600000}
-	s.send(def.Encode())
-	u := peerwire.Update{HasID: true, ID: 7, Key: []byte{192, 0, 2, 1}, Values: map[int]peerwire.Value{2: {Ints: []uint64{5}}}}
-	um, err := u.Encode(def)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.send(um)
+	sendMarkerUpdate(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if _, err := c.WaitFor(ctx, func(e Event) bool { return e.Update != nil }); err != nil {
@@ -306,4 +292,18 @@ func TestSendGap(t *testing.T) {
 	if g, g2 := c.SendGap(), c.SendGap(); at.IsZero() || g != g2 {
 		t.Errorf("after the end the gap stops growing: %s then %s (closed at %s)", g, g2, at)
 	}
+}
+
+// sendMarkerUpdate defines table 3 (sync/marker, an IPv4 key, gpc0) to
+// the client and sends it update 7: 192.0.2.1 with gpc0 5.
+func sendMarkerUpdate(t *testing.T, s *scripted) {
+	t.Helper()
+	def := peerwire.TableDef{ID: 3, Name: "sync/marker", KeyType: peerwire.KeyIPv4, KeyLen: 4, Types: []int{2}, Expire: 3600000}
+	s.send(def.Encode())
+	u := peerwire.Update{HasID: true, ID: 7, Key: []byte{192, 0, 2, 1}, Values: map[int]peerwire.Value{2: {Ints: []uint64{5}}}}
+	um, err := u.Encode(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.send(um)
 }
