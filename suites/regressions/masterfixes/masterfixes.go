@@ -196,7 +196,7 @@ const bigMap = 1500000
 // signals. A worker that loaded before the second signal could be sent
 // tests nothing: harp's failure (too fast a parse), never an answer.
 func reloadDuringParse(ctx context.Context, n *node.Node) (string, error) {
-	logs0, err := slowReload(ctx, n)
+	logs0, mpid, err := slowReload(ctx, n)
 	if err != nil {
 		return "", err
 	}
@@ -204,11 +204,7 @@ func reloadDuringParse(ctx context.Context, n *node.Node) (string, error) {
 	// its own loop the re-executed master sets SIGUSR2 ignored, and the
 	// kernel drops a SIGUSR2 pending then (3.4.7 lost one sent right after
 	// the fork, 3 times in 3): that would test another thing.
-	dir, err := n.MasterProc(ctx)
-	if err != nil {
-		return "", err
-	}
-	if err := untilStarted(ctx, strings.TrimPrefix(dir, "/proc/"), "the re-executed master"); err != nil {
+	if err := untilStarted(ctx, mpid, "the re-executed master"); err != nil {
 		return "", err
 	}
 	if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
@@ -235,38 +231,39 @@ func reloadDuringParse(ctx context.Context, n *node.Node) (string, error) {
 // slowReload rewrites the node's config (read through the master's /proc
 // root) with a backend that loads a big map, sends SIGUSR2, and returns
 // once the new worker runs (a new haproxy child of the master), with the
-// node's output from before the signal: the worker parses for seconds.
-func slowReload(ctx context.Context, n *node.Node) (logs0 string, err error) {
+// node's output from before the signal and the master's host pid: the
+// worker parses for seconds.
+func slowReload(ctx context.Context, n *node.Node) (logs0, mpid string, err error) {
 	dir, err := n.MasterProc(ctx)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	root := filepath.Join(dir, "root")
 	cfg, err := os.ReadFile(filepath.Join(root, node.ConfigPath))
 	if err != nil {
-		return "", fmt.Errorf("reading the node's config: %w", err)
+		return "", "", fmt.Errorf("reading the node's config: %w", err)
 	}
 	var m strings.Builder
 	for i := range bigMap {
 		fmt.Fprintf(&m, "key%d val%d\n", i, i)
 	}
 	if err := os.WriteFile(filepath.Join(root, "etc/harp/big.map"), []byte(m.String()), 0o644); err != nil {
-		return "", fmt.Errorf("writing the big map: %w", err)
+		return "", "", fmt.Errorf("writing the big map: %w", err)
 	}
 	big := string(cfg) + "\nbackend harpbig\n    mode http\n    http-request set-var(txn.m) req.hdr(host),map(/etc/harp/big.map)\n"
 	if err := os.WriteFile(filepath.Join(root, node.ConfigPath), []byte(big), 0o644); err != nil {
-		return "", fmt.Errorf("rewriting the node's config: %w", err)
+		return "", "", fmt.Errorf("rewriting the node's config: %w", err)
 	}
-	mpid := strings.TrimPrefix(dir, "/proc/")
+	mpid = strings.TrimPrefix(dir, "/proc/")
 	before, err := masterChildren(mpid)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if logs0, err = n.Logs(ctx); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := n.Signal(ctx, syscall.SIGUSR2); err != nil {
-		return "", fmt.Errorf("the first SIGUSR2: %w", err)
+		return "", "", fmt.Errorf("the first SIGUSR2: %w", err)
 	}
 	err = node.Poll(ctx, 10*time.Second, 20*time.Millisecond, func() (bool, error) {
 		kids, err := masterChildren(mpid)
@@ -281,9 +278,9 @@ func slowReload(ctx context.Context, n *node.Node) (logs0 string, err error) {
 		return false, nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("no new worker of the master's after SIGUSR2: %w", err)
+		return "", "", fmt.Errorf("no new worker of the master's after SIGUSR2: %w", err)
 	}
-	return logs0, nil
+	return logs0, mpid, nil
 }
 
 // workerDuringParse starts a slow reload (slowReload) and, while the new
@@ -292,7 +289,7 @@ func slowReload(ctx context.Context, n *node.Node) (logs0 string, err error) {
 // or went quiet after answering `show proc` on another one. Then, once a
 // worker loaded, the master's alerts about an fd it could not transfer.
 func workerDuringParse(ctx context.Context, n *node.Node) (string, error) {
-	logs0, err := slowReload(ctx, n)
+	logs0, _, err := slowReload(ctx, n)
 	if err != nil {
 		return "", err
 	}
